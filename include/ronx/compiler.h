@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RONX_COMPILER_H
+#define RONX_COMPILER_H
+
+#define __init		__attribute__((section(".init.text"), __noinline__))
+#define __initdata	__attribute__((section(".init.data")))
+/* Written during boot, read-only once mark_rodata_ro() has run. */
+#define __ro_after_init	__attribute__((section(".data..ro_after_init")))
+#define __used		__attribute__((used))
+#define noinline	__attribute__((noinline))
+#define __noreturn	__attribute__((noreturn))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __aligned(x)	__attribute__((aligned(x)))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define ALIGN_UP(x, a)	(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+
+#define EFAULT	14
+#define EINVAL	22
+#define ENOMEM	12
+#define ENOENT	2
+#define EBUSY	16
+#define EEXIST	17
+#define EPERM	1
+#endif

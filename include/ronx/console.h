@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RONX_CONSOLE_H
+#define RONX_CONSOLE_H
+#include <stddef.h>
+
+void serial_init(void);
+void serial_putc(char c);
+int serial_getc(void);		/* blocks */
+void vga_init(void);
+void vga_putc(char c);
+void console_write(const char *s, size_t n);
+#endif

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The boot sequence's steps, each owned by its own file. */
+#ifndef RONX_INIT_H
+#define RONX_INIT_H
+
+void x86_configure_nx(void);
+void x86_report_nx(void);
+void free_initmem(void);
+void mark_rodata_ro(void);
+void poweroff(int code) __attribute__((noreturn));
+#endif

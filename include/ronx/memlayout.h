@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel's virtual address space (3G/1G split, as in Linux i386):
+ *
+ *   0x00000000 - 0xbfffffff   nothing (no user space in ronx)
+ *   0xc0000000 - ...          direct map of low RAM, at most 896 MiB;
+ *                             the kernel image sits in it at 0xc0100000
+ *   0xf8000000 - 0xfbffffff   module area, 4 KiB pages only
+ *   0xfc000000 - 0xfdffffff   scratch area for temporary alias mappings
+ */
+#ifndef RONX_MEMLAYOUT_H
+#define RONX_MEMLAYOUT_H
+
+#define PAGE_SHIFT	12
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#define PMD_SHIFT	21
+#define PMD_SIZE	(1UL << PMD_SHIFT)	/* one PAE large page: 2 MiB */
+#define PMD_MASK	(~(PMD_SIZE - 1))
+
+#define PAGE_OFFSET	0xC0000000UL
+#define MAXMEM		(896UL << 20)
+#define MODULES_VADDR	0xF8000000UL
+#define MODULES_END	0xFC000000UL
+#define ALIAS_VADDR	0xFC000000UL
+#define ALIAS_END	0xFE000000UL
+
+/* The PCI BIOS hole: 640K to 1M (Linux's BIOS_BEGIN/BIOS_END). */
+#define BIOS_BEGIN	0x000a0000UL
+#define BIOS_END	0x00100000UL
+
+#define __pa(x)		((unsigned long)(x) - PAGE_OFFSET)
+#define __va(x)		((void *)((unsigned long)(x) + PAGE_OFFSET))
+#define PFN_DOWN(x)	((unsigned long)(x) >> PAGE_SHIFT)
+#define PFN_UP(x)	(((unsigned long)(x) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+#define PFN_ALIGN(x)	(((unsigned long)(x) + PAGE_SIZE - 1) & PAGE_MASK)
+#endif

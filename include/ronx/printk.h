@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RONX_PRINTK_H
+#define RONX_PRINTK_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <ronx/compiler.h>
+
+/* Log levels are a prefix byte pair, as in Linux: "\001" then '0'..'7'. */
+#define KERN_SOH	"\001"
+#define KERN_EMERG	KERN_SOH "0"
+#define KERN_ALERT	KERN_SOH "1"
+#define KERN_CRIT	KERN_SOH "2"
+#define KERN_ERR	KERN_SOH "3"
+#define KERN_WARNING	KERN_SOH "4"
+#define KERN_NOTICE	KERN_SOH "5"
+#define KERN_INFO	KERN_SOH "6"
+#define KERN_DEBUG	KERN_SOH "7"
+#define KERN_CONT	KERN_SOH "c"
+#define LOGLEVEL_DEFAULT 6
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+int printk(const char *fmt, ...) __printf(1, 2);
+int vprintk(const char *fmt, va_list ap);
+#define pr_err(...)	printk(KERN_ERR __VA_ARGS__)
+#define pr_warn(...)	printk(KERN_WARNING __VA_ARGS__)
+#define pr_info(...)	printk(KERN_INFO __VA_ARGS__)
+#define pr_notice(...)	printk(KERN_NOTICE __VA_ARGS__)
+
+/* Raw console output, bypassing the log: for the shell's answers. */
+void console_write(const char *s, size_t n);
+int cprintf(const char *fmt, ...) __printf(1, 2);
+
+/* The dmesg ring buffer. */
+void log_dump(void (*out)(const char *line, int level));
+int printk_get_level(const char *s);
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Hardware glue: port I/O, control registers, MSRs and the TLB. */
+#ifndef RONX_X86_H
+#define RONX_X86_H
+#include <stdint.h>
+
+static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
+static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port)); }
+static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port)); }
+static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline uint32_t inl(uint16_t port) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+
+#define X86_CR0_WP	(1u << 16)
+#define X86_CR0_PG	(1u << 31)
+#define X86_CR4_PAE	(1u << 5)
+#define X86_CR4_PGE	(1u << 7)
+#define MSR_EFER	0xC0000080
+#define EFER_NX		(1u << 11)
+
+#define DEFINE_CR(n) \
+static inline uint32_t read_cr##n(void) { uint32_t v; __asm__ volatile("mov %%cr" #n ", %0" : "=r"(v)); return v; } \
+static inline void write_cr##n(uint32_t v) { __asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory"); }
+DEFINE_CR(0)
+DEFINE_CR(2)
+DEFINE_CR(3)
+DEFINE_CR(4)
+#undef DEFINE_CR
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void __flush_tlb_one(unsigned long addr)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
+}
+
+/* Global pages survive a CR3 reload; toggling CR4.PGE drops them too. */
+static inline void __flush_tlb_all(void)
+{
+	uint32_t cr4 = read_cr4();
+	write_cr4(cr4 & ~X86_CR4_PGE);
+	write_cr4(cr4);
+}
+
+static inline void halt_forever(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+#endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Address to symbol, for oopses: "rodata_test+0x12/0x40". The table holds
+ * text and init-text symbols only, sorted, so adding it to .rodata in the
+ * second link pass moves no code (see the Makefile).
+ */
+#include <ronx/printk.h>
+#include <ronx/sections.h>
+#include <ronx/kallsyms.h>
+
+static int in_text(unsigned long a)
+{
+	return a >= (unsigned long)_text && a < (unsigned long)_etext;
+}
+
+static int in_init_text(unsigned long a)
+{
+	return a >= (unsigned long)__init_begin && a < (unsigned long)__init_end;
+}
+
+const char *kallsyms_lookup(unsigned long addr, unsigned long *size,
+			    unsigned long *offset)
+{
+	unsigned long lo = 0, hi = kallsyms_num;
+
+	unsigned long region_end = in_text(addr) ? (unsigned long)_etext :
+				   (unsigned long)__init_end;
+
+	if (!kallsyms_num || addr < kallsyms_addresses[0] ||
+	    !(in_text(addr) || in_init_text(addr)))
+		return 0;
+	/* the last symbol whose address is <= addr */
+	while (hi - lo > 1) {
+		unsigned long mid = lo + (hi - lo) / 2;
+		if (kallsyms_addresses[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*offset = addr - kallsyms_addresses[lo];
+	*size = (lo + 1 < kallsyms_num && kallsyms_addresses[lo + 1] < region_end ?
+		 kallsyms_addresses[lo + 1] : region_end) - kallsyms_addresses[lo];
+	return kallsyms_names[lo];
+}
+
+void sprint_symbol(char *buf, size_t size, unsigned long addr)
+{
+	unsigned long symsize, offset;
+	const char *name = kallsyms_lookup(addr, &symsize, &offset);
+
+	if (name)
+		snprintf(buf, size, "%s+0x%lx/0x%lx", name, offset, symsize);
+	else
+		snprintf(buf, size, "(no symbol)");
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Runs the KTEST()s and prints KTAP version 1, one subtest per suite:
+ *
+ *	KTAP version 1
+ *	1..2
+ *	    KTAP version 1
+ *	    # Subtest: paging
+ *	    1..3
+ *	    ok 1 lookup_address_kernel
+ *	    ...
+ *	ok 1 paging
+ *
+ * A test that faults where it did not expect to is caught by a quiet
+ * recovery and reported "not ok"; the next test runs in the same boot.
+ */
+#include <stdarg.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/recovery.h>
+#include <ronx/shell.h>
+#include <ronx/ktest.h>
+
+extern const struct ktest __start_ktests[], __stop_ktests[];
+
+void kt_fail(struct kt *t, const char *file, int line, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cprintf("    # EXPECTATION FAILED at %s:%d: %s\n", file, line, msg);
+	t->failed = true;
+}
+
+static bool seen_before(const struct ktest *k)
+{
+	for (const struct ktest *p = __start_ktests; p < k; p++)
+		if (strcmp(p->suite, k->suite) == 0)
+			return true;
+	return false;
+}
+
+/* Returns true if the test failed. */
+static bool run_one(const struct ktest *k, int n)
+{
+	struct kt t = { false, 0 };
+	struct recovery r;
+
+	if (catch_faults(&r, true)) {
+		cprintf("    # %s: unexpected exception %u at eip %08lx (address %08lx)\n",
+			k->name, r.fault.vector, r.fault.eip, r.fault.cr2);
+		t.failed = true;
+	} else {
+		k->fn(&t);
+		recovery_pop(&r);
+	}
+	if (t.skip_reason && !t.failed)
+		cprintf("    ok %d %s # SKIP %s\n", n, k->name, t.skip_reason);
+	else
+		cprintf("    %sok %d %s\n", t.failed ? "not " : "", n, k->name);
+	return t.failed;
+}
+
+static bool run_suite(const char *suite, int index)
+{
+	int n = 0, total = 0;
+	bool failed = false;
+
+	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
+		total += strcmp(k->suite, suite) == 0;
+	cprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, total);
+	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++) {
+		if (strcmp(k->suite, suite) != 0)
+			continue;
+		failed |= run_one(k, ++n);
+	}
+	cprintf("%sok %d %s\n", failed ? "not " : "", index, suite);
+	return !failed;
+}
+
+/* Runs every suite, or the one named; returns the number of suites run. */
+int ktest_run(const char *suite)
+{
+	int suites = 0, index = 0;
+
+	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
+		if (!seen_before(k) && (!suite || strcmp(k->suite, suite) == 0))
+			suites++;
+	cprintf("KTAP version 1\n1..%d\n", suites);
+	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
+		if (!seen_before(k) && (!suite || strcmp(k->suite, suite) == 0))
+			run_suite(k->suite, ++index);
+	return suites;
+}
+
+static int cmd_selftest(int argc, char **argv)
+{
+	if (ktest_run(argc > 1 ? argv[1] : 0) == 0 && argc > 1) {
+		cprintf("selftest: no suite named '%s'\n", argv[1]);
+		return -ENOENT;
+	}
+	return 0;
+}
+SHELL_COMMAND("selftest", cmd_selftest, "selftest [SUITE]",
+	      "run the in-kernel self-tests, print KTAP");

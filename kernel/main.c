@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The boot sequence. start_kernel() lives in .init.text and is freed with
+ * the rest of init memory, so it hands over to rest_init(), which is
+ * ordinary text, before free_initmem() runs (Linux: init_post()).
+ */
+#include <stdint.h>
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/console.h>
+#include <ronx/cmdline.h>
+#include <ronx/bootinfo.h>
+#include <ronx/traps.h>
+#include <ronx/mm.h>
+#include <ronx/x86.h>
+#include <ronx/shell.h>
+#include <ronx/init.h>
+
+extern const struct boot_param __start_boot_params[], __stop_boot_params[];
+
+static void __init report_param_error(const char *msg)
+{
+	pr_warn("ronx: %s\n", msg);
+}
+
+static void __init parse_boot_params(void)
+{
+	static char __initdata args[sizeof(boot_command_line)];
+
+	memcpy(args, boot_command_line, sizeof(args));
+	parse_args(args, __start_boot_params, __stop_boot_params, report_param_error);
+}
+
+static noinline void __noreturn rest_init(void)
+{
+	free_initmem();
+	mark_rodata_ro();
+	printk(KERN_INFO "ronx: ready\n");
+	shell_run();
+}
+
+void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
+{
+	serial_init();
+	vga_init();
+	if (parse_multiboot(magic, info)) {
+		pr_err("ronx: not started by a multiboot loader (magic %08x)\n", magic);
+		halt_forever();
+	}
+	pr_info("ronx: a 32-bit PAE teaching kernel, booted by %s\n", boot_info.loader);
+	pr_info("Command line: %s\n", boot_command_line);
+	parse_boot_params();
+	x86_configure_nx();
+	x86_report_nx();
+	trap_init();
+	page_alloc_init();
+	paging_init();
+	rest_init();
+}

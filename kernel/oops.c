@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * die(): print an oops in Linux's shape (registers, the faulting symbol, a
+ * call trace) and then go back to whoever armed a recovery (the shell),
+ * or halt if nobody did.
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/x86.h>
+#include <ronx/memlayout.h>
+#include <ronx/kallsyms.h>
+#include <ronx/recovery.h>
+#include <ronx/traps.h>
+
+unsigned long oops_count;
+
+static void print_symbol(const char *prefix, unsigned long addr)
+{
+	char buf[96];
+
+	sprint_symbol(buf, sizeof(buf), addr);
+	printk(KERN_EMERG "%s%08lx %s\n", prefix, addr, buf);
+}
+
+/* Follow saved frame pointers (the kernel keeps them) while they look sane. */
+static void show_trace(uint32_t ebp)
+{
+	printk(KERN_EMERG "Call Trace:\n");
+	for (int depth = 0; depth < 16 && ebp >= PAGE_OFFSET; depth++) {
+		unsigned char b[8];
+		uint32_t next, ret;
+
+		for (int i = 0; i < 8; i++)
+			if (probe_read((char *)ebp + i, &b[i]))
+				return;
+		next = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+		ret = b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24;
+		if (!ret)
+			return;
+		print_symbol(" ", ret);
+		if (next <= ebp)
+			return;
+		ebp = next;
+	}
+}
+
+static void show_regs(const struct trap_frame *f)
+{
+	char sym[96];
+
+	sprint_symbol(sym, sizeof(sym), f->eip);
+	printk(KERN_EMERG "EIP: %04x:%08x %s\n", f->cs, f->eip, sym);
+	printk(KERN_EMERG "EAX: %08x EBX: %08x ECX: %08x EDX: %08x\n",
+	       f->eax, f->ebx, f->ecx, f->edx);
+	printk(KERN_EMERG "ESI: %08x EDI: %08x EBP: %08x ESP: %08x\n",
+	       f->esi, f->edi, f->ebp, frame_esp(f));
+	printk(KERN_EMERG "EFLAGS: %08x CR0: %08x CR2: %08x CR3: %08x CR4: %08x\n",
+	       f->eflags, read_cr0(), read_cr2(), read_cr3(), read_cr4());
+}
+
+/* A fault that a self-test asked for: no oops, straight back to it. */
+void recover_quietly(const struct trap_frame *f, unsigned long cr2)
+{
+	struct fault_info fi = { f->vector, f->error_code, cr2, f->eip };
+
+	if (current_recovery && current_recovery->quiet)
+		recover_from_fault(&fi);
+}
+
+void die(const char *what, struct trap_frame *f, unsigned long cr2)
+{
+	struct fault_info fi = { f->vector, f->error_code, cr2, f->eip };
+
+	printk(KERN_EMERG "%s: %04x [#%lu]\n",
+	       f->vector == X86_TRAP_PF ? "Oops" : what, f->error_code, ++oops_count);
+	show_regs(f);
+	show_trace(f->ebp);
+	printk(KERN_EMERG "---[ end trace %04lx ]---\n", oops_count);
+	if (current_recovery)
+		recover_from_fault(&fi);
+	printk(KERN_EMERG "Kernel panic - not syncing: Fatal exception\n");
+	halt_forever();
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * printk: format, strip the log level, keep the line in the dmesg ring
+ * buffer and show it on the consoles if its level is important enough.
+ */
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/console.h>
+
+#define LOG_BUF_LEN	(32 * 1024)
+
+/* Ring of records "<level char><text>\n"; the oldest lines are dropped. */
+static char log_buf[LOG_BUF_LEN];
+static size_t log_head, log_len;	/* start of oldest record, bytes used */
+static int console_loglevel = 7;	/* show everything but KERN_DEBUG */
+
+static void log_putc(char c)
+{
+	if (log_len == LOG_BUF_LEN) {
+		/* full: drop the oldest record whole */
+		while (log_len && log_buf[log_head] != '\n') {
+			log_head = (log_head + 1) % LOG_BUF_LEN;
+			log_len--;
+		}
+		if (log_len) {
+			log_head = (log_head + 1) % LOG_BUF_LEN;
+			log_len--;
+		}
+	}
+	log_buf[(log_head + log_len) % LOG_BUF_LEN] = c;
+	log_len++;
+}
+
+int printk_get_level(const char *s)
+{
+	if (s[0] == KERN_SOH[0] && s[1] >= '0' && s[1] <= '7')
+		return s[1] - '0';
+	return -1;
+}
+
+static void log_store(int level, const char *text, size_t n)
+{
+	log_putc((char)('0' + level));
+	for (size_t i = 0; i < n; i++)
+		log_putc(text[i]);
+	log_putc('\n');
+}
+
+int vprintk(const char *fmt, va_list ap)
+{
+	static char buf[1024];
+	const char *p = buf;
+	int level = LOGLEVEL_DEFAULT;
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+	if (printk_get_level(p) >= 0) {
+		level = printk_get_level(p);
+		p += 2;
+	}
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		log_store(level, p, len);
+		if (level <= console_loglevel) {
+			console_write(p, len);
+			console_write("\n", 1);
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	return n;
+}
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vprintk(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* Calls out() once per stored line, oldest first. */
+void log_dump(void (*out)(const char *line, int level))
+{
+	static char line[1024];
+	size_t n = 0;
+
+	for (size_t i = 0; i < log_len; i++) {
+		char c = log_buf[(log_head + i) % LOG_BUF_LEN];
+
+		if (c != '\n') {
+			if (n < sizeof(line) - 1)
+				line[n++] = c;
+			continue;
+		}
+		line[n] = '\0';
+		if (n)
+			out(line + 1, line[0] - '0');
+		n = 0;
+	}
+}
+
+int cprintf(const char *fmt, ...)
+{
+	static char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	console_write(buf, strlen(buf));
+	return n;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The VGA text console at 0xb8000 (reached through the direct map). */
+#include <stdint.h>
+#include <ronx/memlayout.h>
+#include <ronx/string.h>
+#include <ronx/console.h>
+
+#define COLS	80
+#define ROWS	25
+#define ATTR	0x0700		/* light grey on black */
+
+static uint16_t *const vga = (uint16_t *)(PAGE_OFFSET + 0xB8000);
+static int row, col;
+
+void vga_init(void)
+{
+	for (int i = 0; i < COLS * ROWS; i++)
+		vga[i] = ATTR | ' ';
+	row = col = 0;
+}
+
+static void scroll(void)
+{
+	memmove(vga, vga + COLS, (ROWS - 1) * COLS * 2);
+	for (int i = 0; i < COLS; i++)
+		vga[(ROWS - 1) * COLS + i] = ATTR | ' ';
+	row = ROWS - 1;
+}
+
+void vga_putc(char c)
+{
+	if (c == '\n') {
+		col = 0;
+		row++;
+	} else if (c == '\b') {
+		if (col)
+			col--;
+	} else if (c != '\r') {
+		vga[row * COLS + col] = ATTR | (uint8_t)c;
+		if (++col == COLS) {
+			col = 0;
+			row++;
+		}
+	}
+	if (row == ROWS)
+		scroll();
+}
+
+void console_write(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			serial_putc('\r');
+		serial_putc(s[i]);
+		vga_putc(s[i]);
+	}
+}

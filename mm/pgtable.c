@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel's PAE page tables: walk, map, unmap, split.
+ *
+ * One PDPT (swapper_pg_dir) with all four entries present, each pointing
+ * to a page directory ("pmd" page), as Linux does under PAE. The three
+ * user-space directories stay empty. Leaves are 4 KiB ptes or 2 MiB pmds.
+ */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/x86.h>
+#include <ronx/mm.h>
+
+pteval_t swapper_pg_dir[PTRS_PER_PGD] __aligned(32);
+/* NX is a reserved bit unless EFER.NXE is on; ptes never carry it then. */
+pteval_t __supported_pte_mask = ~_PAGE_NX;
+bool nx_enabled;
+
+pteval_t *pmd_table(unsigned pgd)
+{
+	pteval_t e = swapper_pg_dir[pgd];
+
+	return (e & _PAGE_PRESENT) ? __va(e & PTE_PFN_MASK) : 0;
+}
+
+static pteval_t *pte_table(pteval_t pmd)
+{
+	return __va(pmd & PTE_PFN_MASK);
+}
+
+/* Linux's lookup_address(): the entry that maps va, and its level. */
+pteval_t *lookup_address(unsigned long va, enum pg_level *level)
+{
+	pteval_t *pmds = pmd_table(pgd_index(va)), *pmd, *pte;
+
+	*level = PG_LEVEL_NONE;
+	if (!pmds)
+		return 0;
+	pmd = &pmds[pmd_index(va)];
+	if (!(*pmd & _PAGE_PRESENT))
+		return 0;
+	if (*pmd & _PAGE_PSE) {
+		*level = PG_LEVEL_2M;
+		return pmd;
+	}
+	pte = &pte_table(*pmd)[pte_index(va)];
+	if (!(*pte & _PAGE_PRESENT))
+		return 0;
+	*level = PG_LEVEL_4K;
+	return pte;
+}
+
+/* The pmd entry for va, with a page table under it (allocated if none). */
+static pteval_t *pmd_alloc_table(unsigned long va)
+{
+	pteval_t *pmd = &pmd_table(pgd_index(va))[pmd_index(va)];
+
+	if (!(*pmd & _PAGE_PRESENT)) {
+		unsigned long pt = alloc_page();
+		if (!pt)
+			return 0;
+		*pmd = pt | _PAGE_TABLE;
+	}
+	return pmd;
+}
+
+int map_page(unsigned long va, unsigned long long pa, pteval_t prot)
+{
+	pteval_t *pmd = pmd_alloc_table(va);
+
+	if (!pmd)
+		return -ENOMEM;
+	if (*pmd & _PAGE_PSE)
+		return -EEXIST;
+	pte_table(*pmd)[pte_index(va)] = (pa & PTE_PFN_MASK) | (prot & __supported_pte_mask);
+	__flush_tlb_one(va);
+	return 0;
+}
+
+int unmap_page(unsigned long va)
+{
+	enum pg_level level;
+	pteval_t *pte = lookup_address(va, &level);
+
+	if (!pte || level != PG_LEVEL_4K)
+		return -EINVAL;
+	*pte = 0;
+	__flush_tlb_one(va);
+	return 0;
+}
+
+/*
+ * Replace the 2 MiB page that maps va by a page table of 512 ptes with the
+ * same attributes, so that part of it can change (Linux: split_large_page).
+ */
+int split_large_page(unsigned long va)
+{
+	enum pg_level level;
+	pteval_t *pmd = lookup_address(va, &level), *ptes;
+	unsigned long pt;
+	pteval_t attrs;
+
+	if (!pmd || level != PG_LEVEL_2M)
+		return 0;
+	pt = alloc_page();
+	if (!pt)
+		return -ENOMEM;
+	ptes = __va(pt);
+	attrs = *pmd & ~PMD_PFN_MASK & ~_PAGE_PSE;
+	for (int i = 0; i < PTRS_PER_PTE; i++)
+		ptes[i] = (*pmd & PMD_PFN_MASK) + ((pteval_t)i << PAGE_SHIFT) + attrs;
+	*pmd = pt | _PAGE_TABLE;
+	__flush_tlb_all();
+	return 0;
+}
+
+void load_page_tables(void)
+{
+	write_cr3(__pa(swapper_pg_dir));
+	__flush_tlb_all();
+}

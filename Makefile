@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# ronx: build the kernel, the ISO, and run it or its tests.
+#
+#   make          build/kernel.elf and build/ronx.iso
+#   make run      boot the ISO in QEMU, serial console on this terminal
+#   make test     every test; the last line is "N passed, N failed"
+#   make debug    QEMU waits for gdb (see tools/gdbinit)
+#   make clean
+
+B := build
+CC := gcc
+LD := ld
+NASM := nasm
+PYTHON := python3
+QEMU := qemu-system-i386
+QEMU_CPU ?= qemu32,+nx,+pae
+CMDLINE ?=
+
+CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -fno-pic -fno-pie -fno-stack-protector \
+	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 -Iinclude
+LDFLAGS := -m elf_i386 -nostdlib -T linker.ld
+LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
+
+KERNEL_DIRS := kernel mm modload
+C_SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c))
+ASM_SRCS := $(wildcard boot/*.asm)
+OBJS := $(patsubst %.c,$(B)/%.o,$(C_SRCS)) $(patsubst %.asm,$(B)/%.o,$(ASM_SRCS))
+
+SETUP := $(B)/.setup-done
+
+all: $(B)/kernel.elf $(B)/ronx.iso
+
+# a failed recipe must not leave a half-made target behind
+.DELETE_ON_ERROR:
+
+$(SETUP): tools/setup.sh
+	@bash tools/setup.sh
+	@mkdir -p $(B) && touch $@
+
+$(B)/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/%.o: %.asm | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(NASM) -f elf32 -g -F dwarf $< -o $@
+
+# kallsyms, as Linux does it, in link passes: the first with an empty
+# symbol table, the next ones with the table made from the pass before.
+# Adding the table to .rodata moves .init.text (it comes after), so pass 2
+# has the right size but old addresses; pass 3 uses pass 2's table, which
+# has the same size, so nothing moves any more. The cmp checks that.
+$(B)/kallsyms0.c: tools/kallsyms.py
+	@mkdir -p $(B)
+	$(PYTHON) tools/kallsyms.py --empty > $@
+$(B)/kallsyms%.c: $(B)/kernel.pass%.elf tools/kallsyms.py
+	nm -n $< | $(PYTHON) tools/kallsyms.py > $@
+$(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(LIBGCC)
+$(B)/kernel.pass2.elf: $(OBJS) $(B)/kallsyms1.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o $(LIBGCC)
+$(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms2.o $(LIBGCC)
+	nm -n $(B)/kernel.pass2.elf | grep ' [tT] ' > $(B)/text-syms.pass2
+	nm -n $@ | grep ' [tT] ' > $(B)/text-syms.final
+	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
+	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
+
+$(B)/initrd.cpio: $(MODULES_KO) tools/mkinitrd.sh | $(SETUP)
+	bash tools/mkinitrd.sh $@ $(MODULES_KO)
+
+$(B)/ronx.iso: $(B)/kernel.elf $(B)/initrd.cpio iso/grub.cfg
+	rm -rf $(B)/isodir
+	mkdir -p $(B)/isodir/boot/grub
+	cp $(B)/kernel.elf $(B)/initrd.cpio $(B)/isodir/boot/
+	cp iso/grub.cfg $(B)/isodir/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(B)/isodir 2>$(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
+
+QEMU_BASE = $(QEMU) -accel tcg -cpu $(QEMU_CPU) -m 128M -no-reboot -display none
+
+run: all
+	@echo "ronx: booting build/ronx.iso; type 'help' at the prompt, 'poweroff' to stop (Ctrl-A X quits QEMU)"
+	$(QEMU_BASE) -cdrom $(B)/ronx.iso -serial mon:stdio
+
+# Boots with -kernel (multiboot1) so that CMDLINE applies: make run-kernel CMDLINE=pci=nobios
+run-kernel: all
+	$(QEMU_BASE) -kernel $(B)/kernel.elf -initrd $(B)/initrd.cpio -append "$(CMDLINE)" -serial mon:stdio
+
+debug: all
+	@echo "ronx: QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
+	$(QEMU_BASE) -kernel $(B)/kernel.elf -initrd $(B)/initrd.cpio -append "$(CMDLINE)" -serial mon:stdio -s -S
+
+-include tests/host/host.mk
+-include modules/modules.mk
+-include linux/linux.mk
+
+test: all
+	@rm -rf $(B)/results && mkdir -p $(B)/results
+	@status=0; \
+	$(MAKE) --no-print-directory host-test || status=1; \
+	$(PYTHON) tests/qemu/run.py || status=1; \
+	$(PYTHON) tests/summary.py $(B)/results || status=1; \
+	exit $$status
+
+# keep the intermediate link passes (make would delete them otherwise)
+.SECONDARY:
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all run run-kernel debug test clean
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* kernel/vsprintf.c against the host's own printf. */
+#include <string.h>
+#include <stdio.h>
+#include "check.h"
+
+#define vsnprintf ronx_vsnprintf
+#define snprintf ronx_snprintf
+#include "../../kernel/vsprintf.c"
+#undef vsnprintf
+#undef snprintf
+
+#define SAME(...) do {							\
+	char a[128], b[128];						\
+	int na = ronx_snprintf(a, sizeof(a), __VA_ARGS__);		\
+	int nb = snprintf(b, sizeof(b), __VA_ARGS__);			\
+	if (strcmp(a, b) || na != nb)					\
+		printf("# got '%s' (%d), libc '%s' (%d)\n", a, na, b, nb); \
+	CHECK(!strcmp(a, b) && na == nb);				\
+} while (0)
+
+TEST(integers)
+{
+	SAME("%d %i %u", -42, 7, 4000000000u);
+	SAME("%5d|%-5d|%05d", 42, 42, 42);
+	SAME("%x %X %#x %08x", 0xbeefu, 0xbeefu, 0x10u, 0xc0100000u);
+	SAME("%lx %lu %llu %llx", 0xc0000000ul, 123ul, 1ull << 40, 0x8000000000000000ull);
+	SAME("%+d % d %o", 5, 5, 8);
+	SAME("%d", 0);
+	SAME("%.0d|", 0);
+}
+
+TEST(strings_and_chars)
+{
+	SAME("%s|%10s|%-10s|%.3s", "abc", "abc", "abc", "abcdef");
+	SAME("%c%c%%", 'o', 'k');
+	SAME("%*d|%-*s|", 6, 42, 4, "x");
+	SAME("%9llu%c ", 640ull, 'K');
+}
+
+TEST(truncation_counts_all)
+{
+	char small[5];
+	CHECK_EQ(ronx_snprintf(small, sizeof(small), "%s", "abcdefgh"), 8);
+	CHECK(!strcmp(small, "abcd"));
+	CHECK_EQ(ronx_snprintf(NULL, 0, "%d", 12345), 5);
+}
+
+int main(void)
+{
+	RUN(integers);
+	RUN(strings_and_chars);
+	RUN(truncation_counts_all);
+	return check_done();
+}

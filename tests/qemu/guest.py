@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""One ronx boot in QEMU: its serial console and its QMP monitor.
+
+    with Guest("default", cmdline="pci=nobios") as g:
+        g.wait_ready()
+        out = g.command("meminfo")
+        tlb = g.monitor("info tlb")
+        g.poweroff()
+"""
+import json
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build")
+CPU_NX = "qemu32,+nx,+pae"
+CPU_NO_NX = "qemu32,-nx,+pae"
+PROMPT = "ronx> "
+PANIC = "Kernel panic - not syncing"
+BOOT_TIMEOUT = 30
+
+
+class GuestError(Exception):
+    pass
+
+
+class Guest:
+    def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
+                 initrd=None):
+        self.name = name
+        self.cmdline = cmdline
+        self.cpu = cpu
+        self.iso = iso
+        self.memory = memory
+        self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
+        self.out = ""
+        self.lock = threading.Condition()
+        self.proc = None
+        self.qmp = None
+        self.tmp = tempfile.mkdtemp(prefix="ronx-qemu-")
+
+    # -- life cycle --------------------------------------------------------
+    def qemu_args(self):
+        sock = os.path.join(self.tmp, "qmp.sock")
+        args = ["qemu-system-i386", "-accel", "tcg", "-cpu", self.cpu,
+                "-m", self.memory, "-no-reboot", "-display", "none",
+                "-serial", "stdio", "-monitor", "none",
+                "-qmp", "unix:%s,server=on,wait=off" % sock,
+                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if self.iso:
+            args += ["-cdrom", os.path.join(BUILD, "ronx.iso")]
+        else:
+            args += ["-kernel", os.path.join(BUILD, "kernel.elf"),
+                     "-initrd", self.initrd, "-append", self.cmdline]
+        return args
+
+    def start(self):
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(self.qemu_args(), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        threading.Thread(target=self._reader, daemon=True).start()
+        return self
+
+    def _reader(self):
+        while True:
+            data = self.proc.stdout.read1(4096)
+            if not data:
+                break
+            with self.lock:
+                self.out += data.decode("utf-8", "replace").replace("\r", "")
+                self.lock.notify_all()
+        with self.lock:
+            self.lock.notify_all()
+
+    def close(self):
+        if self.qmp:
+            self.qmp.close()
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        log = os.path.join(BUILD, "results", "logs")
+        os.makedirs(log, exist_ok=True)
+        with open(os.path.join(log, self.name.replace(" ", "_").replace("/", "_") + ".log"), "w") as f:
+            f.write(self.out)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- serial console ----------------------------------------------------
+    def wait_for(self, pattern, timeout=BOOT_TIMEOUT, start=0):
+        """Waits until pattern (a regex) appears in the output after start."""
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern, re.M)
+        with self.lock:
+            while True:
+                m = rx.search(self.out, start)
+                if m:
+                    return m
+                left = deadline - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None or PANIC in self.out:
+                    raise GuestError("%s: no %r within %ss; last output:\n%s"
+                                     % (self.name, pattern, timeout, self.out[-1500:]))
+                self.lock.wait(min(left, 0.5))
+
+    def wait_ready(self):
+        m = self.wait_for(r"^ronx: ready$")
+        self.ready_seconds = time.monotonic() - self.started
+        self.wait_for(re.escape(PROMPT), start=m.end())
+        return self.out[:m.start()]
+
+    def command(self, line, timeout=60):
+        """Sends one shell line; returns what it printed before the next prompt."""
+        with self.lock:
+            start = len(self.out)
+        self.proc.stdin.write(line.encode() + b"\r")
+        self.proc.stdin.flush()
+        echo = self.wait_for(re.escape(line) + r"\n", timeout, start)
+        m = self.wait_for("^" + re.escape(PROMPT), timeout, echo.end())
+        return self.out[echo.end():m.start()]
+
+    def poweroff(self, timeout=20):
+        """'poweroff': QEMU's isa-debug-exit makes it exit with status 1."""
+        self.proc.stdin.write(b"poweroff\r")
+        self.proc.stdin.flush()
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise GuestError("%s: still running %ss after poweroff" % (self.name, timeout))
+
+    # -- QEMU monitor (QMP, human commands) ---------------------------------
+    def monitor(self, cmd):
+        if self.qmp is None:
+            self._qmp_connect()
+        self._qmp_send({"execute": "human-monitor-command",
+                        "arguments": {"command-line": cmd}})
+        return self._qmp_reply()["return"]
+
+    def _qmp_connect(self):
+        sock = os.path.join(self.tmp, "qmp.sock")
+        for _ in range(100):
+            try:
+                self.qmp = socket.socket(socket.AF_UNIX)
+                self.qmp.connect(sock)
+                break
+            except OSError:
+                self.qmp.close()
+                self.qmp = None
+                time.sleep(0.05)
+        if self.qmp is None:
+            raise GuestError("%s: cannot reach QMP at %s" % (self.name, sock))
+        self.qmp_file = self.qmp.makefile("rwb")
+        self._qmp_reply(greeting=True)
+        self._qmp_send({"execute": "qmp_capabilities"})
+        self._qmp_reply()
+
+    def _qmp_send(self, obj):
+        self.qmp_file.write(json.dumps(obj).encode() + b"\n")
+        self.qmp_file.flush()
+
+    def _qmp_reply(self, greeting=False):
+        while True:
+            msg = json.loads(self.qmp_file.readline())
+            if greeting and "QMP" in msg:
+                return msg
+            if "return" in msg or "error" in msg:
+                if "error" in msg:
+                    raise GuestError("QMP error: %s" % msg["error"])
+                return msg

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The foundation: boot (with and without NX, by -kernel and through GRUB),
+paging state read from QEMU, the shell, and the in-kernel self-tests."""
+import re
+
+from guest import CPU_NO_NX, Guest
+from tlb import PageTables, registers
+
+CR0_WP, CR0_PG, CR4_PAE, EFER_NXE = 1 << 16, 1 << 31, 1 << 5, 1 << 11
+KERNEL_TEXT = 0xC0100000
+
+
+def check_paging(t, g, nx):
+    regs = registers(g.monitor("info registers"))
+    t.check(regs.get("CR0", 0) & CR0_PG and regs["CR0"] & CR0_WP,
+            "CR0.PG and CR0.WP set", "CR0=%#x" % regs.get("CR0", 0))
+    t.check(regs.get("CR4", 0) & CR4_PAE, "CR4.PAE set", "CR4=%#x" % regs.get("CR4", 0))
+    t.check(bool(regs.get("EFER", 0) & EFER_NXE) == nx,
+            "EFER.NXE is %d" % nx, "EFER=%#x" % regs.get("EFER", 0))
+    pt = PageTables(g.monitor("info tlb"))
+    text = pt.lookup(KERNEL_TEXT)
+    t.check(text is not None and text.pa == 0x100000,
+            "info tlb maps 0xc0100000 to physical 1 MiB",
+            "mapping: %s" % (text and hex(text.pa)))
+    low = [m for m in pt.maps if m.va < 0xC0000000]
+    t.check(not low, "no identity (or any user-half) mapping left after boot",
+            "first: %s" % (low and hex(low[0].va)))
+
+
+def test_boot_nx(t):
+    with Guest("boot nx") as g:
+        log = g.wait_ready()
+        t.check("NX (Execute Disable) protection: active" in log,
+                "kernel reports NX active", log[-500:])
+        check_paging(t, g, nx=True)
+        t.check(g.poweroff() == 1, "poweroff ends QEMU through isa-debug-exit")
+
+
+def test_boot_without_nx(t):
+    with Guest("boot no-nx", cpu=CPU_NO_NX) as g:
+        log = g.wait_ready()
+        t.check("NX (Execute Disable) protection: not present" in log,
+                "kernel reports NX not present", log[-500:])
+        check_paging(t, g, nx=False)
+        pt = PageTables(g.monitor("info tlb"))
+        t.check(not any(m.nx for m in pt.maps), "no pte carries NX on a CPU without it")
+
+
+def test_boot_iso_grub(t):
+    with Guest("boot iso", iso=True) as g:
+        log = g.wait_ready()
+        t.check("booted by multiboot2" in log, "GRUB boots the ISO with multiboot2")
+        out = g.command("help")
+        for cmd in ("help", "dmesg", "meminfo", "cmdline", "poweroff", "selftest"):
+            t.check(re.search(r"^\s+%s\b" % cmd, out, re.M), "help lists %s" % cmd, out)
+        check_paging(t, g, nx=True)
+        t.check(g.poweroff() == 1, "poweroff ends QEMU booted from the ISO")
+
+
+def test_shell(t):
+    with Guest("shell", cmdline="bogus=1 noexec=maybe") as g:
+        log = g.wait_ready()
+        t.check("unknown command line option 'bogus' (ignored)" in log,
+                "unknown boot option is reported", log[-600:])
+        t.check("bad value 'maybe' for option 'noexec' (expected on|off)" in log,
+                "bad value for a known option is reported")
+        out = g.command("frobnicate")
+        t.check("unknown command 'frobnicate'" in out, "unknown shell command is refused", out)
+        out = g.command("cmdline")
+        t.check(out.strip() == "bogus=1 noexec=maybe", "cmdline echoes the command line", out)
+        out = g.command("dmesg")
+        t.check("ronx: ready" in out and "Memory:" in out, "dmesg replays the boot log", out[-300:])
+        out = g.command("meminfo")
+        m = re.search(r"PagesFree:\s+(\d+)", out)
+        t.check(m and int(m.group(1)) > 20000, "meminfo reports free pages", out)
+        out = g.command("poweroff nine")
+        t.check("exit code must be a number" in out, "poweroff refuses a bad exit code", out)
+        t.check(g.poweroff() == 1, "poweroff after errors still works")
+
+
+def test_selftest(t):
+    for name, cpu, cmdline in (("nx", None, ""), ("no-nx cpu", CPU_NO_NX, ""),
+                               ("noexec=off", None, "noexec=off")):
+        kwargs = {"cpu": cpu} if cpu else {}
+        with Guest("selftest " + name, cmdline=cmdline, **kwargs) as g:
+            g.wait_ready()
+            t.ktap(g.command("selftest", timeout=120), "selftest[%s]" % name)
+            out = g.command("meminfo")
+            t.check("Oopses:            0" in out, "[%s] self-tests caused no oops" % name, out)

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Read the guest's page tables from QEMU's `info tlb`, independently of
+anything the kernel says about itself.
+
+A line is "<virt>: <phys> <flags>", flags XGPDACTUW where X means NX set,
+P a 2 MiB page, W writable, U user, G global; '-' where a bit is clear.
+"""
+import bisect
+import re
+
+LINE = re.compile(r"^([0-9a-f]+): ([0-9a-f]+) ([XGPDACTUW-]{9})$")
+PAGE = 4096
+LARGE = 2 << 20
+
+
+class Mapping:
+    __slots__ = ("va", "pa", "size", "nx", "rw", "user", "glb", "pse")
+
+    def __init__(self, va, pa, flags):
+        self.va, self.pa = va, pa
+        self.nx, self.glb, self.pse = flags[0] == "X", flags[1] == "G", flags[2] == "P"
+        self.user, self.rw = flags[7] == "U", flags[8] == "W"
+        self.size = LARGE if self.pse else PAGE
+
+    @property
+    def exec(self):
+        return not self.nx
+
+    def perm(self):
+        return "%s+%s" % ("RW" if self.rw else "RO", "NX" if self.nx else "X")
+
+    def attrs(self):
+        return (self.rw, self.nx, self.user, self.glb, self.pse)
+
+
+class PageTables:
+    def __init__(self, text):
+        self.maps = []
+        for line in text.splitlines():
+            m = LINE.match(line.strip())
+            if m:
+                self.maps.append(Mapping(int(m.group(1), 16) & 0xffffffff,
+                                         int(m.group(2), 16), m.group(3)))
+        self.maps.sort(key=lambda m: m.va)
+        self.starts = [m.va for m in self.maps]
+
+    def lookup(self, va):
+        """The mapping that covers va, or None."""
+        i = bisect.bisect_right(self.starts, va) - 1
+        if i >= 0 and self.maps[i].va <= va < self.maps[i].va + self.maps[i].size:
+            return self.maps[i]
+        return None
+
+    def pages(self, start, end):
+        """Every 4 KiB page in [start, end) with its mapping (or None)."""
+        for va in range(start & ~(PAGE - 1), end, PAGE):
+            yield va, self.lookup(va)
+
+    def ranges(self):
+        """Runs of contiguous pages with equal attributes: (start, end, Mapping)."""
+        runs = []
+        for m in self.maps:
+            if runs and runs[-1][1] == m.va and runs[-1][2].attrs()[:4] == m.attrs()[:4] \
+                    and runs[-1][2].pse == m.pse:
+                runs[-1][1] = m.va + m.size
+            else:
+                runs.append([m.va, m.va + m.size, m])
+        return [tuple(r) for r in runs]
+
+
+def kernel_symbols(elf):
+    """name -> address, from nm (a second opinion on where sections are)."""
+    import subprocess
+    out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            syms[parts[2]] = int(parts[0], 16)
+    return syms
+
+
+def registers(text):
+    """Control registers from `info registers`."""
+    regs = {}
+    for name in ("CR0", "CR2", "CR3", "CR4", "EFER"):
+        m = re.search(r"\b%s=([0-9a-f]+)" % name, text)
+        if m:
+            regs[name] = int(m.group(1), 16)
+    return regs

@@ -18,6 +18,7 @@
 #include <ronx/mm.h>
 #include <ronx/pageattr.h>
 #include <ronx/init.h>
+#include <ronx/ptdump.h>
 
 #define POISON_FREE_INITMEM	0xcc	/* int3: freed init code traps if run */
 
@@ -79,6 +80,7 @@ void mark_rodata_ro(void)
 
 	if (!rodata_enabled) {
 		pr_info("rodata=off: the kernel image stays RW+X (the picture before 2.6.38)\n");
+		ptdump_check_wx();
 		return;
 	}
 	set_memory_ro(text, pages(_text, _etext));
@@ -90,4 +92,5 @@ void mark_rodata_ro(void)
 		(PFN_ALIGN(__end_ro_after_init) - rodata) >> 10);
 
 	mark_nxdata_nx();
+	ptdump_check_wx();
 }

@@ -12,8 +12,9 @@
  * asked for a W+X window on purpose.
  *
  * A 2 MiB page is split into 4 KiB ptes only if the request covers part
- * of it or the policy treats its pages differently. TLB entries are
- * flushed one by one up to a ceiling, then all at once.
+ * of it or the policy treats its pages differently, and put back together
+ * when its pages agree again. TLB entries are flushed one by one up to a
+ * ceiling, then all at once.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -148,6 +149,21 @@ static int cpa_apply(struct cpa_request *cpa, int i)
 	return 1;
 }
 
+/*
+ * Give back page tables the request made redundant: a split 2 MiB page
+ * whose ptes are uniform again becomes one large page. Only the direct
+ * map beyond the kernel image: its first region always needs ptes.
+ */
+static void collapse_touched(const struct cpa_request *cpa)
+{
+	unsigned long end = cpa->start + cpa->numpages * PAGE_SIZE;
+
+	for (unsigned long va = cpa->start & PMD_MASK; va < end; va += PMD_SIZE)
+		if (va >= PFN_ALIGN(_end) && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
+		    collapse_large_page(va))
+			cpa_stats.collapses++;
+}
+
 static int change_page_attr_set_clr(unsigned long addr, int numpages, pteval_t set,
 				    pteval_t clear, bool allow_wx)
 {
@@ -171,6 +187,7 @@ static int change_page_attr_set_clr(unsigned long addr, int numpages, pteval_t s
 		cpa_stats.full_flushes++;
 	}
 	cpa_stats.pages_changed += cpa.changed;
+	collapse_touched(&cpa);
 	return 0;
 }
 

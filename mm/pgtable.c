@@ -6,6 +6,7 @@
  * to a page directory ("pmd" page), as Linux does under PAE. The three
  * user-space directories stay empty. Leaves are 4 KiB ptes or 2 MiB pmds.
  */
+#include <stdbool.h>
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/x86.h>
@@ -112,6 +113,33 @@ int split_large_page(unsigned long va)
 	*pmd = pt | _PAGE_TABLE;
 	__flush_tlb_all();
 	return 0;
+}
+
+/*
+ * The reverse of a split: if the 512 ptes under va's pmd map 2 MiB of
+ * contiguous, 2 MiB-aligned memory with one set of attributes, put a
+ * large page back and free the table (Linux does this since 6.x).
+ * Returns true if it did.
+ */
+bool collapse_large_page(unsigned long va)
+{
+	pteval_t *pmd = &pmd_table(pgd_index(va))[pmd_index(va)], *ptes, first;
+	unsigned long pt;
+
+	if (!(*pmd & _PAGE_PRESENT) || (*pmd & _PAGE_PSE))
+		return false;
+	ptes = __va(*pmd & PTE_PFN_MASK);
+	first = ptes[0];
+	if (!(first & _PAGE_PRESENT) || (first & PTE_PFN_MASK) % PMD_SIZE)
+		return false;
+	for (int i = 1; i < PTRS_PER_PTE; i++)
+		if (ptes[i] != first + ((pteval_t)i << PAGE_SHIFT))
+			return false;
+	pt = *pmd & PTE_PFN_MASK;
+	*pmd = first | _PAGE_PSE;
+	__flush_tlb_all();
+	free_page(pt);
+	return true;
 }
 
 void load_page_tables(void)

@@ -66,3 +66,63 @@ void format_page_flags(pteval_t e, enum pg_level level, char *buf, size_t size)
 		 (e & _PAGE_NX) ? " NX" : " x",
 		 level == PG_LEVEL_2M ? "pmd (2M)" : "pte (4K)");
 }
+
+void ptdump_begin(struct ptdump_state *st, const struct ptdump_marker *markers,
+		  void (*emit)(void *ctx, const char *line), void *ctx)
+{
+	*st = (struct ptdump_state){ .markers = markers, .emit = emit, .ctx = ctx };
+}
+
+static void flush_run(struct ptdump_state *st, unsigned long long end)
+{
+	char line[128];
+
+	format_range(st->start, end, st->prot, st->level, line, sizeof(line));
+	st->emit(st->ctx, line);
+}
+
+static void announce_markers(struct ptdump_state *st, unsigned long addr)
+{
+	char line[64];
+
+	while (st->markers && st->markers[st->next_marker].name &&
+	       st->markers[st->next_marker].start <= addr) {
+		snprintf(line, sizeof(line), "---[ %s ]---",
+			 st->markers[st->next_marker].name);
+		st->emit(st->ctx, line);
+		st->next_marker++;
+	}
+}
+
+static bool at_marker(const struct ptdump_state *st, unsigned long addr)
+{
+	return st->markers && st->markers[st->next_marker].name &&
+	       st->markers[st->next_marker].start <= addr;
+}
+
+/* prot: the entry's attribute bits (0 for a hole); level: 3 pmd, 4 pte. */
+void note_page(struct ptdump_state *st, unsigned long addr, pteval_t prot, int level)
+{
+	prot &= PTE_ATTR_MASK;
+	if (!(prot & _PAGE_PRESENT))
+		prot = 0;
+	if (!st->started) {
+		announce_markers(st, addr);
+	} else if (prot != st->prot || level != st->level || at_marker(st, addr)) {
+		flush_run(st, addr);
+		announce_markers(st, addr);
+	} else {
+		return;
+	}
+	st->started = true;
+	st->start = addr;
+	st->prot = prot;
+	st->level = level;
+}
+
+void ptdump_end(struct ptdump_state *st)
+{
+	if (st->started)
+		flush_run(st, 0x100000000ULL);
+	st->started = false;
+}

@@ -21,6 +21,7 @@ pteval_t *lookup_address(unsigned long va, enum pg_level *level);
 int map_page(unsigned long va, unsigned long long pa, pteval_t prot);
 int unmap_page(unsigned long va);
 int split_large_page(unsigned long va);
+bool collapse_large_page(unsigned long va);
 pteval_t *pmd_table(unsigned pgd);
 void load_page_tables(void);
 

@@ -13,7 +13,7 @@ int set_memory_x(unsigned long addr, int numpages);
 int set_memory_rw_allow_wx(unsigned long addr, int numpages);
 
 struct cpa_stats {
-	unsigned long calls, pages_changed, splits, invlpg, full_flushes, refused;
+	unsigned long calls, pages_changed, splits, collapses, invlpg, full_flushes, refused;
 };
 extern struct cpa_stats cpa_stats;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef RONX_PAGEFLAGS_H
 #define RONX_PAGEFLAGS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <ronx/pgtable_types.h>
 
@@ -13,4 +14,31 @@ void format_prot(pteval_t prot, int dump_level, char *buf, size_t size);
 void format_size(unsigned long long bytes, char *buf, size_t size);
 void format_range(unsigned long start, unsigned long long end, pteval_t prot,
 		  int dump_level, char *buf, size_t size);
+
+
+/*
+ * Merging a walk into runs of equal attributes (Linux's note_page()).
+ * Feed every leaf (and every hole) in address order; emit() gets each
+ * finished run. Markers start a new run and are announced before it.
+ */
+struct ptdump_marker {
+	unsigned long start;
+	const char *name;
+};
+
+struct ptdump_state {
+	const struct ptdump_marker *markers;
+	int next_marker;
+	unsigned long start;
+	pteval_t prot;
+	int level;
+	bool started;
+	void (*emit)(void *ctx, const char *line);
+	void *ctx;
+};
+
+void ptdump_begin(struct ptdump_state *st, const struct ptdump_marker *markers,
+		  void (*emit)(void *ctx, const char *line), void *ctx);
+void note_page(struct ptdump_state *st, unsigned long addr, pteval_t prot, int level);
+void ptdump_end(struct ptdump_state *st);
 #endif

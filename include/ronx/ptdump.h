@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RONX_PTDUMP_H
+#define RONX_PTDUMP_H
+#include <ronx/pageflags.h>
+
+void ptdump_walk(struct ptdump_state *st);
+
+struct wx_report {
+	unsigned long wx_pages;		/* outside the declared PCI BIOS hole */
+	unsigned long hole_pages;	/* inside it */
+};
+/* Logs every W+X range outside the declared hole, and a verdict. */
+struct wx_report ptdump_check_wx(void);
+#endif

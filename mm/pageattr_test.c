@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Self-tests of change_page_attr: splits, static protections, W^X refusal. */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/sections.h>
+#include <ronx/recovery.h>
+#include <ronx/pageattr.h>
+#include <ronx/mm.h>
+#include <ronx/ktest.h>
+
+extern bool rodata_enabled;
+
+static pteval_t flags_of(unsigned long va, enum pg_level *level)
+{
+	pteval_t *pte = lookup_address(va, level);
+
+	return pte ? *pte : 0;
+}
+
+/*
+ * A page in the 2 MiB-mapped part of the direct map. The allocator hands
+ * out low pages first, which sit in the 4K-mapped first 2 MiB: skip those,
+ * chaining them through their own first word, and give them back after.
+ */
+static unsigned long large_mapped_page(void)
+{
+	unsigned long skipped = 0, pa;
+	enum pg_level level;
+
+	while ((pa = alloc_page()) != 0) {
+		if (lookup_address((unsigned long)__va(pa), &level) && level == PG_LEVEL_2M)
+			break;
+		*(unsigned long *)__va(pa) = skipped;
+		skipped = pa;
+	}
+	while (skipped) {
+		unsigned long next = *(unsigned long *)__va(skipped);
+		free_page(skipped);
+		skipped = next;
+	}
+	return pa;
+}
+
+KTEST(pageattr, split_only_the_covered_page)
+{
+	unsigned long pa = large_mapped_page(), va = (unsigned long)__va(pa);
+	unsigned long splits = cpa_stats.splits;
+	enum pg_level level;
+
+	KT_EXPECT(t, pa, "no page in a 2M mapping");
+	if (!pa)
+		return;
+	KT_EXPECT(t, set_memory_ro(va, 1) == 0, "set_memory_ro failed");
+	KT_EXPECT(t, cpa_stats.splits == splits + 1, "splits %lu -> %lu", splits, cpa_stats.splits);
+	KT_EXPECT(t, !(flags_of(va, &level) & _PAGE_RW) && level == PG_LEVEL_4K, "page not RO 4K");
+	KT_EXPECT(t, flags_of(va + PAGE_SIZE, &level) & _PAGE_RW, "neighbour lost RW");
+	KT_EXPECT(t, probe_write_same((void *)va) == -EFAULT, "RO page still writable");
+	KT_EXPECT(t, set_memory_rw(va, 1) == 0, "set_memory_rw failed");
+	KT_EXPECT(t, probe_write_same((void *)va) == 0, "page not writable again");
+	KT_EXPECT(t, lookup_address(va, &level) && level == PG_LEVEL_2M,
+		  "uniform again but not collapsed back to a 2M page");
+	free_page(pa);
+}
+
+KTEST(pageattr, whole_large_page_is_not_split)
+{
+	unsigned long va = PAGE_OFFSET + 32 * PMD_SIZE, splits = cpa_stats.splits;
+	enum pg_level level;
+
+	if (!lookup_address(va, &level) || level != PG_LEVEL_2M)
+		return kt_skip(t, "no 2M page at 64M (less RAM?)");
+	KT_EXPECT(t, set_memory_ro(va, PTRS_PER_PTE) == 0, "set_memory_ro failed");
+	KT_EXPECT(t, cpa_stats.splits == splits, "a whole 2M request split the page");
+	KT_EXPECT(t, !(flags_of(va + 5 * PAGE_SIZE, &level) & _PAGE_RW) && level == PG_LEVEL_2M,
+		  "2M page not RO");
+	KT_EXPECT(t, set_memory_rw(va, PTRS_PER_PTE) == 0, "set_memory_rw failed");
+}
+
+KTEST(pageattr, wx_request_is_refused)
+{
+	unsigned long pa = alloc_page(), va = (unsigned long)__va(pa);
+	unsigned long refused = cpa_stats.refused;
+	enum pg_level level;
+
+	if (!nx_enabled) {
+		free_page(pa);
+		return kt_skip(t, "NX is not in use: every page is executable anyway");
+	}
+	KT_EXPECT(t, set_memory_x(va, 1) == -EPERM, "RW page made executable");
+	KT_EXPECT(t, flags_of(va, &level) & _PAGE_NX, "page lost NX");
+	KT_EXPECT(t, cpa_stats.refused == refused + 1, "refusal not counted");
+	free_page(pa);
+}
+
+KTEST(pageattr, text_never_becomes_nx)
+{
+	unsigned long text = (unsigned long)_text;
+	enum pg_level level;
+
+	if (!nx_enabled)
+		return kt_skip(t, "NX is not in use");
+	KT_EXPECT(t, set_memory_nx(text, 1) == 0, "set_memory_nx failed");
+	KT_EXPECT(t, !(flags_of(text, &level) & _PAGE_NX), "kernel text became NX");
+}
+
+KTEST(pageattr, rodata_never_becomes_rw)
+{
+	unsigned long ro = (unsigned long)__start_rodata;
+	enum pg_level level;
+
+	if (!rodata_enabled)
+		return kt_skip(t, "rodata=off: rodata was never sealed");
+	KT_EXPECT(t, set_memory_rw(ro, 1) == 0, "set_memory_rw failed");
+	KT_EXPECT(t, !(flags_of(ro, &level) & _PAGE_RW), "rodata became writable");
+}
+
+KTEST(pageattr, unmapped_range_changes_nothing)
+{
+	KT_EXPECT(t, set_memory_ro(0x00400000, 1) == -EFAULT, "unmapped range accepted");
+}

@@ -5,6 +5,7 @@
 #   make run      boot the ISO in QEMU, serial console on this terminal
 #   make test     every test; the last line is "N passed, N failed"
 #   make debug    QEMU waits for gdb (see tools/gdbinit)
+#   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
 #   make clean
 
 B := build
@@ -107,9 +108,18 @@ test: all
 # keep the intermediate link passes (make would delete them otherwise)
 .SECONDARY:
 
+# seed 001's before/after dump diff, regenerated on ronx
+docs: all
+	$(PYTHON) tools/ptdump_docs.py docs/ptdump-diff.md
+
+# ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
+ronx-checks: all
+	@mkdir -p $(B)/results
+	$(PYTHON) tests/qemu/run.py test_image_policy
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all run run-kernel debug test clean
+.PHONY: all run run-kernel debug test clean docs ronx-checks
 
 -include $(OBJS:.o=.d)

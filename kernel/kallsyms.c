@@ -7,15 +7,18 @@
 #include <ronx/printk.h>
 #include <ronx/sections.h>
 #include <ronx/kallsyms.h>
+#include <ronx/init.h>
 
 static int in_text(unsigned long a)
 {
 	return a >= (unsigned long)_text && a < (unsigned long)_etext;
 }
 
+/* Once init memory is freed its symbols name nothing any more. */
 static int in_init_text(unsigned long a)
 {
-	return a >= (unsigned long)__init_begin && a < (unsigned long)__init_end;
+	return !init_mem_freed && a >= (unsigned long)__init_begin &&
+	       a < (unsigned long)__init_end;
 }
 
 const char *kallsyms_lookup(unsigned long addr, unsigned long *size,

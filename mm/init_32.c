@@ -23,6 +23,7 @@
 #define POISON_FREE_INITMEM	0xcc	/* int3: freed init code traps if run */
 
 bool rodata_enabled = true;
+bool init_mem_freed;
 
 static int __init parse_rodata(const char *val)
 {
@@ -61,6 +62,7 @@ void free_initmem(void)
 {
 	free_init_pages("unused kernel memory", (unsigned long)__init_begin,
 			(unsigned long)__init_end);
+	init_mem_freed = true;
 }
 
 static void mark_nxdata_nx(void)

@@ -78,6 +78,19 @@ int map_page(unsigned long va, unsigned long long pa, pteval_t prot)
 	return 0;
 }
 
+/* Frees the page table under va's pmd if nothing in it is mapped any more. */
+static void free_empty_table(unsigned long va)
+{
+	pteval_t *pmd = &pmd_table(pgd_index(va))[pmd_index(va)];
+	pteval_t *ptes = pte_table(*pmd);
+
+	for (int i = 0; i < PTRS_PER_PTE; i++)
+		if (ptes[i])
+			return;
+	free_page(*pmd & PTE_PFN_MASK);
+	*pmd = 0;
+}
+
 int unmap_page(unsigned long va)
 {
 	enum pg_level level;
@@ -87,6 +100,9 @@ int unmap_page(unsigned long va)
 		return -EINVAL;
 	*pte = 0;
 	__flush_tlb_one(va);
+	/* the module and alias areas come and go; the direct map stays */
+	if (va >= MODULES_VADDR)
+		free_empty_table(va);
 	return 0;
 }
 

@@ -2,10 +2,12 @@
 /* The boot sequence's steps, each owned by its own file. */
 #ifndef RONX_INIT_H
 #define RONX_INIT_H
+#include <stdbool.h>
 
 void x86_configure_nx(void);
 void x86_report_nx(void);
 void free_initmem(void);
+extern bool init_mem_freed;
 void mark_rodata_ro(void);
 void poweroff(int code) __attribute__((noreturn));
 #endif

@@ -35,6 +35,7 @@ static void __init parse_boot_params(void)
 
 static noinline void __noreturn rest_init(void)
 {
+	print_policy();
 	free_initmem();
 	mark_rodata_ro();
 	printk(KERN_INFO "ronx: ready\n");

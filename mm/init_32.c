@@ -76,6 +76,14 @@ static void mark_nxdata_nx(void)
 	set_memory_nx(start, (int)(size >> PAGE_SHIFT));
 }
 
+/* One line that says which policy this boot runs, before it is applied. */
+void print_policy(void)
+{
+	pr_info("ronx: policy: rodata=%s noexec=%s, PCI BIOS hole 640K-1M %s\n",
+		rodata_enabled ? "on" : "off", nx_enabled ? "on" : "off (NX not in use)",
+		pcibios_enabled ? "RW+X (PCI BIOS in use)" : "RW+NX");
+}
+
 void mark_rodata_ro(void)
 {
 	unsigned long text = PFN_ALIGN(_text), rodata = PFN_ALIGN(__start_rodata);

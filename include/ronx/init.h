@@ -9,5 +9,6 @@ void x86_report_nx(void);
 void free_initmem(void);
 extern bool init_mem_freed;
 void mark_rodata_ro(void);
+void print_policy(void);
 void poweroff(int code) __attribute__((noreturn));
 #endif

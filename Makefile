@@ -101,6 +101,7 @@ test: all
 	@rm -rf $(B)/results && mkdir -p $(B)/results
 	@status=0; \
 	$(MAKE) --no-print-directory host-test || status=1; \
+	$(PYTHON) tests/docs/check_docs.py || status=1; \
 	$(PYTHON) tests/qemu/run.py || status=1; \
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \
 	exit $$status

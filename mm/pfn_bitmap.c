@@ -93,3 +93,23 @@ int pfn_bitmap_free(struct pfn_bitmap *b, unsigned long pfn)
 		b->hint = pfn;
 	return 0;
 }
+
+/* First run of n free entries, marked used; its first index, or -1. */
+long pfn_bitmap_alloc_range(struct pfn_bitmap *b, unsigned long n)
+{
+	unsigned long run = 0;
+
+	if (n == 0)
+		return -1;
+	for (unsigned long i = b->hint; i < b->nr; i++) {
+		run = test_bit(b, i) ? 0 : run + 1;
+		if (run == n) {
+			unsigned long start = i + 1 - n;
+			pfn_bitmap_reserve_range(b, start, i + 1);
+			if (start == b->hint)
+				b->hint = i + 1;
+			return (long)start;
+		}
+	}
+	return -1;
+}

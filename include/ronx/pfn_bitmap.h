@@ -17,4 +17,5 @@ void pfn_bitmap_free_range(struct pfn_bitmap *b, unsigned long start, unsigned l
 void pfn_bitmap_reserve_range(struct pfn_bitmap *b, unsigned long start, unsigned long end);
 long pfn_bitmap_alloc(struct pfn_bitmap *b);
 int pfn_bitmap_free(struct pfn_bitmap *b, unsigned long pfn);
+long pfn_bitmap_alloc_range(struct pfn_bitmap *b, unsigned long n);
 #endif

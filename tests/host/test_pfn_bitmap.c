@@ -49,11 +49,27 @@ TEST(exhaustion)
 	CHECK_EQ(b.nr_free, 0);
 }
 
+TEST(contiguous_ranges)
+{
+	pfn_bitmap_init(&b, bits, 64);
+	pfn_bitmap_free_range(&b, 0, 64);
+	pfn_bitmap_reserve_range(&b, 3, 4);		/* a hole at 3 */
+	CHECK_EQ(pfn_bitmap_alloc_range(&b, 3), 0);
+	CHECK_EQ(pfn_bitmap_alloc_range(&b, 3), 4);	/* 3 is taken: skip it */
+	CHECK_EQ(pfn_bitmap_alloc_range(&b, 100), -1);
+	CHECK_EQ(pfn_bitmap_alloc_range(&b, 0), -1);
+	CHECK_EQ(b.nr_free, 64 - 1 - 6);
+	for (unsigned long i = 0; i < 3; i++)
+		CHECK_EQ(pfn_bitmap_free(&b, i), 0);
+	CHECK_EQ(pfn_bitmap_alloc_range(&b, 2), 0);	/* reuse of a freed run */
+}
+
 int main(void)
 {
 	RUN(starts_all_used);
 	RUN(free_range_then_reserve);
 	RUN(alloc_free_balance_and_double_free);
 	RUN(exhaustion);
+	RUN(contiguous_ranges);
 	return check_done();
 }

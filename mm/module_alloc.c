@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory for loadable modules (Linux: module_alloc()/module_memfree(), a
+ * vmalloc in the modules area): virtually contiguous, 4 KiB pages only,
+ * so that set_memory_*() can give each page of a module its own rights
+ * without splitting anything. Pages start RW+NX; the loader protects them
+ * once the module is in place. module_ronx=off maps them RW+X instead,
+ * as Linux did before seed 003.
+ */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/printk.h>
+#include <ronx/pfn_bitmap.h>
+#include <ronx/mm.h>
+#include <ronx/module_alloc.h>
+
+#define MODULE_PAGES	((MODULES_END - MODULES_VADDR) / PAGE_SIZE)
+
+static uint32_t slot_bits[MODULE_PAGES / 32];
+static struct pfn_bitmap slots;
+static bool slots_ready;
+
+static void init_slots(void)
+{
+	pfn_bitmap_init(&slots, slot_bits, MODULE_PAGES);
+	pfn_bitmap_free_range(&slots, 0, MODULE_PAGES);
+	slots_ready = true;
+}
+
+static void unmap_and_free(unsigned long va, unsigned long npages)
+{
+	for (unsigned long i = 0; i < npages; i++, va += PAGE_SIZE) {
+		enum pg_level level;
+		pteval_t *pte = lookup_address(va, &level);
+
+		if (!pte)
+			continue;
+		unsigned long pa = (unsigned long)(*pte & PTE_PFN_MASK);
+		unmap_page(va);
+		free_page(pa);
+	}
+}
+
+/* size bytes of zeroed module memory, or NULL; nothing is left behind on failure. */
+void *module_alloc(unsigned long size, bool executable)
+{
+	unsigned long npages = PFN_UP(size), va;
+	long slot;
+
+	if (!slots_ready)
+		init_slots();
+	if (npages == 0)
+		return 0;
+	slot = pfn_bitmap_alloc_range(&slots, npages);
+	if (slot < 0)
+		return 0;
+	va = MODULES_VADDR + (unsigned long)slot * PAGE_SIZE;
+	for (unsigned long i = 0; i < npages; i++) {
+		unsigned long pa = alloc_page();
+
+		if (!pa || map_page(va + i * PAGE_SIZE, pa,
+				    executable ? PAGE_KERNEL_EXEC : PAGE_KERNEL)) {
+			if (pa)
+				free_page(pa);
+			module_memfree((void *)va, i * PAGE_SIZE);
+			pfn_bitmap_free_range(&slots, (unsigned long)slot + i,
+					      (unsigned long)slot + npages);
+			return 0;
+		}
+	}
+	return (void *)va;
+}
+
+void module_memfree(void *addr, unsigned long size)
+{
+	unsigned long va = (unsigned long)addr, npages = PFN_UP(size);
+	unsigned long slot = (va - MODULES_VADDR) / PAGE_SIZE;
+
+	if (!addr || !npages)
+		return;
+	unmap_and_free(va, npages);
+	for (unsigned long i = 0; i < npages; i++)
+		pfn_bitmap_free(&slots, slot + i);
+}

@@ -53,10 +53,10 @@ $(B)/%.o: %.asm | $(SETUP)
 # Adding the table to .rodata moves .init.text (it comes after), so pass 2
 # has the right size but old addresses; pass 3 uses pass 2's table, which
 # has the same size, so nothing moves any more. The cmp checks that.
-$(B)/kallsyms0.c: tools/kallsyms.py
+$(B)/kallsyms0.c: tools/kallsyms.py | $(SETUP)
 	@mkdir -p $(B)
 	$(PYTHON) tools/kallsyms.py --empty > $@
-$(B)/kallsyms%.c: $(B)/kernel.pass%.elf tools/kallsyms.py
+$(B)/kallsyms%.c: $(B)/kernel.pass%.elf tools/kallsyms.py | $(SETUP)
 	nm -n $< | $(PYTHON) tools/kallsyms.py > $@
 $(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(LIBGCC)

@@ -34,6 +34,7 @@ static int cmd_meminfo(int argc, char **argv)
 	cprintf("PagesTotal: %8lu\n", total);
 	cprintf("PagesFree:  %8lu\n", free);
 	cprintf("PagesUsed:  %8lu\n", total - free);
+	cprintf("PageTables: %8lu\n", nr_pagetable_pages);
 	cprintf("PageFaults: %8lu\n", page_fault_count);
 	cprintf("Oopses:     %8lu\n", oops_count);
 	return 0;

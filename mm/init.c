@@ -55,7 +55,7 @@ void __init paging_init(void)
 	unsigned long end = max_low_pfn << PAGE_SHIFT;
 
 	for (int i = 0; i < PTRS_PER_PGD; i++) {
-		unsigned long pmds = alloc_page();
+		unsigned long pmds = alloc_pagetable_page();
 		if (!pmds)
 			halt_forever();
 		/* under PAE a PDPT entry has only present, PWT and PCD */

@@ -23,6 +23,7 @@
 #include <ronx/x86.h>
 #include <ronx/mm.h>
 #include <ronx/pageattr.h>
+#include <ronx/shell.h>
 
 #define CPA_FLUSH_CEILING	32	/* more pages than this: flush everything */
 
@@ -217,3 +218,19 @@ int set_memory_x(unsigned long addr, int numpages)
 {
 	return change_page_attr_set_clr(addr, numpages, 0, _PAGE_NX, false);
 }
+
+static int cmd_cpastat(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	cprintf("set_memory calls:   %lu\n", cpa_stats.calls);
+	cprintf("pages changed:      %lu\n", cpa_stats.pages_changed);
+	cprintf("large pages split:  %lu\n", cpa_stats.splits);
+	cprintf("large pages merged: %lu\n", cpa_stats.collapses);
+	cprintf("invlpg flushes:     %lu\n", cpa_stats.invlpg);
+	cprintf("full TLB flushes:   %lu\n", cpa_stats.full_flushes);
+	cprintf("W^X refusals:       %lu\n", cpa_stats.refused);
+	return 0;
+}
+SHELL_COMMAND("cpastat", cmd_cpastat, "cpastat",
+	      "what change_page_attr has done: splits, flushes, refusals");

@@ -17,6 +17,24 @@ pteval_t swapper_pg_dir[PTRS_PER_PGD] __aligned(32);
 pteval_t __supported_pte_mask = ~_PAGE_NX;
 bool nx_enabled;
 
+unsigned long nr_pagetable_pages;	/* page directories and tables in use */
+
+/* Page-table pages come from the page allocator and are counted (meminfo). */
+unsigned long alloc_pagetable_page(void)
+{
+	unsigned long pa = alloc_page();
+
+	if (pa)
+		nr_pagetable_pages++;
+	return pa;
+}
+
+static void free_pagetable_page(unsigned long pa)
+{
+	nr_pagetable_pages--;
+	free_page(pa);
+}
+
 pteval_t *pmd_table(unsigned pgd)
 {
 	pteval_t e = swapper_pg_dir[pgd];
@@ -57,7 +75,7 @@ static pteval_t *pmd_alloc_table(unsigned long va)
 	pteval_t *pmd = &pmd_table(pgd_index(va))[pmd_index(va)];
 
 	if (!(*pmd & _PAGE_PRESENT)) {
-		unsigned long pt = alloc_page();
+		unsigned long pt = alloc_pagetable_page();
 		if (!pt)
 			return 0;
 		*pmd = pt | _PAGE_TABLE;
@@ -87,7 +105,7 @@ static void free_empty_table(unsigned long va)
 	for (int i = 0; i < PTRS_PER_PTE; i++)
 		if (ptes[i])
 			return;
-	free_page(*pmd & PTE_PFN_MASK);
+	free_pagetable_page(*pmd & PTE_PFN_MASK);
 	*pmd = 0;
 }
 
@@ -119,7 +137,7 @@ int split_large_page(unsigned long va)
 
 	if (!pmd || level != PG_LEVEL_2M)
 		return 0;
-	pt = alloc_page();
+	pt = alloc_pagetable_page();
 	if (!pt)
 		return -ENOMEM;
 	ptes = __va(pt);
@@ -154,7 +172,7 @@ bool collapse_large_page(unsigned long va)
 	pt = *pmd & PTE_PFN_MASK;
 	*pmd = first | _PAGE_PSE;
 	__flush_tlb_all();
-	free_page(pt);
+	free_pagetable_page(pt);
 	return true;
 }
 

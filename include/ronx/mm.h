@@ -23,6 +23,8 @@ int unmap_page(unsigned long va);
 int split_large_page(unsigned long va);
 bool collapse_large_page(unsigned long va);
 pteval_t *pmd_table(unsigned pgd);
+unsigned long alloc_pagetable_page(void);
+extern unsigned long nr_pagetable_pages;
 void load_page_tables(void);
 
 /* mm/init.c */

@@ -17,6 +17,7 @@
 #include <ronx/shell.h>
 #include <ronx/init.h>
 #include <ronx/image_test.h>
+#include <ronx/initrd.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -58,6 +59,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	trap_init();
 	page_alloc_init();
 	paging_init();
+	initrd_init();
 	ro_after_init_test_boot();
 	rest_init();
 }

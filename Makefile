@@ -21,7 +21,7 @@ CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 -Iinclude
-LDFLAGS := -m elf_i386 -nostdlib -T linker.ld
+LDFLAGS = -m elf_i386 -nostdlib -T linker.ld -Map=$(B)/$(@F).map
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
 
 KERNEL_DIRS := kernel mm modload
@@ -62,7 +62,7 @@ $(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(LIBGCC)
 $(B)/kernel.pass2.elf: $(OBJS) $(B)/kallsyms1.o linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o $(LIBGCC)
-$(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o linker.ld
+$(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms2.o $(LIBGCC)
 	nm -n $(B)/kernel.pass2.elf | grep ' [tT] ' > $(B)/text-syms.pass2
 	nm -n $@ | grep ' [tT] ' > $(B)/text-syms.final

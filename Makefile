@@ -5,6 +5,7 @@
 #   make run      boot the ISO in QEMU, serial console on this terminal
 #   make test     every test; the last line is "N passed, N failed"
 #   make debug    QEMU waits for gdb (see tools/gdbinit)
+#   make bench    measure what the policy costs
 #   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
 #   make clean
 
@@ -113,6 +114,10 @@ test: all
 docs: all
 	$(PYTHON) tools/ptdump_docs.py docs/ptdump-diff.md
 
+# what the policy costs, measured (see tools/bench.py)
+bench: all
+	$(PYTHON) tools/bench.py
+
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all
 	@mkdir -p $(B)/results
@@ -121,6 +126,6 @@ ronx-checks: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all run run-kernel debug test clean docs ronx-checks
+.PHONY: all run run-kernel debug test clean docs ronx-checks bench
 
 -include $(OBJS:.o=.d)

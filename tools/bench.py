@@ -41,8 +41,8 @@ def map_sections(path):
     out, cur, pending = {}, None, ""
     for line in open(path):
         # ld puts a long section name on a line of its own
-        if re.match(r"^\.[\w.]+\s*$", line):
-            pending = line.strip()
+        if re.match(r"^ ?\.[\w.]+\s*$", line):
+            pending = line.rstrip()
             continue
         if pending:
             line, pending = pending + " " + line.strip() + "\n", ""

@@ -16,6 +16,7 @@
 #include <ronx/x86.h>
 #include <ronx/shell.h>
 #include <ronx/init.h>
+#include <ronx/pcbios.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -56,5 +57,6 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	trap_init();
 	page_alloc_init();
 	paging_init();
+	pcibios_init();
 	rest_init();
 }

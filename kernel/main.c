@@ -18,6 +18,7 @@
 #include <ronx/init.h>
 #include <ronx/image_test.h>
 #include <ronx/initrd.h>
+#include <ronx/pcbios.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -61,5 +62,6 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	paging_init();
 	initrd_init();
 	ro_after_init_test_boot();
+	pcibios_init();
 	rest_init();
 }

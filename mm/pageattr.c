@@ -8,8 +8,8 @@
  * never RW once sealed, the PCI BIOS hole never NX while the BIOS is used.
  * Then, further than 2.6.38 went (Linux refuses these since 6.x), a
  * request that would leave a page writable and executable is refused
- * whole, with a warning, unless it is the declared BIOS hole or a caller
- * asked for a W+X window on purpose.
+ * whole, with a warning, unless it is the declared RW+X BIOS hole or a
+ * caller asked for a W+X window on purpose.
  *
  * A 2 MiB page is split into 4 KiB ptes only if the request covers part
  * of it or the policy treats its pages differently, and put back together
@@ -44,9 +44,31 @@ static bool within(unsigned long a, const void *start, const void *end)
 	return a >= (unsigned long)start && a < (unsigned long)end;
 }
 
+/*
+ * The PCI BIOS hole as the policy in force declares it: by default the
+ * seed's 640K-1M, RW+X; pci=bios_tight declares only the BIOS code pages,
+ * RO+X (kernel/pcbios.c). Only a writable hole is exempt from W^X.
+ */
+static unsigned long bios_hole_start = PAGE_OFFSET + BIOS_BEGIN;
+static unsigned long bios_hole_end = PAGE_OFFSET + BIOS_END;
+static bool bios_hole_writable = true;
+
+void declare_bios_hole(unsigned long start, unsigned long end, bool writable)
+{
+	bios_hole_start = start;
+	bios_hole_end = end;
+	bios_hole_writable = writable;
+}
+
 bool in_bios_hole(unsigned long va)
 {
-	return va >= PAGE_OFFSET + BIOS_BEGIN && va < PAGE_OFFSET + BIOS_END;
+	return va >= bios_hole_start && va < bios_hole_end;
+}
+
+/* May this page be writable and executable? Only in a declared RW+X hole. */
+static bool in_wx_bios_hole(unsigned long va)
+{
+	return pcibios_enabled && bios_hole_writable && in_bios_hole(va);
 }
 
 /* What the policy forbids for the page at va, whatever was asked. */
@@ -91,8 +113,7 @@ static int cpa_check(struct cpa_request *cpa)
 			return -EFAULT;
 		}
 		prot = new_prot(cpa, *pte, va);
-		if (is_wx(prot) && !is_wx(*pte) && !cpa->allow_wx &&
-		    !(pcibios_enabled && in_bios_hole(va))) {
+		if (is_wx(prot) && !is_wx(*pte) && !cpa->allow_wx && !in_wx_bios_hole(va)) {
 			pr_warn("CPA refused W^X violation: %08lx-%08lx would be writable and executable\n",
 				cpa->start, cpa->start + cpa->numpages * PAGE_SIZE);
 			cpa_stats.refused++;

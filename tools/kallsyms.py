@@ -5,7 +5,11 @@
 Usage: nm -n build/kernel.pass1.elf | tools/kallsyms.py > build/kallsyms.c
 With --empty it writes an empty table for the first link pass.
 """
+import re
 import sys
+
+# gcc's clones of a function (bios32_service.constprop.0) are functions
+GCC_CLONE = re.compile(r"^[A-Za-z_]\w*(\.(constprop|isra|part|cold)(\.\d+)?)+$")
 
 
 def text_symbols(lines):
@@ -15,7 +19,7 @@ def text_symbols(lines):
         if len(parts) != 3 or parts[1] not in "tT":
             continue
         addr, name = int(parts[0], 16), parts[2]
-        if "." in name or name.startswith("stub_"):
+        if ("." in name and not GCC_CLONE.match(name)) or name.startswith("stub_"):
             continue  # local asm labels (probe_read.access) are not functions
         seen.setdefault(addr, name)
     return sorted(seen.items())

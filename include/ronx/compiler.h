@@ -23,4 +23,6 @@
 #define EBUSY	16
 #define EEXIST	17
 #define EPERM	1
+#define EIO	5
+#define ENODEV	19
 #endif

@@ -21,6 +21,11 @@ extern struct cpa_stats cpa_stats;
 extern bool kernel_set_to_readonly;
 extern bool pcibios_enabled;
 
-/* The PCI BIOS hole, which must stay executable while the BIOS is used. */
+/*
+ * The PCI BIOS hole, which must stay executable while the BIOS is used:
+ * [start, end) of the direct map, and whether the policy lets it be RW+X
+ * (the seed's 640K-1M, the default) or keeps it read-only (bios_tight).
+ */
+void declare_bios_hole(unsigned long start, unsigned long end, bool writable);
 bool in_bios_hole(unsigned long va);
 #endif

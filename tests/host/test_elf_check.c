@@ -364,6 +364,7 @@ TEST(error_messages_are_bounded)
 
 int main(void)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* keep output if a sanitizer aborts */
 	RUN(samples_are_accepted);
 	RUN(hello_has_exit_and_sections);
 	RUN(broken_objects_are_refused_with_their_error);

@@ -280,6 +280,7 @@ TEST(oversized_region_is_refused)
 
 int main(void)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* keep output if a sanitizer aborts */
 	RUN(number_of_pages);
 	RUN(hello_ronx_groups_are_page_aligned);
 	RUN(hello_packed_without_ronx);

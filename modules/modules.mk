@@ -36,3 +36,8 @@ modules: $(MODULES_KO)
 broken-modules: $(BROKEN_MANIFEST)
 
 .SECONDARY: $(MODULES:%=build/modules/%.o)
+
+# The tests of the loader's pure code: host-test (host.mk), fuzz-smoke and
+# fuzz (fuzz.mk). Both files guard against being included twice.
+-include tests/host/host.mk
+-include tests/fuzz/fuzz.mk

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # host.mk - unit tests of the pure loader code, built for the host under
 # ASan and UBSan. Each tests/host/test_*.c is a unity build (it #includes
-# the .c files it tests). Included by the top-level Makefile.
+# the .c files it tests). Included from modules/modules.mk (guarded, so
+# the top-level Makefile may include it too).
+
+ifndef RONX_HOST_MK
+RONX_HOST_MK := 1
 
 HOST_CC ?= gcc
 HOST_CFLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -25,3 +29,5 @@ host-test: $(HOST_TESTS) $(MODULES_KO) $(BROKEN_MANIFEST)
 	done > build/results/host.ktap; \
 	grep -E '^(not )?ok ' build/results/host.ktap | sed 's/^/host: /'; \
 	exit $$fail
+
+endif

@@ -99,4 +99,24 @@ static void *host_read_file(const char *path, size_t *size)
 	fclose(f);
 	return buf;
 }
+
+/* host_load() build/modules/NAME.ko; prints the error if it is refused. */
+static int host_load_sample(struct host_module *m, const char *name, bool ronx)
+{
+	char path[128];
+	size_t size;
+	void *data;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "build/modules/%s.ko", name);
+	data = host_read_file(path, &size);
+	if (!data)
+		return -1;
+	ret = host_load(m, data, size, ronx, host_lookup, 1u << 24);
+	if (ret)
+		printf("# %s: %s\n", name, m->err);
+	free(data);
+	return ret;
+}
 #endif

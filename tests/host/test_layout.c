@@ -13,24 +13,6 @@
 
 #define PAGE 4096u
 
-static int laid_out(struct host_module *m, const char *name, bool ronx)
-{
-	char path[128];
-	size_t size;
-	void *data;
-	int ret;
-
-	snprintf(path, sizeof(path), "build/modules/%s.ko", name);
-	data = host_read_file(path, &size);
-	if (!data)
-		return -1;
-	ret = host_load(m, data, size, ronx, host_lookup, 1u << 24);
-	if (ret)
-		printf("# %s: %s\n", name, m->err);
-	free(data);
-	return ret;
-}
-
 static uint32_t offset_of(struct host_module *m, const char *section)
 {
 	return m->place[elf_find_section(&m->img, section)];
@@ -50,7 +32,7 @@ TEST(hello_ronx_groups_are_page_aligned)
 {
 	struct host_module m;
 
-	CHECK_EQ(laid_out(&m, "hello", true), 0);
+	CHECK_EQ(host_load_sample(&m, "hello", true), 0);
 	/* core: .text | .rodata .rodata.str1.1 | .data..ro_after_init | .data .bss */
 	CHECK_EQ(m.lay.core.text_size, PAGE);
 	CHECK_EQ(m.lay.core.ro_size, 2 * PAGE);
@@ -78,7 +60,7 @@ TEST(hello_packed_without_ronx)
 {
 	struct host_module m;
 
-	CHECK_EQ(laid_out(&m, "hello", false), 0);
+	CHECK_EQ(host_load_sample(&m, "hello", false), 0);
 	CHECK_EQ(m.lay.core.text_size, 0x1c);
 	CHECK_EQ(offset_of(&m, ".rodata"), 0x1c);		/* align 4 */
 	CHECK_EQ(m.lay.core.ro_size, 0x1c + 0x10 + 0x56);
@@ -140,7 +122,7 @@ TEST(all_samples_keep_layout_invariants)
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		for (ronx = 0; ronx < 2; ronx++) {
-			CHECK_EQ(laid_out(&m, names[i], ronx), 0);
+			CHECK_EQ(host_load_sample(&m, names[i], ronx), 0);
 			check_invariants(&m, ronx);
 			host_unload(&m);
 		}
@@ -152,7 +134,7 @@ TEST(big_spans_several_pages_per_group)
 	struct host_module m;
 	const struct mod_region *c = &m.lay.core;
 
-	CHECK_EQ(laid_out(&m, "big", true), 0);
+	CHECK_EQ(host_load_sample(&m, "big", true), 0);
 	CHECK(c->text_size >= 3 * PAGE);
 	CHECK(c->ro_size - c->text_size >= 3 * PAGE);
 	CHECK(c->ro_after_init_size - c->ro_size >= 3 * PAGE);
@@ -167,22 +149,22 @@ static struct mod_region region(uint32_t text, uint32_t ro, uint32_t roai, uint3
 	return r;
 }
 
+#define CHECK_RANGE(range, first, n) do {	\
+	CHECK_EQ((range).start, (first));	\
+	CHECK_EQ((range).pages, (n));		\
+} while (0)
+
 TEST(ro_nx_ranges_when_aligned)
 {
 	struct mod_region r = region(2 * PAGE, 3 * PAGE, 4 * PAGE, 6 * PAGE);
 	struct ronx_ranges x;
 
 	section_ro_nx_ranges(0xf8000000u, &r, &x);
-	CHECK_EQ(x.ro.start, 0xf8000000u);
-	CHECK_EQ(x.ro.pages, 3);
-	CHECK_EQ(x.nx.start, 0xf8002000u);
-	CHECK_EQ(x.nx.pages, 4);
-	CHECK_EQ(x.ro_after_init.start, 0xf8003000u);
-	CHECK_EQ(x.ro_after_init.pages, 1);
-	CHECK_EQ(x.text.start, 0xf8000000u);
-	CHECK_EQ(x.text.pages, 2);
-	CHECK_EQ(x.all.start, 0xf8000000u);
-	CHECK_EQ(x.all.pages, 6);
+	CHECK_RANGE(x.ro, 0xf8000000u, 3);
+	CHECK_RANGE(x.nx, 0xf8002000u, 4);
+	CHECK_RANGE(x.ro_after_init, 0xf8003000u, 1);
+	CHECK_RANGE(x.text, 0xf8000000u, 2);
+	CHECK_RANGE(x.all, 0xf8000000u, 6);
 }
 
 TEST(ro_nx_partial_page_rules)
@@ -193,12 +175,10 @@ TEST(ro_nx_partial_page_rules)
 	section_ro_nx_ranges(0xf8000000u, &r, &x);
 	/* RO: the first page; the last partial RO page (0x1000-0x1800) is
 	 * shared with data and stays writable */
-	CHECK_EQ(x.ro.start, 0xf8000000u);
-	CHECK_EQ(x.ro.pages, 1);
+	CHECK_RANGE(x.ro, 0xf8000000u, 1);
 	/* NX: the page shared with text stays executable, the last partial
 	 * data page is NX */
-	CHECK_EQ(x.nx.start, 0xf8001000u);
-	CHECK_EQ(x.nx.pages, 2);
+	CHECK_RANGE(x.nx, 0xf8001000u, 2);
 	CHECK_EQ(x.ro_after_init.pages, 0);
 	CHECK_EQ(x.text.pages, 0);		/* text shares its only page */
 	CHECK_EQ(x.all.pages, 3);

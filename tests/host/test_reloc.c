@@ -16,24 +16,6 @@
 
 static const char *const samples[] = { "hello", "provider", "user", "big", "patchme" };
 
-static int load_module(struct host_module *m, const char *name, bool ronx)
-{
-	char path[128];
-	size_t size;
-	void *data;
-	int ret;
-
-	snprintf(path, sizeof(path), "build/modules/%s.ko", name);
-	data = host_read_file(path, &size);
-	if (!data)
-		return -1;
-	ret = host_load(m, data, size, ronx, host_lookup, 1u << 24);
-	if (ret)
-		printf("# %s: %s\n", name, m->err);
-	free(data);
-	return ret;
-}
-
 /* Loaded sections of one region, by offset (empty ones first on a tie). */
 static unsigned int region_sections(struct host_module *m, bool init, unsigned int *out)
 {
@@ -146,7 +128,7 @@ static void cross_check(const char *name, bool ronx)
 	struct host_module m;
 	char base[128], syms[256], cmd[1024];
 
-	CHECK_EQ(load_module(&m, name, ronx), 0);
+	CHECK_EQ(host_load_sample(&m, name, ronx), 0);
 	mkdir("build/host/xcheck", 0777);
 	snprintf(base, sizeof(base), "build/host/xcheck/%s-%s", name, ronx ? "ronx" : "packed");
 	snprintf(cmd, sizeof(cmd), "%s.ld", base);
@@ -211,7 +193,7 @@ TEST(patchme_call_site_is_relocated)
 	struct host_module m;
 	uint32_t site, hook;
 
-	CHECK_EQ(load_module(&m, "patchme", true), 0);
+	CHECK_EQ(host_load_sample(&m, "patchme", true), 0);
 	site = sym_addr(&m, "patchme_site");
 	hook = sym_addr(&m, "patchme_hook");
 	CHECK(site >= HOST_CORE_ADDR && site + 5 <= HOST_CORE_ADDR + m.lay.core.text_size);
@@ -227,7 +209,7 @@ TEST(module_export_table_is_relocated)
 	unsigned int sec, n, i, found = 0;
 	uint32_t tab;
 
-	CHECK_EQ(load_module(&m, "patchme", true), 0);
+	CHECK_EQ(host_load_sample(&m, "patchme", true), 0);
 	sec = elf_find_section(&m.img, "__ksymtab");
 	CHECK(sec != 0);
 	if (!sec)
@@ -255,7 +237,7 @@ TEST(user_calls_provider_through_export)
 	struct host_module m;
 	unsigned int i, n, sec, calls = 0;
 
-	CHECK_EQ(load_module(&m, "user", true), 0);
+	CHECK_EQ(host_load_sample(&m, "user", true), 0);
 	sec = elf_find_section(&m.img, ".init.text");
 	/* every E8 whose rel32 lands on provider_add is the call */
 	for (i = 0; i + 5 <= m.img.shdrs[sec].sh_size; i++) {

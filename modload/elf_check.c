@@ -24,6 +24,7 @@ static bool in_file(const struct elf_image *img, uint32_t off, uint32_t len)
 	return (uint64_t)off + len <= img->size;
 }
 
+/* SHT_NULL headers are inactive: their offset and size mean nothing. */
 static bool has_file_data(const Elf32_Shdr *s)
 {
 	return s->sh_type != SHT_NOBITS && s->sh_type != SHT_NULL;
@@ -351,7 +352,7 @@ static int check_modinfo(const struct elf_image *img, struct errmsg *e)
 	unsigned int i = elf_find_section(img, ".modinfo");
 	const Elf32_Shdr *s = sec(img, i);
 
-	if (i && has_file_data(s) && s->sh_size &&
+	if (i && s->sh_type == SHT_PROGBITS && s->sh_size &&
 	    img->data[s->sh_offset + s->sh_size - 1] != '\0')
 		return errf(e, "section .modinfo is not NUL-terminated");
 	return 0;

@@ -50,7 +50,7 @@ const char *elf_modinfo(const struct elf_image *img, const char *key)
 	size_t klen = strlen(key);
 	const char *p, *end;
 
-	if (!i || img->shdrs[i].sh_type == SHT_NOBITS)
+	if (!i || img->shdrs[i].sh_type != SHT_PROGBITS)
 		return NULL;
 	p = (const char *)img->data + img->shdrs[i].sh_offset;
 	end = p + img->shdrs[i].sh_size;

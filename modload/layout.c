@@ -21,8 +21,10 @@ bool section_is_loaded(const struct elf_image *img, unsigned int i)
 {
 	const char *name = elf_section_name(img, i);
 
-	/* .modinfo is allocated by gcc but read from the file, never loaded */
-	return (img->shdrs[i].sh_flags & SHF_ALLOC) && strcmp(name, ".modinfo") != 0;
+	/* .modinfo is allocated by gcc but read from the file, never loaded;
+	 * an SHT_NULL header is inactive whatever its flags say */
+	return (img->shdrs[i].sh_flags & SHF_ALLOC) && img->shdrs[i].sh_type != SHT_NULL &&
+	       strcmp(name, ".modinfo") != 0;
 }
 
 enum group { GROUP_TEXT, GROUP_RO, GROUP_RO_AFTER_INIT, GROUP_RW, NGROUPS };

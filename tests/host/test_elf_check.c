@@ -245,6 +245,33 @@ TEST(symbols_are_checked)
 	CHECK(strstr(err, "init_module is not in executable code"));
 }
 
+/* Found by the fuzzer: an SHT_NULL header's offset and size are never used. */
+TEST(inactive_sections_are_not_read)
+{
+	size_t size;
+	uint8_t *data = load_sample("hello", &size);
+	char err[160];
+	struct errmsg e = { err, sizeof(err) };
+	struct elf_image img;
+	struct mod_layout lay;
+	uint32_t place[64];
+	Elf32_Shdr *sh;
+
+	CHECK(data && elf_check(&img, data, size, &e) == 0);
+	if (!data)
+		return;
+	sh = (Elf32_Shdr *)img.shdrs;
+	sh[elf_find_section(&img, ".modinfo")].sh_type = SHT_NULL;
+	sh[elf_find_section(&img, ".modinfo")].sh_offset = 0x7ffffff0;
+	sh[elf_find_section(&img, ".data")].sh_type = SHT_NULL;
+	sh[elf_find_section(&img, ".data")].sh_offset = 0x7ffffff0;
+	CHECK_EQ(check_bytes(data, size, err, sizeof(err)), 0);
+	CHECK(elf_modinfo(&img, "name") == NULL);
+	CHECK_EQ(layout_sections(&img, true, place, &lay, &e), 0);
+	CHECK_EQ(place[elf_find_section(&img, ".data")], SEC_NOT_LOADED);
+	free(data);
+}
+
 TEST(header_fields_are_checked)
 {
 	size_t size;
@@ -371,6 +398,7 @@ int main(void)
 	RUN(section_sums_do_not_wrap);
 	RUN(section_fields_are_checked);
 	RUN(symbols_are_checked);
+	RUN(inactive_sections_are_not_read);
 	RUN(header_fields_are_checked);
 	RUN(buffer_must_be_aligned);
 	RUN(every_truncation_is_refused);

@@ -19,10 +19,17 @@ $(FUZZ_BIN): tests/fuzz/fuzz_modload.c $(HOST_DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $< -o $@
 
-# Seed corpus: the good sample modules and every broken one.
+# Seed corpus: the good sample modules and every broken one, plus a few
+# small real Linux i386 modules if linux/ has fetched them (richer files:
+# __versions, .gnu.linkonce.this_module, debug relocations).
+RONX_LINUX_CACHE ?= $(HOME)/.cache/ronx/linux
+FUZZ_LINUX_KO = $(shell find $(RONX_LINUX_CACHE)/root/lib/modules -name '*.ko' \
+	-size -12k 2>/dev/null | sort | head -40)
+
 $(FUZZ_CORPUS)/.stamp: $(MODULES_KO) $(BROKEN_MANIFEST)
 	@mkdir -p $(@D)
 	cp $(MODULES_KO) $(BROKEN_DIR)/*.ko $(@D)/
+	$(if $(FUZZ_LINUX_KO),cp $(FUZZ_LINUX_KO) $(@D)/)
 	@touch $@
 
 # run_fuzz SECONDS: run, then one KTAP line from libFuzzer's "Done N runs".

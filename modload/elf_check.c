@@ -341,6 +341,7 @@ static int check_entry(const struct elf_image *img, const char *name, unsigned i
 	if (!i)
 		return 0;
 	if (sym->st_shndx >= SHN_LORESERVE ||
+	    sec(img, sym->st_shndx)->sh_type != SHT_PROGBITS ||
 	    (sec(img, sym->st_shndx)->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
 	    (SHF_ALLOC | SHF_EXECINSTR))
 		return errf(e, "%s is not in executable code", name);

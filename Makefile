@@ -32,6 +32,10 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(C_SRCS)) $(patsubst %.asm,$(B)/%.o,$(ASM_SRCS)
 
 SETUP := $(B)/.setup-done
 
+# sample modules (MODULES_KO), their broken twins, host tests and the fuzzer
+-include modules/modules.mk
+-include tests/host/host.mk
+
 all: $(B)/kernel.elf $(B)/ronx.iso
 
 # a failed recipe must not leave a half-made target behind
@@ -94,14 +98,13 @@ debug: all
 	@echo "ronx: QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
 	$(QEMU_BASE) -kernel $(B)/kernel.elf -initrd $(B)/initrd.cpio -append "$(CMDLINE)" -serial mon:stdio -s -S
 
--include tests/host/host.mk
--include modules/modules.mk
 -include linux/linux.mk
 
 test: all
 	@rm -rf $(B)/results && mkdir -p $(B)/results
 	@status=0; \
 	$(MAKE) --no-print-directory host-test || status=1; \
+	$(MAKE) --no-print-directory fuzz-smoke || status=1; \
 	$(PYTHON) tests/docs/check_docs.py || status=1; \
 	$(PYTHON) tests/qemu/run.py || status=1; \
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \

@@ -19,6 +19,7 @@ declare -A need=(
 	[python3]=python3
 	[make]=make
 	[librsvg2-bin]=rsvg-convert
+	[clang]=clang
 )
 
 have() {

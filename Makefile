@@ -21,7 +21,7 @@ CMDLINE ?=
 CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
-	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 -Iinclude
+	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 -Iinclude -Imodload
 LDFLAGS = -m elf_i386 -nostdlib -T linker.ld -Map=$(B)/$(@F).map
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
 
@@ -31,6 +31,7 @@ ASM_SRCS := $(wildcard boot/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(C_SRCS)) $(patsubst %.asm,$(B)/%.o,$(ASM_SRCS))
 
 SETUP := $(B)/.setup-done
+.DEFAULT_GOAL := all
 
 # sample modules (MODULES_KO), their broken twins, host tests and the fuzzer
 -include modules/modules.mk
@@ -74,7 +75,7 @@ $(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
 	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
-$(B)/initrd.cpio: $(MODULES_KO) tools/mkinitrd.sh | $(SETUP)
+$(B)/initrd.cpio: $(MODULES_KO) modules/autoload tools/mkinitrd.sh | $(SETUP)
 	bash tools/mkinitrd.sh $@ $(MODULES_KO)
 
 $(B)/ronx.iso: $(B)/kernel.elf $(B)/initrd.cpio iso/grub.cfg

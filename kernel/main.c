@@ -18,6 +18,7 @@
 #include <ronx/init.h>
 #include <ronx/image_test.h>
 #include <ronx/initrd.h>
+#include <ronx/module.h>
 #include <ronx/pcbios.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
@@ -40,6 +41,7 @@ static noinline void __noreturn rest_init(void)
 	print_policy();
 	free_initmem();
 	mark_rodata_ro();
+	module_autoload();
 	printk(KERN_INFO "ronx: ready\n");
 	shell_run();
 }
@@ -61,6 +63,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	page_alloc_init();
 	paging_init();
 	initrd_init();
+	sort_kernel_exports();
 	ro_after_init_test_boot();
 	pcibios_init();
 	rest_init();

@@ -6,6 +6,7 @@
 #include <ronx/printk.h>
 #include <ronx/string.h>
 #include <ronx/console.h>
+#include <ronx/export.h>
 
 #define LOG_BUF_LEN	(32 * 1024)
 
@@ -81,6 +82,8 @@ int printk(const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+EXPORT_SYMBOL(printk);
 
 /* Calls out() once per stored line, oldest first. */
 void log_dump(void (*out)(const char *line, int level))

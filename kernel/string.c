@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The C string functions, freestanding. gcc may emit calls to memcpy/memset. */
 #include <ronx/string.h>
+#include <ronx/export.h>
 
 void *memset(void *s, int c, size_t n)
 {
@@ -75,3 +76,11 @@ char *strchr(const char *s, int c)
 			return (char *)s;
 	return c ? 0 : (char *)s;
 }
+
+/* gcc may emit calls to these in modules too */
+EXPORT_SYMBOL(memset);
+EXPORT_SYMBOL(memcpy);
+EXPORT_SYMBOL(memmove);
+EXPORT_SYMBOL(memcmp);
+EXPORT_SYMBOL(strlen);
+EXPORT_SYMBOL(strcmp);

@@ -31,7 +31,13 @@ static int __init big_init(void)
 	       big_bss[BIG_WORDS - 1]);
 	return 0;
 }
+static void __exit big_exit(void)
+{
+	printk(KERN_INFO "big: unloaded\n");
+}
+
 module_init(big_init);
+module_exit(big_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Spans several pages in each group");

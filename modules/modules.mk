@@ -5,7 +5,7 @@
 #
 # A new module: add modules/NAME.c and NAME to MODULES below.
 
-MODULES := hello provider user big patchme
+MODULES := hello provider user big patchme failinit
 MODULES_KO := $(MODULES:%=build/modules/%.ko)
 
 MOD_CC ?= gcc

@@ -51,7 +51,13 @@ static int __init patchme_init(void)
 	       patchme_run(1));
 	return 0;
 }
+static void __exit patchme_exit(void)
+{
+	printk(KERN_INFO "patchme: counter %u at unload\n", patchme_counter);
+}
+
 module_init(patchme_init);
+module_exit(patchme_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("A marked 5-byte call site for text-patching clients");

@@ -19,7 +19,13 @@ static int __init provider_init(void)
 	printk(KERN_INFO "provider: exporting provider_add\n");
 	return 0;
 }
+static void __exit provider_exit(void)
+{
+	printk(KERN_INFO "provider: %d call(s) in all\n", provider_calls);
+}
+
 module_init(provider_init);
+module_exit(provider_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Exports provider_add() for the user module");

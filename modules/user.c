@@ -15,7 +15,13 @@ static int __init user_init(void)
 	printk(KERN_INFO "user: provider_add(2, 3) = %d (%d call(s))\n", sum, provider_calls);
 	return sum == 5 ? 0 : -1;
 }
+static void __exit user_exit(void)
+{
+	printk(KERN_INFO "user: goodbye\n");
+}
+
 module_init(user_init);
+module_exit(user_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Uses a symbol that provider exports");

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A small code-patching client: redirect the 5-byte call at patchme's
+ * exported patchme_site to a probe in the kernel that counts calls, run
+ * the module, then restore the original bytes. Shell: "patch seed" does it
+ * seed 003's way, "patch alias" through a temporary alias mapping; both
+ * run the W^X audit while the patch is being written.
+ */
+#include <ronx/compiler.h>
+#include <ronx/string.h>
+#include <ronx/printk.h>
+#include <ronx/shell.h>
+#include <ronx/ptdump.h>
+#include <ronx/module.h>
+
+#define CALL_REL32	0xe8
+
+static unsigned long probe_hits;
+
+static void patch_probe_hit(void)
+{
+	probe_hits++;
+}
+
+struct patch_target {
+	unsigned char *site;
+	unsigned int *counter;
+	unsigned int (*run)(unsigned int n);
+};
+
+static int find_target(struct patch_target *t)
+{
+	struct module *owner;
+	const struct kernel_symbol *site = find_symbol("patchme_site", &owner);
+	const struct kernel_symbol *counter = find_symbol("patchme_counter", &owner);
+	const struct kernel_symbol *run = find_symbol("patchme_run", &owner);
+
+	if (!site || !counter || !run) {
+		cprintf("patch: load the patchme module first (insmod patchme)\n");
+		return -ENOENT;
+	}
+	t->site = (unsigned char *)site->value;
+	t->counter = (unsigned int *)counter->value;
+	t->run = (unsigned int (*)(unsigned int))run->value;
+	if (t->site[0] != CALL_REL32) {
+		cprintf("patch: patchme_site does not hold a call (already patched?)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Write 5 bytes the chosen way; returns the W+X pages seen while writing. */
+static unsigned long write_site(unsigned char *site, const unsigned char *bytes, bool alias)
+{
+	unsigned long wx_seen = 0;
+	struct wx_report wx;
+
+	if (alias) {
+		text_poke(site, bytes, 5, &wx_seen);
+		return wx_seen;
+	}
+	set_all_modules_text_rw();
+	memcpy(site, bytes, 5);
+	wx = ptdump_check_wx();
+	set_all_modules_text_ro();
+	return wx.wx_pages;
+}
+
+static int cmd_patch(int argc, char **argv)
+{
+	bool alias = argc == 2 && strcmp(argv[1], "alias") == 0;
+	unsigned char orig[5], probe[5];
+	struct patch_target t;
+	unsigned long before_hits, wx_patch, wx_restore;
+	unsigned int before_count;
+	int rel;
+
+	if (argc != 2 || (!alias && strcmp(argv[1], "seed") != 0)) {
+		cprintf("usage: patch seed|alias\n");
+		return -EINVAL;
+	}
+	if (find_target(&t))
+		return -ENOENT;
+	memcpy(orig, t.site, 5);
+	rel = (int)((unsigned long)patch_probe_hit - (unsigned long)(t.site + 5));
+	probe[0] = CALL_REL32;
+	memcpy(probe + 1, &rel, 4);
+
+	cprintf("patch: %s\n", alias ? "through a temporary RW+NX alias of the text page" :
+		"seed 003's way: set_all_modules_text_rw(), write, set_all_modules_text_ro()");
+	wx_patch = write_site(t.site, probe, alias);
+	before_hits = probe_hits;
+	before_count = *t.counter;
+	t.run(3);
+	cprintf("patch: patched: patchme_run(3) -> probe hits +%lu, patchme_counter +%u\n",
+		probe_hits - before_hits, *t.counter - before_count);
+	wx_restore = write_site(t.site, orig, alias);
+	before_hits = probe_hits;
+	before_count = *t.counter;
+	t.run(1);
+	cprintf("patch: restored: patchme_run(1) -> probe hits +%lu, patchme_counter +%u\n",
+		probe_hits - before_hits, *t.counter - before_count);
+	cprintf("patch: W+X pages while writing: %lu (patch), %lu (restore)\n",
+		wx_patch, wx_restore);
+	return 0;
+}
+SHELL_COMMAND("patch", cmd_patch, "patch seed|alias",
+	      "patch a call site in module text: seed 003's W+X window, or an alias mapping");

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Writing into read-only text, two ways.
+ *
+ * Seed 003's way (for ftrace in 2011): set_all_modules_text_rw(), write,
+ * set_all_modules_text_ro(). For that window every module's text is
+ * writable AND executable.
+ *
+ * The later way (Linux's text_poke()): leave the text RO+X and write
+ * through a second, temporary mapping of the same physical page, which is
+ * RW+NX; unmap it when done. No page is ever W+X.
+ */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/string.h>
+#include <ronx/printk.h>
+#include <ronx/mm.h>
+#include <ronx/ptdump.h>
+#include <ronx/module.h>
+
+/* A slot of its own in the alias area (others are used by tests and demos). */
+#define POKE_ALIAS	(ALIAS_VADDR + 16 * PAGE_SIZE)
+
+/* x86 keeps instruction fetch coherent with stores; cpuid serializes. */
+static void sync_core(void)
+{
+	unsigned int a = 0, b, c = 0, d;
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
+}
+
+static int poke_page(unsigned long addr, const unsigned char *bytes, unsigned long n,
+		     unsigned long *wx_seen)
+{
+	enum pg_level level;
+	pteval_t *pte = lookup_address(addr & PAGE_MASK, &level);
+	unsigned long pa;
+
+	if (!pte || level != PG_LEVEL_4K)
+		return -EFAULT;
+	pa = (unsigned long)(*pte & PTE_PFN_MASK);
+	if (map_page(POKE_ALIAS, pa, PAGE_KERNEL))
+		return -ENOMEM;
+	memcpy((void *)(POKE_ALIAS + (addr & ~PAGE_MASK)), bytes, n);
+	if (wx_seen) {
+		/* audit inside the window: the alias is RW+NX, the text still RO+X */
+		unsigned long wx = ptdump_check_wx().wx_pages;
+		if (wx > *wx_seen)
+			*wx_seen = wx;
+	}
+	unmap_page(POKE_ALIAS);
+	return 0;
+}
+
+/*
+ * Write len bytes at addr through temporary RW+NX aliases. With wx_seen,
+ * run the W^X audit while each alias is mapped and keep the worst count.
+ */
+int text_poke(void *addr, const void *bytes, unsigned long len, unsigned long *wx_seen)
+{
+	unsigned long a = (unsigned long)addr;
+	const unsigned char *src = bytes;
+
+	while (len) {
+		unsigned long n = PAGE_SIZE - (a & ~PAGE_MASK);
+		int ret;
+
+		if (n > len)
+			n = len;
+		ret = poke_page(a, src, n, wx_seen);
+		if (ret)
+			return ret;
+		a += n;
+		src += n;
+		len -= n;
+	}
+	sync_core();
+	return 0;
+}

@@ -75,8 +75,9 @@ $(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
 	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
-$(B)/initrd.cpio: $(MODULES_KO) modules/autoload tools/mkinitrd.sh | $(SETUP)
-	bash tools/mkinitrd.sh $@ $(MODULES_KO)
+# the sample modules, and the broken ones under broken/ for the loader's tests
+$(B)/initrd.cpio: $(MODULES_KO) $(BROKEN_MANIFEST) modules/autoload tools/mkinitrd.sh | $(SETUP)
+	bash tools/mkinitrd.sh $@ $(MODULES_KO) --dir broken $(BROKEN_DIR)/*.ko
 
 $(B)/ronx.iso: $(B)/kernel.elf $(B)/initrd.cpio iso/grub.cfg
 	rm -rf $(B)/isodir

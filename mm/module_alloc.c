@@ -19,6 +19,10 @@
 static uint32_t slot_bits[MODULE_PAGES / 32];
 static struct pfn_bitmap slots;
 static bool slots_ready;
+/* next fit: a freed module address is reused as late as possible, so a
+ * stale pointer into freed module memory faults instead of running
+ * whatever was loaded there next (Linux's vmalloc behaves alike) */
+static unsigned long next_slot;
 
 static void init_slots(void)
 {
@@ -51,7 +55,7 @@ void *module_alloc(unsigned long size, bool executable)
 		init_slots();
 	if (npages == 0)
 		return 0;
-	slot = pfn_bitmap_alloc_range(&slots, npages);
+	slot = pfn_bitmap_alloc_range_next(&slots, npages, &next_slot);
 	if (slot < 0)
 		return 0;
 	va = MODULES_VADDR + (unsigned long)slot * PAGE_SIZE;

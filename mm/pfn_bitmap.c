@@ -94,14 +94,12 @@ int pfn_bitmap_free(struct pfn_bitmap *b, unsigned long pfn)
 	return 0;
 }
 
-/* First run of n free entries, marked used; its first index, or -1. */
-long pfn_bitmap_alloc_range(struct pfn_bitmap *b, unsigned long n)
+static long alloc_range_in(struct pfn_bitmap *b, unsigned long n, unsigned long from,
+			   unsigned long to)
 {
 	unsigned long run = 0;
 
-	if (n == 0)
-		return -1;
-	for (unsigned long i = b->hint; i < b->nr; i++) {
+	for (unsigned long i = from; i < to; i++) {
 		run = test_bit(b, i) ? 0 : run + 1;
 		if (run == n) {
 			unsigned long start = i + 1 - n;
@@ -112,4 +110,29 @@ long pfn_bitmap_alloc_range(struct pfn_bitmap *b, unsigned long n)
 		}
 	}
 	return -1;
+}
+
+/* First run of n free entries, marked used; its first index, or -1. */
+long pfn_bitmap_alloc_range(struct pfn_bitmap *b, unsigned long n)
+{
+	return n ? alloc_range_in(b, n, b->hint, b->nr) : -1;
+}
+
+/*
+ * The same, but searching from *cursor on and wrapping around once (next
+ * fit), and moving the cursor past the run: freed entries are reused as
+ * late as possible.
+ */
+long pfn_bitmap_alloc_range_next(struct pfn_bitmap *b, unsigned long n, unsigned long *cursor)
+{
+	long start;
+
+	if (n == 0)
+		return -1;
+	start = alloc_range_in(b, n, *cursor, b->nr);
+	if (start < 0)
+		start = alloc_range_in(b, n, 0, *cursor + n < b->nr ? *cursor + n : b->nr);
+	if (start >= 0)
+		*cursor = (unsigned long)start + n;
+	return start;
 }

@@ -287,7 +287,8 @@ static void finish_init(struct module *mod)
 {
 	set_ro_after_init(mod);
 	if (mod->module_init) {
-		mod->freed_init_text = mod->init_text_size ? (unsigned long)mod->module_init : 0;
+		mod->freed_init = (unsigned long)mod->module_init;
+		mod->freed_init_size = mod->init_size;
 		unset_section_ro_nx(mod, mod->module_init);
 		module_memfree(mod->module_init, mod->init_size);
 		mod->module_init = 0;

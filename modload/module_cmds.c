@@ -116,7 +116,8 @@ static int cmd_lsmod(int argc, char **argv)
 			print_region(m, "init", (unsigned long)m->module_init, m->init_text_size,
 				     m->init_ro_size, m->init_ro_after_init_size, m->init_size);
 		else
-			cprintf("%s init freed\n", m->name);
+			cprintf("%s init freed 0x%08lx %lu\n", m->name, m->freed_init,
+				m->freed_init_size);
 	}
 	return 0;
 }

@@ -32,8 +32,8 @@ struct module {
 	/* modules whose symbols it uses, and how many use it */
 	struct module *uses[MAX_MODULE_USES];
 	int nr_uses, refcount;
-	/* the init function's old address: the crash demo runs it after the free */
-	unsigned long freed_init_text;
+	/* where the init region was: tests check it is gone, a crash demo runs it */
+	unsigned long freed_init, freed_init_size;
 };
 
 extern struct module modules[MAX_MODULES];

@@ -18,4 +18,5 @@ void pfn_bitmap_reserve_range(struct pfn_bitmap *b, unsigned long start, unsigne
 long pfn_bitmap_alloc(struct pfn_bitmap *b);
 int pfn_bitmap_free(struct pfn_bitmap *b, unsigned long pfn);
 long pfn_bitmap_alloc_range(struct pfn_bitmap *b, unsigned long n);
+long pfn_bitmap_alloc_range_next(struct pfn_bitmap *b, unsigned long n, unsigned long *cursor);
 #endif

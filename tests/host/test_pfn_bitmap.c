@@ -64,6 +64,22 @@ TEST(contiguous_ranges)
 	CHECK_EQ(pfn_bitmap_alloc_range(&b, 2), 0);	/* reuse of a freed run */
 }
 
+TEST(next_fit_reuses_late)
+{
+	unsigned long cursor = 0;
+
+	pfn_bitmap_init(&b, bits, 16);
+	pfn_bitmap_free_range(&b, 0, 16);
+	CHECK_EQ(pfn_bitmap_alloc_range_next(&b, 4, &cursor), 0);
+	CHECK_EQ(pfn_bitmap_alloc_range_next(&b, 4, &cursor), 4);
+	for (unsigned long i = 0; i < 4; i++)
+		pfn_bitmap_free(&b, i);
+	CHECK_EQ(pfn_bitmap_alloc_range_next(&b, 4, &cursor), 8);	/* not 0 again */
+	CHECK_EQ(pfn_bitmap_alloc_range_next(&b, 4, &cursor), 12);
+	CHECK_EQ(pfn_bitmap_alloc_range_next(&b, 4, &cursor), 0);	/* wraps */
+	CHECK_EQ(pfn_bitmap_alloc_range_next(&b, 1, &cursor), -1);	/* full */
+}
+
 int main(void)
 {
 	RUN(starts_all_used);
@@ -71,5 +87,6 @@ int main(void)
 	RUN(alloc_free_balance_and_double_free);
 	RUN(exhaustion);
 	RUN(contiguous_ranges);
+	RUN(next_fit_reuses_late);
 	return check_done();
 }

@@ -15,6 +15,8 @@ EXPECTED = {
     "EXEC_RODATA": NX, "EXEC_INIT": NX,
     "EXEC_NULL": ["#PF: supervisor instruction fetch in kernel mode", "not-present page"],
     "ACCESS_NULL": ["#PF: supervisor read access in kernel mode", "not-present page"],
+    "WRITE_MODULE_TEXT": WRITE, "EXEC_MODULE_DATA": NX,
+    "EXEC_MODULE_INIT": ["#PF: supervisor instruction fetch in kernel mode", "not-present page"],
 }
 
 

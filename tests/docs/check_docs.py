@@ -19,6 +19,7 @@ def defines(path, name):
     patterns = [r"^(?:static\s+|extern\s+)?[A-Za-z_][^;\n]*\b%s\s*\(" % w,   # function
                 r"^[A-Za-z_][^(\n]*\b%s\b[^(\n]*[;=\[]" % w,                 # variable
                 r"^#define\s+%s\b" % w, r"^%s:" % w,                         # macro, label
+                r"^\s+[A-Za-z_][^(\n]*\b%s\s*[,;\[][^(\n]*;" % w,              # struct field
                 r"^\s*%s\s*=" % w, r"^\s*%s\s*\{" % w, r"\b%s\s*=\s*\." % w]  # linker script
     return any(re.search(p, text, re.M) for p in patterns)
 

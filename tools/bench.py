@@ -94,6 +94,89 @@ def pagetables_and_flushes():
     return used, 1 + mixed, stat
 
 
+BENCH = os.path.join(BUILD, "bench")
+MOD_CFLAGS = ["-m32", "-ffreestanding", "-fno-pic", "-fno-pie", "-fno-stack-protector",
+              "-mno-sse", "-mno-mmx", "-fno-asynchronous-unwind-tables", "-fno-common",
+              "-fcf-protection=none", "-nostdlib", "-O2", "-Imodules/include", "-Iinclude"]
+
+
+def sh(*cmd, **kw):
+    return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True, **kw)
+
+
+def build_loader_bench():
+    os.makedirs(BENCH, exist_ok=True)
+    exe = os.path.join(BENCH, "bench_loader")
+    sh("gcc", "-O2", "-g", "-Iinclude", "-Imodload", "-Imodules/include",
+       "tools/bench/bench_loader.c", "-o", exe)
+    return exe
+
+
+def gen_module(k):
+    """A module with k functions, strings and exports (tools/bench/genmod.py)."""
+    base = os.path.join(BENCH, "gen%d" % k)
+    with open(base + ".c", "w") as f:
+        f.write(sh(sys.executable, "tools/bench/genmod.py", str(k)).stdout)
+    sh("gcc", *MOD_CFLAGS, "-DKBUILD_MODNAME=gen%d" % k, "-c", base + ".c", "-o", base + ".o")
+    sh("ld", "-m", "elf_i386", "-r", base + ".o", "-o", base + ".ko")
+    rel = sh("readelf", "-rW", base + ".ko").stdout.count("R_386_")
+    syms = sh("readelf", "-sW", base + ".ko").stdout.count(": ")
+    return base + ".ko", rel, syms
+
+
+def instructions(*args):
+    """Instructions callgrind counts for one run of the program."""
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+                         + list(args), cwd=ROOT, capture_output=True, text=True).stderr
+    return int(re.search(r"Collected : (\d+)", out).group(1))
+
+
+def per_run(exe, mode, arg, n1, n2):
+    """Instructions per operation: the difference of two run counts, so the
+    program's start-up and set-up cancel out."""
+    return (instructions(exe, mode, arg, str(n2)) - instructions(exe, mode, arg, str(n1))) \
+        / (n2 - n1)
+
+
+def loader_rows():
+    exe = build_loader_bench()
+    costs = []
+    for k in (10, 100, 1000):
+        ko, rel, syms = gen_module(k)
+        cost = per_run(exe, "load", ko, 1, 11)
+        costs.append((k, rel, syms, cost))
+    base = costs[0][3] / costs[0][1]
+    row("loader cost (check + layout + relocate), generated modules",
+        "; ".join("%d relocs, %d symbols: %.0f instr (%.0f per reloc)" % (rel, syms, c, c / rel)
+                  for _, rel, syms, c in costs),
+        "linear: the same cost per relocation at 1x, 10x, 100x",
+        "host build of modload/ (tools/bench/bench_loader.c) under valgrind --tool=callgrind; "
+        "instructions per load = (count for 11 loads - count for 1 load) / 10",
+        "per-relocation cost at 100x is %.2fx the 1x cost" % ((costs[-1][3] / costs[-1][1]) / base))
+    lookups = [(n, per_run(exe, "lookup", str(n), 1000, 11000)) for n in (100, 1000, 10000)]
+    row("symbol lookup, by number of exports",
+        "; ".join("%d exports: %.0f instr" % (n, c) for n, c in lookups),
+        "grows like log2(exports), not with the number of exports",
+        "bench_loader lookup: instructions per lookup = (count for 11000 - count for 1000) / 10000",
+        "100x the exports costs %.1fx per lookup" % (lookups[-1][1] / lookups[0][1]))
+    sizes = sh(exe, "sizes", *sorted(
+        os.path.join("build", "modules", f) for f in os.listdir(os.path.join(BUILD, "modules"))
+        if f.endswith(".ko"))).stdout
+    parts, at_min = [], True
+    for line in sizes.splitlines():
+        f = line.split()
+        name = os.path.basename(f[0])[:-3]
+        on, off, low, ion, ioff, ilow = map(int, (f[2], f[3], f[4], f[6], f[7], f[8]))
+        at_min &= on == low and ion == ilow
+        parts.append("%s core %dK (off %dB, min %dK) init %dK (off %dB, min %dK)"
+                     % (name, on // 1024, off, low // 1024, ion // 1024, ioff, ilow // 1024))
+    row("module memory with alignment on / off / minimum", "; ".join(parts),
+        "aligned size equal to the minimum (each non-empty group rounded up to a page)",
+        "bench_loader sizes: layout_sections() with module RO/NX on and off, on the sample "
+        "modules; minimum from the bytes of each group's sections",
+        "meets the goal" if at_min else "above the minimum for some module")
+
+
 def make_test_seconds():
     t0 = time.monotonic()
     subprocess.run(["make", "-s", "test"], cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -133,6 +216,9 @@ def main():
            stat.get("full TLB flushes", 0)),
         "one invlpg per changed page up to 32, then one full flush",
         "the kernel's own counters (shell 'cpastat') after boot")
+
+    print("bench: the loader's cost under callgrind (a minute)", flush=True)
+    loader_rows()
 
     print("bench: timing make test", flush=True)
     row("make test wall time", "%.1f s" % make_test_seconds(), "well under 20 minutes",

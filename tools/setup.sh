@@ -20,6 +20,7 @@ declare -A need=(
 	[make]=make
 	[librsvg2-bin]=rsvg-convert
 	[clang]=clang
+	[valgrind]=valgrind
 )
 
 have() {

@@ -126,7 +126,7 @@ bench: all
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all
 	@mkdir -p $(B)/results
-	$(PYTHON) tests/qemu/run.py test_image_policy
+	$(PYTHON) tests/qemu/run.py test_ronx_checks
 
 clean:
 	rm -rf $(B)

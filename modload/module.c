@@ -266,6 +266,21 @@ static int place_module(struct load_info *info)
 	return 0;
 }
 
+/* What the page tables say about the init region while init runs (for lsmod). */
+static void record_init_flags(struct module *mod)
+{
+	unsigned long base = (unsigned long)mod->module_init;
+	enum pg_level level;
+	pteval_t *pte;
+
+	if (!base)
+		return;
+	pte = lookup_address(base, &level);
+	mod->init_text_pte = pte && mod->init_text_size ? *pte : 0;
+	pte = lookup_address(base + mod->init_ro_after_init_size, &level);
+	mod->init_data_pte = pte && mod->init_size > mod->init_ro_after_init_size ? *pte : 0;
+}
+
 /* Runs init under a loud recovery: an oops in it unwinds the load. */
 static int do_init(struct module *mod, struct errmsg *e)
 {
@@ -328,6 +343,7 @@ int load_module(const char *file, const void *data, unsigned long size, const ch
 			  info.mod->core_ro_size, info.mod->core_size);
 	set_section_ro_nx(info.mod->module_init, info.mod->init_text_size,
 			  info.mod->init_ro_size, info.mod->init_size);
+	record_init_flags(info.mod);
 	if (do_init(info.mod, &info.e)) {
 		free_module(info.mod);
 		goto out;

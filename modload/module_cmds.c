@@ -10,6 +10,7 @@
 #include <ronx/initrd.h>
 #include <ronx/shell.h>
 #include <ronx/module.h>
+#include <ronx/pgtable_types.h>
 
 static bool autoload = true;
 
@@ -92,6 +93,15 @@ static void print_region(const struct module *m, const char *which, unsigned lon
 		base + roai, size - roai);
 }
 
+static const char *perm(uint64_t pte)
+{
+	static const char *const names[] = { "RO+X", "RW+X", "RO+NX", "RW+NX" };
+
+	if (!(pte & _PAGE_PRESENT))
+		return "none";
+	return names[!!(pte & _PAGE_RW) + 2 * !!(pte & _PAGE_NX)];
+}
+
 static int cmd_lsmod(int argc, char **argv)
 {
 	(void)argc;
@@ -118,6 +128,8 @@ static int cmd_lsmod(int argc, char **argv)
 		else
 			cprintf("%s init freed 0x%08lx %lu\n", m->name, m->freed_init,
 				m->freed_init_size);
+		cprintf("%s init while running: text %s data %s\n", m->name,
+			perm(m->init_text_pte), perm(m->init_data_pte));
 	}
 	return 0;
 }

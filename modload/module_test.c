@@ -85,7 +85,7 @@ KTEST(module, init_region_is_gone)
 			  "freed init page %08lx still mapped, and no module owns it", va);
 }
 
-KTEST(module, writes_to_text_and_rodata_fault)
+KTEST(module, writes_to_text_rodata_ro_after_init_fault)
 {
 	struct module *m = ensure_loaded("hello");
 	char *base;
@@ -98,6 +98,9 @@ KTEST(module, writes_to_text_and_rodata_fault)
 	KT_EXPECT(t, probe_write_same(base) == -EFAULT, "module text writable");
 	KT_EXPECT(t, probe_write_same(base + m->core_ro_size - 1) == -EFAULT,
 		  "module rodata writable");
+	if (m->core_ro_after_init_size > m->core_ro_size)
+		KT_EXPECT(t, probe_write_same(base + m->core_ro_size) == -EFAULT,
+			  "module ro_after_init writable after init");
 	KT_EXPECT(t, probe_write_same(base + m->core_size - 1) == 0, "module data not writable");
 }
 

@@ -32,6 +32,8 @@ struct module {
 	/* modules whose symbols it uses, and how many use it */
 	struct module *uses[MAX_MODULE_USES];
 	int nr_uses, refcount;
+	/* the init region's text and data pages as they were while init ran */
+	uint64_t init_text_pte, init_data_pte;
 	/* where the init region was: tests check it is gone, a crash demo runs it */
 	unsigned long freed_init, freed_init_size;
 };

@@ -105,3 +105,15 @@ int parse_args(char *args, const struct boot_param *start,
 	}
 	return errors;
 }
+
+/* The value of an on|off option into *out; -EINVAL for anything else. */
+int parse_on_off(const char *val, bool *out)
+{
+	if (val && strcmp(val, "on") == 0)
+		*out = true;
+	else if (val && strcmp(val, "off") == 0)
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}

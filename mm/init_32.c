@@ -27,13 +27,7 @@ bool init_mem_freed;
 
 static int __init parse_rodata(const char *val)
 {
-	if (val && strcmp(val, "on") == 0)
-		rodata_enabled = true;
-	else if (val && strcmp(val, "off") == 0)
-		rodata_enabled = false;
-	else
-		return -EINVAL;
-	return 0;
+	return parse_on_off(val, &rodata_enabled);
 }
 BOOT_PARAM("rodata", parse_rodata, "on|off");
 

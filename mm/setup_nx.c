@@ -16,14 +16,11 @@ static bool disable_nx;
 
 static int __init noexec_setup(const char *val)
 {
-	if (!val)
+	bool on;
+
+	if (parse_on_off(val, &on))
 		return -EINVAL;
-	if (strcmp(val, "on") == 0)
-		disable_nx = false;
-	else if (strcmp(val, "off") == 0)
-		disable_nx = true;
-	else
-		return -EINVAL;
+	disable_nx = !on;
 	return 0;
 }
 BOOT_PARAM("noexec", noexec_setup, "on|off");

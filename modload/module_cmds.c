@@ -16,13 +16,7 @@ static bool autoload = true;
 
 static int __init parse_autoload(const char *val)
 {
-	if (val && strcmp(val, "on") == 0)
-		autoload = true;
-	else if (val && strcmp(val, "off") == 0)
-		autoload = false;
-	else
-		return -EINVAL;
-	return 0;
+	return parse_on_off(val, &autoload);
 }
 BOOT_PARAM("autoload", parse_autoload, "on|off");
 

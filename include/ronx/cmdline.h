@@ -17,6 +17,9 @@ struct boot_param {
 	__attribute__((used, section(".boot_params"), aligned(4))) =	\
 	{ name_, fn, values_ }
 
+#include <stdbool.h>
+
+int parse_on_off(const char *val, bool *out);
 char *next_arg(char *args, char **param, char **val);
 int parse_args(char *args, const struct boot_param *start,
 	       const struct boot_param *end,

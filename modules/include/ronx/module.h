@@ -45,16 +45,8 @@
 MODULE_INFO(name, __MODNAME_STR(KBUILD_MODNAME));
 #endif
 
-/* printk levels, as Linux: KERN_INFO "hello\n" */
-#define KERN_SOH	"\001"
-#define KERN_EMERG	KERN_SOH "0"
-#define KERN_ALERT	KERN_SOH "1"
-#define KERN_CRIT	KERN_SOH "2"
-#define KERN_ERR	KERN_SOH "3"
-#define KERN_WARNING	KERN_SOH "4"
-#define KERN_NOTICE	KERN_SOH "5"
-#define KERN_INFO	KERN_SOH "6"
-#define KERN_DEBUG	KERN_SOH "7"
+/* printk levels, as Linux: printk(KERN_INFO "hello") */
+#include <ronx/kern_levels.h>
 
 int printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

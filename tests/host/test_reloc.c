@@ -126,7 +126,7 @@ static bool run(const char *cmd)
 static void cross_check(const char *name, bool ronx)
 {
 	struct host_module m;
-	char base[128], syms[256], cmd[1024];
+	char base[128], syms[256], cmd[2048];
 
 	CHECK_EQ(host_load_sample(&m, name, ronx), 0);
 	mkdir("build/host/xcheck", 0777);

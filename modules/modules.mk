@@ -35,7 +35,6 @@ $(BROKEN_MANIFEST): tools/mkbroken.py build/modules/hello.ko
 modules: $(MODULES_KO)
 broken-modules: $(BROKEN_MANIFEST)
 
-.SECONDARY: $(MODULES:%=build/modules/%.o)
 
 # The tests of the loader's pure code: host-test (host.mk), fuzz-smoke and
 # fuzz (fuzz.mk). Both files guard against being included twice.

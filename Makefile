@@ -21,7 +21,8 @@ CMDLINE ?=
 CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
-	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 -Iinclude -Imodload
+	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 \
+	-Iinclude -Imodload
 LDFLAGS = -m elf_i386 -nostdlib -T linker.ld -Map=$(B)/$(@F).map
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
 

@@ -64,6 +64,30 @@ static bool run_one(const struct ktest *k, int n)
 	return t.failed;
 }
 
+/* Does a come before b in the source? */
+static bool before(const struct ktest *a, const struct ktest *b)
+{
+	int c = strcmp(a->file, b->file);
+
+	return c < 0 || (c == 0 && a->line < b->line);
+}
+
+/*
+ * The suite's next test in source order after prev (NULL: the first).
+ * The linker keeps the table in whatever order the compiler emitted, and
+ * the table is read-only, so we pick rather than sort.
+ */
+static const struct ktest *next_in_suite(const char *suite, const struct ktest *prev)
+{
+	const struct ktest *best = 0;
+
+	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
+		if (strcmp(k->suite, suite) == 0 && (!prev || before(prev, k)) &&
+		    (!best || before(k, best)))
+			best = k;
+	return best;
+}
+
 static bool run_suite(const char *suite, int index)
 {
 	int n = 0, total = 0;
@@ -72,11 +96,8 @@ static bool run_suite(const char *suite, int index)
 	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
 		total += strcmp(k->suite, suite) == 0;
 	cprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, total);
-	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++) {
-		if (strcmp(k->suite, suite) != 0)
-			continue;
+	for (const struct ktest *k = next_in_suite(suite, 0); k; k = next_in_suite(suite, k))
 		failed |= run_one(k, ++n);
-	}
 	cprintf("%sok %d %s\n", failed ? "not " : "", index, suite);
 	return !failed;
 }

@@ -25,13 +25,15 @@ struct ktest {
 	const char *suite;
 	const char *name;
 	void (*fn)(struct kt *t);
+	const char *file;	/* tests run in source order: file, then line */
+	int line;
 };
 
 #define KTEST(suite_, name_)						\
 	static void kt_##suite_##_##name_(struct kt *t);		\
 	static const struct ktest __ktest_##suite_##_##name_		\
 	__attribute__((used, section(".ktests"), aligned(4))) =	\
-	{ #suite_, #name_, kt_##suite_##_##name_ };			\
+	{ #suite_, #name_, kt_##suite_##_##name_, __FILE__, __LINE__ };	\
 	static void kt_##suite_##_##name_(struct kt *t)
 
 void kt_fail(struct kt *t, const char *file, int line, const char *fmt, ...) __printf(4, 5);

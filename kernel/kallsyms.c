@@ -8,6 +8,7 @@
 #include <ronx/sections.h>
 #include <ronx/kallsyms.h>
 #include <ronx/init.h>
+#include <ronx/module.h>
 
 static int in_text(unsigned long a)
 {
@@ -53,6 +54,6 @@ void sprint_symbol(char *buf, size_t size, unsigned long addr)
 
 	if (name)
 		snprintf(buf, size, "%s+0x%lx/0x%lx", name, offset, symsize);
-	else
+	else if (!module_address_name(addr, buf, size))
 		snprintf(buf, size, "(no symbol)");
 }

@@ -170,3 +170,24 @@ void module_autoload(void)
 		p = nl ? nl + 1 : p + strlen(p);
 	}
 }
+
+/* For oopses: "[hello core+0x1f]" for an address in a module. */
+bool module_address_name(unsigned long addr, char *buf, unsigned long size)
+{
+	for (struct module *m = modules; m < modules + MAX_MODULES; m++) {
+		unsigned long core = (unsigned long)m->module_core;
+
+		if (m->state == MODULE_STATE_UNUSED)
+			continue;
+		if (addr >= core && addr < core + m->core_size) {
+			snprintf(buf, size, "[%s core+0x%lx]", m->name, addr - core);
+			return true;
+		}
+		if (!m->module_init && addr >= m->freed_init &&
+		    addr < m->freed_init + m->freed_init_size) {
+			snprintf(buf, size, "[%s init, freed, +0x%lx]", m->name, addr - m->freed_init);
+			return true;
+		}
+	}
+	return false;
+}

@@ -49,6 +49,7 @@ const struct kernel_symbol *find_symbol(const char *name, struct module **owner)
 void sort_kernel_exports(void);
 int insmod(const char *name, const char *args);
 void module_autoload(void);
+bool module_address_name(unsigned long addr, char *buf, unsigned long size);
 
 /* modload/module_ronx.c: seed 003's protections */
 void set_section_ro_nx(void *base, unsigned long text_size, unsigned long ro_size,

@@ -6,6 +6,7 @@
 #   make test     every test; the last line is "N passed, N failed"
 #   make debug    QEMU waits for gdb (see tools/gdbinit)
 #   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
+#   make map      memory-map pictures: build/map/*.svg, .png; examples in docs/
 #   make clean
 
 B := build
@@ -112,6 +113,10 @@ test: all
 docs: all
 	$(PYTHON) tools/ptdump_docs.py docs/ptdump-diff.md
 
+# the memory map, drawn from ptdump (default and rodata=off), into build/map/ and docs/
+map: all
+	$(PYTHON) tools/mkmap.py $(B)/map
+
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all
 	@mkdir -p $(B)/results
@@ -120,6 +125,6 @@ ronx-checks: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all run run-kernel debug test clean docs ronx-checks
+.PHONY: all run run-kernel debug test clean docs map ronx-checks
 
 -include $(OBJS:.o=.d)

@@ -285,7 +285,7 @@ def direct_bar(runs, syms):
     if "_text" in syms and "_end" in syms:
         spans.append((syms["_text"], page_up(syms["_end"]),
                       "kernel image (%s)" % human(page_up(syms["_end"]) - syms["_text"])))
-        spans.append((page_up(syms["_end"]), lo + 2 * MB, "free RAM"))
+        spans.append((page_up(syms["_end"]), lo + 2 * MB, "RAM after the image"))
     add_spans(bar, spans)
     add_boundaries(bar, {lo, BIOS_BEGIN, BIOS_END, lo + 2 * MB} | run_edges(bar))
     return bar
@@ -363,6 +363,8 @@ def add_boundaries(bar, addrs):
 def layout(dump, syms=None, groups=()):
     """Bars and their vertical positions, for a ptdump text."""
     runs, markers = parse_ptdump(dump)
+    if not any(r.end > PAGE_OFFSET for r in runs):
+        raise ValueError("no ptdump line for the kernel half (0xc0000000 and up)")
     syms = syms or {}
     bars = [overview_bar(runs, markers), direct_bar(runs, syms), image_bar(runs, syms),
             module_bar(runs, groups)]
@@ -427,7 +429,7 @@ def draw_bar(bar):
     if bar.key == "overview":
         out += run_sizes(bar)
     if getattr(bar, "empty", False):
-        out.append(text((bar.x0 + bar.x1) / 2, bar.top + 30, "no module loaded", 13,
+        out.append(text((bar.x0 + bar.x1) / 2, bar.top + 30, "nothing mapped: no module loaded", 13,
                         fill="#444"))
     out.append(rect(bar.x0, bar.top, bar.x1 - bar.x0, BAR_H, "none", "#333"))
     out += [piece for lab in bar.above for piece in draw_label(bar, lab, above=True)]
@@ -473,9 +475,21 @@ def draw_label(bar, lab, above):
     return out
 
 
+def wx_summary(runs, x):
+    """The verdict a reader looks for first: any page both writable and executable?"""
+    wx = [r for r in runs if r.perm == "RW+X"]
+    if not wx:
+        return text(x, 56, "W^X: no RW+X page", 13, "start", "bold", "#1f7a3a")
+    pages = sum(r.end - r.start for r in wx) // PAGE
+    where = ", ".join("0x%08x-0x%08x" % (r.start, r.end % TOP) for r in wx[:2])
+    return text(x, 56, "W^X: %d RW+X page%s (%s%s)" % (
+        pages, "s" if pages != 1 else "", where, ", ..." if len(wx) > 2 else ""),
+        13, "start", "bold", COLOURS["RW+X"])
+
+
 def projection(a, b, lo, hi):
     """A shaded band from [lo, hi) on bar a to the whole of bar b."""
-    return ('<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="#e8eef8"/>' % (
+    return ('<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="#edf2fa"/>' % (
         a.x(lo), a.bottom, a.x(hi), a.bottom, b.x1, b.top, b.x0, b.top))
 
 
@@ -488,7 +502,8 @@ def render(lay, title):
            rect(0, 0, WIDTH, lay.height, "#ffffff"),
            text(MARGIN, 34, "ronx kernel memory map: " + title, 20, "start", "bold"),
            text(MARGIN, 56, "from `ptdump` over the serial console; colour = the page "
-                "permission of every page", 13, "start", fill="#444")]
+                "permission", 13, "start", fill="#444")]
+    out.append(wx_summary(overview.runs, 680))
     out += legend(70)
     out.append(projection(overview, direct, direct.start, direct.end))
     out.append(projection(direct, image, image.start, image.end))
@@ -501,10 +516,14 @@ def render(lay, title):
 
 
 def to_png(svg_path, png_path):
-    """rsvg-convert (Debian: librsvg2-bin); False when it is not installed."""
+    """rsvg-convert (Debian: librsvg2-bin); False when it is not installed,
+    ValueError with its message when it refuses the SVG."""
     if not shutil.which("rsvg-convert"):
         return False
-    subprocess.run(["rsvg-convert", "-o", png_path, svg_path], check=True)
+    done = subprocess.run(["rsvg-convert", "-o", png_path, svg_path], capture_output=True,
+                          text=True)
+    if done.returncode:
+        raise ValueError("rsvg-convert failed on %s: %s" % (svg_path, done.stderr.strip()))
     return True
 
 
@@ -520,8 +539,12 @@ def main(argv=None):
     dump = sys.stdin.read() if args.dump == "-" else open(args.dump).read()
     syms = read_nm(args.nm) if args.nm else {}
     groups = parse_lsmod(open(args.lsmod).read()) if args.lsmod else []
+    try:
+        svg = render(layout(dump, syms, groups), args.title)
+    except ValueError as e:
+        sys.exit("memmap: %s" % e)
     with open(args.output, "w") as f:
-        f.write(render(layout(dump, syms, groups), args.title))
+        f.write(svg)
     if args.png and not to_png(args.output, args.png):
         print("memmap: rsvg-convert not found (apt-get install librsvg2-bin); no PNG",
               file=sys.stderr)

@@ -79,13 +79,15 @@ def wrong_overview(img, lay, runs):
 
 
 def draw(name, dump, syms):
-    """Writes NAME.svg and NAME.png; returns (svg text, decoded PNG, layout)."""
+    """Writes NAME.svg and NAME.png; returns (svg text, decoded PNG, layout).
+    Raises ValueError or ET.ParseError when the SVG is not well-formed."""
     os.makedirs(OUT, exist_ok=True)
     base = os.path.join(OUT, name)
     lay = memmap.layout(dump, syms)
     svg = memmap.render(lay, name)
     with open(base + ".svg", "w") as f:
         f.write(svg)
+    ET.fromstring(svg)
     memmap.to_png(base + ".svg", base + ".png")
     return svg, png.read(base + ".png"), lay
 
@@ -113,13 +115,19 @@ def test_map(t):
         g.poweroff()
     syms = memmap.read_nm(os.path.join(BUILD, "kernel.elf"))
     runs = ptdump.parse(dump)
-    svg, img, lay = draw("default", dump, syms)
-    t.check(ET.fromstring(svg) is not None and img.width == memmap.WIDTH,
-            "rsvg-convert renders the SVG to a %dx%d PNG" % (img.width, img.height))
+    try:
+        svg, img, lay = draw("default", dump, syms)
+    except (ValueError, ET.ParseError) as e:
+        t.fail("the SVG is well-formed and rsvg-convert renders it", str(e))
+        return
+    t.check(img.width == memmap.WIDTH and img.height == lay.height,
+            "the SVG is well-formed and rsvg-convert renders it (%dx%d PNG)"
+            % (img.width, img.height))
     for what, lo, hi, key in ranges(syms):
         wrong = wrong_pages(img, lay, runs, lo, hi, key)
-        t.check(not wrong, "%s bar: %s (%d pages) drawn in the dump's colour"
-                % (key, what, (hi - lo) // PAGE), "; ".join(wrong[:4]))
+        pages = (hi - lo) // PAGE
+        t.check(not wrong, "%s bar: %s (%d page%s) drawn in the dump's colour"
+                % (key, what, pages, "s" if pages != 1 else ""), "; ".join(wrong[:4]))
     wrong = wrong_overview(img, lay, runs)
     t.check(not wrong, "overview: every ptdump block drawn in its colour", "; ".join(wrong[:4]))
 

@@ -77,6 +77,7 @@ MAX_ROWS = 8
 BAR_H = 40
 # tests sample colours in this strip at the top of a bar: no text goes there
 SAMPLE_DY = 5
+HEADER_H = 112          # title, subtitle and legend
 
 # ---------------------------------------------------------------- input --
 
@@ -159,8 +160,10 @@ class Bar:
         self.key, self.title, self.segs, self.runs = key, title, segs, runs
         self.start, self.end = segs[0][0], segs[-1][1]
         self.x0, self.x1 = segs[0][2], segs[-1][3]
-        self.above, self.below, self.spans = [], [], []
-        self.top = 0
+        self.above, self.below = [], []     # Labels over and under the bar
+        self.top, self.rows_above = 0, 0
+        self.grid = False       # draw page boundaries
+        self.empty = False      # say that nothing is mapped here
 
     def contains(self, addr):
         return self.start <= addr < self.end
@@ -258,7 +261,8 @@ def scale_bar(key, title, runs, lo, hi):
 
 def overview_bar(runs, markers):
     """The kernel half; a run's width grows with the log of its size so that
-    4K and 768M runs are both visible (the minimum keeps labels apart)."""
+    4K and 768M runs are both visible. The constant 3 is the minimum: a 4K
+    run still gets room for its boundary address."""
     runs = clip(runs, PAGE_OFFSET, TOP)
     weights = [3 + math.log2((r.end - r.start) / PAGE) for r in runs]
     unit = (WIDTH - 2 * MARGIN) / sum(weights)
@@ -311,7 +315,7 @@ def module_window(runs, groups):
     addrs = [a for r in clip(runs, MODULES_VADDR, MODULES_END) if r.perm
              for a in (r.start, r.end)]
     addrs += [a for g in groups for a in (g.start, g.start + g.size)]
-    step = 16 * PAGE
+    step = 8 * PAGE
     lo = min(addrs, default=MODULES_VADDR) // step * step
     hi = -(-max(addrs, default=MODULES_VADDR) // step) * step
     return lo, max(hi, lo + 2 * step)
@@ -370,15 +374,13 @@ def layout(dump, syms=None, groups=()):
             module_bar(runs, groups)]
     y = HEADER_H
     for bar in bars:
-        y += 30 + place(bar.above) * ROW_H + 10   # title, then labels above
+        bar.rows_above = place(bar.above)
+        y += 30 + bar.rows_above * ROW_H + 10   # title, then labels above
         bar.top = y
         y = bar.bottom + 12 + place(bar.below) * ROW_H + 26
     return Layout(bars, y)
 
 # ------------------------------------------------------------------ svg --
-
-
-HEADER_H = 112
 
 
 def esc(text):
@@ -390,9 +392,9 @@ def text(x, y, s, size=FONT, anchor="middle", weight="normal", fill="#222"):
             'fill="%s">%s</text>' % (x, y, size, anchor, weight, fill, esc(s)))
 
 
-def line(x0, y0, x1, y1, stroke="#666", width=1, dash=None):
-    return '<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="%s"%s/>' % (
-        x0, y0, x1, y1, stroke, width, ' stroke-dasharray="%s"' % dash if dash else "")
+def line(x0, y0, x1, y1, stroke="#666", width=1):
+    return '<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="%s"/>' % (
+        x0, y0, x1, y1, stroke, width)
 
 
 def rect(x, y, w, h, fill, stroke="none"):
@@ -420,15 +422,15 @@ def legend(y):
 
 
 def draw_bar(bar):
-    out = [text(MARGIN, bar.top - 18 - place(bar.above) * ROW_H, bar.title, 14, "start", "bold")]
+    out = [text(MARGIN, bar.top - 18 - bar.rows_above * ROW_H, bar.title, 14, "start", "bold")]
     for r in bar.runs:
         x0, x1 = bar.x(r.start), bar.x(r.end)
         out.append(rect(x0, bar.top, x1 - x0, BAR_H, fill_of(r.perm)))
-    if getattr(bar, "grid", False):
+    if bar.grid:
         out += page_grid(bar)
     if bar.key == "overview":
         out += run_sizes(bar)
-    if getattr(bar, "empty", False):
+    if bar.empty:
         out.append(text((bar.x0 + bar.x1) / 2, bar.top + 30, "nothing mapped: no module loaded", 13,
                         fill="#444"))
     out.append(rect(bar.x0, bar.top, bar.x1 - bar.x0, BAR_H, "none", "#333"))

@@ -78,12 +78,42 @@ def wrong_overview(img, lay, runs):
     return wrong
 
 
-def draw(name, dump, syms):
+def overlaps(lay):
+    """Pairs of labels whose texts overlap (same bar, same side, same row)."""
+    out = []
+    for bar in lay.bars:
+        for side in (bar.above, bar.below):
+            out += ["%s / %s" % (a.text, b.text) for i, a in enumerate(side) for b in side[i + 1:]
+                    if a.row == b.row and a.left < b.right and b.left < a.right]
+    return out
+
+
+# what the module loader gives each group (seed 003)
+GROUP_PERM = {"text": "ro             GLB x ", "ro": "ro             GLB NX",
+              "ro_after_init": "ro             GLB NX", "rw": "RW             GLB NX"}
+
+
+def with_modules(dump, groups):
+    """The dump with the module area holding groups (from lsmod lines)."""
+    def run(start, end, attrs):
+        return "0x%08x-0x%08x   %9dK %-26spte" % (start, end, (end - start) >> 10, attrs)
+
+    lines, va = [], memmap.MODULES_VADDR
+    for g in sorted(groups, key=lambda g: g.start):
+        if g.start > va:
+            lines.append(run(va, g.start, ""))
+        lines.append(run(g.start, g.start + g.size, "    " + GROUP_PERM[g.group]))
+        va = g.start + g.size
+    lines.append(run(va, memmap.MODULES_END, ""))
+    return re.sub(r"^0xf8000000-0xfc000000.*$", "\n".join(lines), dump, flags=re.M)
+
+
+def draw(name, dump, syms, groups=()):
     """Writes NAME.svg and NAME.png; returns (svg text, decoded PNG, layout).
     Raises ValueError or ET.ParseError when the SVG is not well-formed."""
     os.makedirs(OUT, exist_ok=True)
     base = os.path.join(OUT, name)
-    lay = memmap.layout(dump, syms)
+    lay = memmap.layout(dump, syms, groups)
     svg = memmap.render(lay, name)
     with open(base + ".svg", "w") as f:
         f.write(svg)
@@ -130,6 +160,9 @@ def test_map(t):
                 % (key, what, pages, "s" if pages != 1 else ""), "; ".join(wrong[:4]))
     wrong = wrong_overview(img, lay, runs)
     t.check(not wrong, "overview: every ptdump block drawn in its colour", "; ".join(wrong[:4]))
+    bad = overlaps(lay)
+    t.check(not bad, "no two labels overlap", "; ".join(bad[:4]))
+    check_modules(t, dump, syms)
 
     # the check must be able to fail: draw rodata RW+X, compare with the real dump
     rodata = syms["__start_rodata"]
@@ -139,3 +172,21 @@ def test_map(t):
     t.check(wrong and matches(bad_img.pixel(x, bar.sample_y), memmap.COLOURS["RW+X"]),
             "a dump with rodata flipped to RW+X is drawn red and fails the check",
             "pages flagged: %d" % len(wrong))
+
+
+def check_modules(t, dump, syms):
+    """The lsmod format documented in memmap.py, drawn into the module area
+    of a dump that has those pages (the loader itself is tested elsewhere)."""
+    groups = memmap.parse_lsmod(memmap.__doc__)
+    t.check(len(groups) == 5, "memmap parses its documented lsmod example (5 groups)",
+            repr(groups))
+    if not groups:
+        return
+    dump = with_modules(dump, groups)
+    svg, img, lay = draw("modules-example", dump, syms, groups)
+    lo, hi = groups[0].start, groups[-1].start + groups[-1].size
+    wrong = wrong_pages(img, lay, ptdump.parse(dump), lo, hi + PAGE, "modules")
+    t.check(not wrong, "modules bar: each group's pages drawn in the dump's colour",
+            "; ".join(wrong[:4]))
+    t.check("hello (core)" in svg and "hello (init)" in svg and "rw 4K" in svg,
+            "modules bar: regions and groups labelled from lsmod")

@@ -73,11 +73,11 @@ WIDTH, MARGIN = 1280, 80
 FONT = 12
 CHAR_W = 0.61 * FONT
 ROW_H = FONT + 5
-MAX_ROWS = 8
+LEADER_H = 16           # between a bar and its first row of labels: room for leaders
 BAR_H = 40
 # tests sample colours in this strip at the top of a bar: no text goes there
 SAMPLE_DY = 5
-HEADER_H = 112          # title, subtitle and legend
+HEADER_H = 124          # title, subtitle and legend
 
 # ---------------------------------------------------------------- input --
 
@@ -211,31 +211,47 @@ class Layout:
         return bar, bar.x(addr)
 
 
-def place(labels, gap=8):
-    """Rows for labels so that no two texts overlap and no leader line
-    (from a label's anchor to its row) crosses a text; returns row count."""
-    placed = []
-    for lab in sorted(labels, key=lambda l: l.anchor):
-        row = next((r for r in range(MAX_ROWS) if fits(lab, r, placed, gap)), None)
-        if row is None:     # crowded: give up on clean leaders, never on overlaps
-            row = next(r for r in range(len(placed) + 1) if fits(lab, r, placed, gap, False))
-        lab.row = row
-        placed.append(lab)
-    return max((l.row for l in placed), default=-1) + 1
+def place(labels, gap=14):
+    """Puts labels in as few rows as their widths allow and spreads each
+    row sideways so that no two texts overlap; a text moved away from its
+    anchor gets a bent leader (draw_label). Returns the number of rows."""
+    labels = sorted(labels, key=lambda l: l.anchor)
+    need = sum(l.right - l.left + gap for l in labels)
+    rows = math.ceil(need / (WIDTH - MARGIN)) if labels else 0
+    for r in range(rows):
+        for lab in labels[r::rows]:
+            lab.row = r
+        spread(labels[r::rows], gap)
+    return rows
 
 
-def fits(lab, row, placed, gap, leaders=True):
-    for other in placed:
-        if other.row == row and lab.left < other.right + gap and other.left < lab.right + gap:
-            return False
-        if not leaders:
-            continue
-        # a leader passes every row nearer the bar than its own label
-        if other.row < row and other.left - 2 <= lab.anchor <= other.right + 2:
-            return False
-        if other.row > row and lab.left - 2 <= other.anchor <= lab.right + 2:
-            return False
-    return True
+def spread(labels, gap):
+    """One row, sorted by anchor: overlapping neighbours merge into a
+    cluster laid side by side, centred on its anchors and kept inside the
+    picture; merging repeats until no two clusters touch."""
+    clusters = []
+    for lab in labels:
+        clusters.append([lab])
+        while len(clusters) > 1 and cluster_left(clusters[-1], gap) < \
+                cluster_left(clusters[-2], gap) + cluster_width(clusters[-2], gap) + gap:
+            last = clusters.pop()
+            clusters[-1] += last
+    for cluster in clusters:
+        x = cluster_left(cluster, gap)
+        for lab in cluster:
+            width = lab.right - lab.left
+            lab.left, lab.right = x, x + width
+            x += width + gap
+
+
+def cluster_width(cluster, gap):
+    return sum(l.right - l.left for l in cluster) + gap * (len(cluster) - 1)
+
+
+def cluster_left(cluster, gap):
+    width = cluster_width(cluster, gap)
+    centre = sum(l.anchor for l in cluster) / len(cluster)
+    return min(max(centre - width / 2, MARGIN / 2), WIDTH - MARGIN / 2 - width)
 
 
 def clip(runs, lo, hi):
@@ -375,9 +391,9 @@ def layout(dump, syms=None, groups=()):
     y = HEADER_H
     for bar in bars:
         bar.rows_above = place(bar.above)
-        y += 30 + bar.rows_above * ROW_H + 10   # title, then labels above
+        y += 30 + bar.rows_above * ROW_H + LEADER_H   # title, then labels above
         bar.top = y
-        y = bar.bottom + 12 + place(bar.below) * ROW_H + 26
+        y = bar.bottom + LEADER_H + place(bar.below) * ROW_H + 30
     return Layout(bars, y)
 
 # ------------------------------------------------------------------ svg --
@@ -422,7 +438,7 @@ def legend(y):
 
 
 def draw_bar(bar):
-    out = [text(MARGIN, bar.top - 18 - bar.rows_above * ROW_H, bar.title, 14, "start", "bold")]
+    out = [text(MARGIN, bar.top - LEADER_H - 16 - bar.rows_above * ROW_H, bar.title, 14, "start", "bold")]
     for r in bar.runs:
         x0, x1 = bar.x(r.start), bar.x(r.end)
         out.append(rect(x0, bar.top, x1 - x0, BAR_H, fill_of(r.perm)))
@@ -459,21 +475,22 @@ def run_sizes(bar):
 
 def draw_label(bar, lab, above):
     """A label's text in its row, with a bracket for a span and a leader
-    line from the bar to the text."""
+    from the bar (or bracket) that bends to reach a text moved sideways."""
+    centre = (lab.left + lab.right) / 2
     if above:
-        base = bar.top - 8 - lab.row * ROW_H
-        edge, tip, tick = bar.top, base + 3, bar.top - 4
+        base = bar.top - LEADER_H - lab.row * ROW_H
+        edge, tick, tip = bar.top, bar.top - 4, base + 2
     else:
-        base = bar.bottom + 8 + (lab.row + 1) * ROW_H - 4
-        edge, tip, tick = bar.bottom, base - FONT + 1, bar.bottom + 4
+        base = bar.bottom + LEADER_H + lab.row * ROW_H + FONT - 2
+        edge, tick, tip = bar.bottom, bar.bottom + 4, base - FONT + 1
     out = []
     if lab.x1 - lab.x0 > 3:
         out += [line(lab.x0, edge, lab.x0, tick), line(lab.x1, edge, lab.x1, tick),
                 line(lab.x0, tick, lab.x1, tick)]
-        edge = tick
-    out.append(line(lab.anchor, edge, lab.anchor, tip, "#888"))
-    out.append(text((lab.left + lab.right) / 2, base, lab.text,
-                    weight="bold" if lab.bold else "normal"))
+    bend = (tick + tip) / 2 if abs(centre - lab.anchor) < 1 else tick
+    out += [line(lab.anchor, edge, lab.anchor, bend, "#888"),
+            line(lab.anchor, bend, centre, tip, "#888")]
+    out.append(text(centre, base, lab.text, weight="bold" if lab.bold else "normal"))
     return out
 
 

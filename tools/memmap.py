@@ -184,7 +184,8 @@ class Bar:
 
 
 class Label:
-    """Text for a bar, at anchor x, or for the span [x0, x1] (a bracket)."""
+    """Text for a bar, at anchor x, or for the span [x0, x1] (a bracket);
+    left and right start centred on the anchor, place() moves them."""
 
     def __init__(self, text, x0, x1=None, bold=False):
         self.text, self.x0, self.x1, self.bold = text, x0, x0 if x1 is None else x1, bold

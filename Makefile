@@ -7,6 +7,7 @@
 #   make debug    QEMU waits for gdb (see tools/gdbinit)
 #   make bench    measure what the policy costs
 #   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
+#   make map      memory-map pictures: build/map/*.svg, .png; examples in docs/
 #   make clean
 
 B := build
@@ -124,6 +125,10 @@ docs: all
 bench: all
 	$(PYTHON) tools/bench.py
 
+# the memory map, drawn from ptdump (default and rodata=off), into build/map/ and docs/
+map: all
+	$(PYTHON) tools/mkmap.py $(B)/map
+
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all
 	@mkdir -p $(B)/results
@@ -132,6 +137,6 @@ ronx-checks: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all run run-kernel debug test clean docs ronx-checks bench
+.PHONY: all run run-kernel debug test clean docs map ronx-checks bench
 
 -include $(OBJS:.o=.d)

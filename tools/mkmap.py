@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""`make map`: boot ronx with the default command line and with rodata=off,
+capture `ptdump` (and `lsmod`, when the shell has it) over the serial
+console, and draw each with tools/memmap.py into build/map/NAME.svg and
+.png; the two examples shown in the README are copied into docs/.
+    usage: tools/mkmap.py [OUTDIR]
+"""
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+from guest import Guest  # noqa: E402
+import memmap  # noqa: E402
+
+# name, command line, the copy in docs/
+SCENARIOS = [("default", "", "memmap"), ("rodata-off", "rodata=off", "memmap-rodata-off")]
+# loaded first, when the shell can load modules, so the module area is not empty
+MODULES = ["hello"]
+
+
+def has_command(help_text, name):
+    return re.search(r"^\s+%s\b" % re.escape(name), help_text, re.M) is not None
+
+
+def capture(name, cmdline):
+    """(ptdump, lsmod or '') from one boot."""
+    print("map: booting %s (command line: %r)" % (name, cmdline), flush=True)
+    with Guest("map " + name, cmdline=cmdline) as g:
+        g.wait_ready()
+        shell = g.command("help")
+        if has_command(shell, "insmod"):
+            for mod in MODULES:
+                print("map:   insmod %s" % mod, flush=True)
+                g.command("insmod " + mod)
+        lsmod = g.command("lsmod") if has_command(shell, "lsmod") else ""
+        dump = g.command("ptdump")
+        g.poweroff()
+    return dump, lsmod
+
+
+def draw(outdir, name, cmdline, dump, lsmod):
+    base = os.path.join(outdir, name)
+    for ext, text in ((".ptdump", dump), (".lsmod", lsmod)):
+        with open(base + ext, "w") as f:
+            f.write(text)
+    syms = memmap.read_nm(os.path.join(ROOT, "build", "kernel.elf"))
+    title = "command line '%s'" % cmdline if cmdline else "default command line"
+    with open(base + ".svg", "w") as f:
+        f.write(memmap.render(memmap.layout(dump, syms, memmap.parse_lsmod(lsmod)), title))
+    png = memmap.to_png(base + ".svg", base + ".png")
+    print("map:   wrote %s.svg%s" % (base, " and .png" if png else
+                                     " (no PNG: rsvg-convert is not installed)"), flush=True)
+    return png
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "map")
+    os.makedirs(outdir, exist_ok=True)
+    for name, cmdline, doc in SCENARIOS:
+        dump, lsmod = capture(name, cmdline)
+        png = draw(outdir, name, cmdline, dump, lsmod)
+        for ext in (".svg", ".png") if png else (".svg",):
+            shutil.copy(os.path.join(outdir, name + ext), os.path.join(ROOT, "docs", doc + ext))
+        print("map:   copied to docs/%s%s" % (doc, ".{svg,png}" if png else ".svg"), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -141,7 +141,13 @@ def main():
         cr3 = int(m.group(1), 16)
         # Walk the addresses the guest reported (module objects, low 1 MiB).
         text = open(serial, "rb").read().decode(errors="replace")
-        addrs = sorted({int(x, 16) for x in re.findall(r"@ 0x([0-9a-f]{8})\]", text)})
+        addrs = {int(x, 16) for x in re.findall(r"@ 0x([0-9a-f]{8})\]", text)}
+        # Kernel image sections from /proc/iomem (physical; lowmem is
+        # mapped at PAGE_OFFSET 0xc0000000 in both kernels used here).
+        for m in re.finditer(r"^\s*([0-9a-f]+)-[0-9a-f]+ : Kernel (code|rodata|data|bss)",
+                             text, re.M):
+            addrs.add(0xC0000000 + (int(m.group(1), 16) & ~0xFFF))
+        addrs = sorted(addrs)
         with open(base + ".walk.txt", "w") as f:
             f.write(f"cr3=0x{cr3:x}\n")
             for va in addrs:

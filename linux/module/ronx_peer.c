@@ -21,7 +21,7 @@
 #include <asm/pgtable.h>
 
 #define TAG "ronx-peer: "
-#define NCHECKS 17
+#define NCHECKS 15
 
 /* Set by the init script from the kernel's "PCI BIOS area is rw and x" line. */
 static int pcibios_x = -1;

@@ -58,6 +58,27 @@ class Monitor:
             pass
 
 
+def freeze_in_kernel(mon, name):
+    """Stop the guest while it idles in the kernel (CPL 0, halted).
+
+    "info tlb" reads the tables CR3 points at. With page-table isolation
+    the CPU runs user code (and briefly the entry code) on a user copy
+    that lacks most kernel mappings, so read only while the idle loop
+    halts, where CR3 holds the kernel tables.
+    """
+    regs = ""
+    for _ in range(200):
+        mon.cmd("stop")
+        regs = mon.cmd("info registers")
+        if re.search(r"CPL=0\b", regs) and re.search(r"HLT=1\b", regs):
+            return regs
+        mon.cmd("cont")
+        time.sleep(0.05)
+    say(f"boot {name}: guest never seen idle in the kernel; reading anyway")
+    mon.cmd("stop")
+    return mon.cmd("info registers")
+
+
 def xp64(mon, phys):
     out = mon.cmd(f"xp /1gx 0x{phys:x}")
     m = re.search(r":\s*0x([0-9a-fA-F]+)", out)
@@ -133,12 +154,11 @@ def main():
             return 1
         say(f"boot {a.name}: guest ready after {int(time.time() - start)}s, reading page tables")
         mon = Monitor(sock)
+        regs = freeze_in_kernel(mon, a.name)
+        cr3 = int(re.search(r"CR3=([0-9a-fA-F]+)", regs).group(1), 16)
         tlb = mon.cmd("info tlb")
         with open(base + ".tlb.txt", "w") as f:
             f.write(tlb + "\n")
-        regs = mon.cmd("info registers")
-        m = re.search(r"CR3=([0-9a-fA-F]+)", regs)
-        cr3 = int(m.group(1), 16)
         # Walk the addresses the guest reported (module objects, low 1 MiB).
         text = open(serial, "rb").read().decode(errors="replace")
         addrs = {int(x, 16) for x in re.findall(r"@ 0x([0-9a-f]{8})\]", text)}

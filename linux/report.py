@@ -290,10 +290,13 @@ def document(meta, boots, linux, ronx, kt):
             w(f"| {c} | {lv} | {tv} | {rv} | {'; '.join(notes)} |")
     d = linux.get("default", {})
     w("\n## Default command line (Linux only)\n")
-    w("ronx has no ACPI, so this column has no ronx twin. "
-      + ("Here Linux did not print \"PCI BIOS area is rw and x\", so 640K-1M stayed NX.\n"
+    w("Linux 6.1 leaves `PCI_PROBE_BIOS` out of its default `pci_probe` on PAE and 64-bit "
+      "kernels (`arch/x86/pci/common.c`), so it uses the PCI BIOS only when told `pci=bios`. "
+      + ("Accordingly it did not print \"PCI BIOS area is rw and x\" here and 640K-1M stayed NX. "
          if not boots["debian-default"].pcibios() else
-         "Here Linux used the PCI BIOS, so 640K-1M is RW+X as with pci=bios.\n"))
+         "Yet here it used the PCI BIOS, so 640K-1M is RW+X as with pci=bios. ")
+      + "ronx's default follows 2.6.38 instead (it uses a BIOS32 directory when it finds one), "
+      "so ronx's default is compared with Linux's `pci=bios` above.\n")
     w("| check | Linux |\n|---|---|")
     for c in CHECKS:
         w(f"| {c} | {d.get(c, 'not measured')} |")

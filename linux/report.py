@@ -300,6 +300,11 @@ def document(meta, boots, linux, ronx, kt):
     w("| check | Linux |\n|---|---|")
     for c in CHECKS:
         w(f"| {c} | {d.get(c, 'not measured')} |")
+    secs = re.findall(r"^section (\S+) (0x[0-9a-f]+)", boots["debian-bios"].text, re.M)
+    if secs:
+        w("\n### Module sections (`/sys/module/ronx_peer/sections`, acpi=off pci=bios)\n\n```")
+        w("\n".join(f"{a} {n}" for n, a in sorted(secs, key=lambda x: int(x[1], 16))))
+        w("```")
     for name, _, _ in DEBIAN:
         w(f"\n### Boot lines: {name}\n\n```")
         w("\n".join(boots[name].lines) or "(no boot)")

@@ -9,7 +9,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 need=()
-for p in flex bison bc libelf-dev libssl-dev cpio gzip xz-utils python3 make gcc libc6-dev qemu-system-x86; do
+for p in flex bison bc libelf-dev libssl-dev cpio gzip xz-utils python3 make gcc libc6-dev binutils patch perl qemu-system-x86; do
 	dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ! dpkg --print-foreign-architectures | grep -qx i386; then

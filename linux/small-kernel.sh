@@ -56,7 +56,7 @@ cp "$O/arch/x86/boot/bzImage" "$OUT/bzImage-fixed"
 rm -rf "$B"
 # Drop images built from older patches or config fragments.
 for d in "$CACHE"/small-*-*; do
-	[ "$d" = "$OUT" ] || [ ! -e "$d/bzImage-base" ] || { say "removing stale $d"; rm -rf "$d"; }
+	[ "$d" = "$OUT" ] || { say "removing stale $d"; rm -rf "$d"; }
 done
 say "small kernels in $OUT"
 echo "$OUT"

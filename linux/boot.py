@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# Boot a kernel + initramfs in QEMU (TCG), wait for the guest's
+# "ready-for-tlb" line, then read its page tables from the outside
+# through the QEMU monitor: "info tlb", plus a walk of the PAE tables
+# for chosen addresses with "xp" (to see the PDE bits "info tlb" omits).
+# Writes NAME.serial.log, NAME.tlb.txt and NAME.walk.txt into OUTDIR.
+import argparse
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+MARK = b"=== ronx-peer: ready-for-tlb"
+ANSI = re.compile(rb"\x1b\[[0-9;]*[A-Za-z]|\x1b[()][A-Za-z0-9]")
+
+
+def say(msg):
+    print(f"[linux] {msg}", file=sys.stderr, flush=True)
+
+
+class Monitor:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        for _ in range(100):
+            try:
+                self.s.connect(path)
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("cannot connect to the QEMU monitor")
+        self.s.settimeout(60)
+        self._until_prompt()
+
+    def _until_prompt(self):
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            chunk = self.s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        return ANSI.sub(b"", buf).decode(errors="replace")
+
+    def cmd(self, line):
+        self.s.sendall(line.encode() + b"\n")
+        out = self._until_prompt()
+        lines = out.replace("\r", "").split("\n")
+        # Drop the echoed command and the trailing prompt.
+        body = [l for l in lines[1:] if l != "(qemu) "]
+        return "\n".join(body).rstrip("\n")
+
+    def quit(self):
+        try:
+            self.s.sendall(b"quit\n")
+        except OSError:
+            pass
+
+
+def freeze_in_kernel(mon, name):
+    """Stop the guest while it idles in the kernel (CPL 0, halted).
+
+    "info tlb" reads the tables CR3 points at. With page-table isolation
+    the CPU runs user code (and briefly the entry code) on a user copy
+    that lacks most kernel mappings, so read only while the idle loop
+    halts, where CR3 holds the kernel tables.
+    """
+    regs = ""
+    for _ in range(200):
+        mon.cmd("stop")
+        regs = mon.cmd("info registers")
+        if re.search(r"CPL=0\b", regs) and re.search(r"HLT=1\b", regs):
+            return regs
+        mon.cmd("cont")
+        time.sleep(0.05)
+    say(f"boot {name}: guest never seen idle in the kernel; reading anyway")
+    mon.cmd("stop")
+    return mon.cmd("info registers")
+
+
+def xp64(mon, phys):
+    out = mon.cmd(f"xp /1gx 0x{phys:x}")
+    m = re.search(r":\s*0x([0-9a-fA-F]+)", out)
+    if not m:
+        raise RuntimeError(f"xp failed: {out!r}")
+    return int(m.group(1), 16)
+
+
+def walk(mon, cr3, va):
+    """PAE walk: returns text with PDPTE, PDE, PTE and the effective bits."""
+    pdpte = xp64(mon, (cr3 & ~0x1F) + ((va >> 30) & 3) * 8)
+    res = f"0x{va:08x} pdpte=0x{pdpte:016x}"
+    if not pdpte & 1:
+        return res + " effective=not-present"
+    pde = xp64(mon, (pdpte & 0xFFFFFFFFFF000) + ((va >> 21) & 0x1FF) * 8)
+    res += f" pde=0x{pde:016x}"
+    if not pde & 1:
+        return res + " effective=not-present"
+    if pde & 0x80:
+        leaf, rw, nx = "2M", pde & 2, pde >> 63
+    else:
+        pte = xp64(mon, (pde & 0xFFFFFFFFFF000) + ((va >> 12) & 0x1FF) * 8)
+        res += f" pte=0x{pte:016x}"
+        if not pte & 1:
+            return res + " effective=not-present"
+        # Effective: writable only if every level allows it; NX if any sets it.
+        leaf, rw, nx = "4K", pde & pte & 2, (pde | pte) >> 63
+    return res + f" level={leaf} effective={'RW' if rw else 'RO'}+{'NX' if nx else 'X'}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--initrd", required=True)
+    ap.add_argument("--append", default="")
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--outdir", required=True)
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--memory", default="256")
+    a = ap.parse_args()
+
+    os.makedirs(a.outdir, exist_ok=True)
+    base = os.path.join(a.outdir, a.name)
+    serial, sock = base + ".serial.log", base + ".monitor.sock"
+    for p in (serial, sock):
+        if os.path.exists(p):
+            os.unlink(p)
+    cmd = ["qemu-system-i386", "-accel", "tcg", "-cpu", "qemu32,+nx,+pae",
+           "-m", a.memory, "-display", "none", "-no-reboot", "-net", "none",
+           "-serial", f"file:{serial}",
+           "-monitor", f"unix:{sock},server,nowait",
+           "-kernel", a.kernel, "-initrd", a.initrd,
+           "-append", ("console=ttyS0 " + a.append).strip()]
+    say(f"boot {a.name}: {' '.join(cmd)}")
+    start = time.time()
+    q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+    last_note, ready = start, False
+    try:
+        while time.time() - start < a.timeout:
+            if q.poll() is not None:
+                break
+            data = open(serial, "rb").read() if os.path.exists(serial) else b""
+            if MARK in data:
+                ready = True
+                break
+            if time.time() - last_note >= 10:
+                last_note = time.time()
+                tail = data.rstrip().split(b"\n")[-1][:90].decode(errors="replace")
+                say(f"boot {a.name}: {int(last_note - start)}s, console: {tail}")
+            time.sleep(0.5)
+        if not ready:
+            say(f"boot {a.name}: no ready line (qemu exit {q.poll()}), see {serial}")
+            return 1
+        say(f"boot {a.name}: guest ready after {int(time.time() - start)}s, reading page tables")
+        mon = Monitor(sock)
+        regs = freeze_in_kernel(mon, a.name)
+        cr3 = int(re.search(r"CR3=([0-9a-fA-F]+)", regs).group(1), 16)
+        tlb = mon.cmd("info tlb")
+        with open(base + ".tlb.txt", "w") as f:
+            f.write(tlb + "\n")
+        # Walk the addresses the guest reported (module objects, low 1 MiB).
+        text = open(serial, "rb").read().decode(errors="replace")
+        addrs = {int(x, 16) for x in re.findall(r"@ 0x([0-9a-f]{8})\]", text)}
+        # Kernel image sections from /proc/iomem (physical; lowmem is
+        # mapped at PAGE_OFFSET 0xc0000000 in both kernels used here).
+        for m in re.finditer(r"^\s*([0-9a-f]+)-[0-9a-f]+ : Kernel (code|rodata|data|bss)",
+                             text, re.M):
+            addrs.add(0xC0000000 + (int(m.group(1), 16) & ~0xFFF))
+        addrs = sorted(addrs)
+        with open(base + ".walk.txt", "w") as f:
+            f.write(f"cr3=0x{cr3:x}\n")
+            for va in addrs:
+                f.write(walk(mon, cr3, va) + "\n")
+        mon.quit()
+        q.wait(timeout=30)
+        say(f"boot {a.name}: done in {int(time.time() - start)}s ({len(tlb.splitlines())} tlb lines)")
+        return 0
+    finally:
+        if q.poll() is None:
+            q.kill()
+            q.wait()
+        if os.path.exists(sock):
+            os.unlink(sock)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

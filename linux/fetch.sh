@@ -1,0 +1,86 @@
+#!/bin/bash
+# Fetch Debian's i386 686-pae kernel, headers, kbuild, busybox-static and
+# linux-source-6.1 into the cache, unpack them there, and write
+# $CACHE/env describing what was unpacked. Needs root (apt-get).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+[ "$(id -u)" -eq 0 ] || die "run as root (apt-get, dpkg --add-architecture)"
+export DEBIAN_FRONTEND=noninteractive
+
+need=()
+for p in flex bison bc libelf-dev libssl-dev cpio gzip xz-utils python3 make gcc libc6-dev binutils patch perl qemu-system-x86; do
+	dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+if ! dpkg --print-foreign-architectures | grep -qx i386; then
+	say "enabling the i386 architecture"
+	dpkg --add-architecture i386
+	updated=no
+fi
+if [ "${updated:-}" = no ] || ! apt-cache show linux-image-686-pae:i386 >/dev/null 2>&1 || [ ${#need[@]} -gt 0 ]; then
+	say "apt-get update"
+	apt-get update 2>&1 | sed 's/^/[linux]   apt: /' >&2
+fi
+if [ ${#need[@]} -gt 0 ]; then
+	say "installing build tools: ${need[*]}"
+	apt-get install -y --no-install-recommends "${need[@]}" 2>&1 | grep -E '^(Setting up|E:)' | sed 's/^/[linux]   /' >&2
+fi
+
+# The metapackage names the ABI package (linux-image-6.1.0-N-686-pae).
+dep_of() { apt-cache depends "$1" 2>/dev/null | awk '/Depends:/ {print $2; exit}'; }
+candidate() { apt-cache policy "$1" | awk '/Candidate:/ {print $2}'; }
+IMG=$(dep_of linux-image-686-pae:i386); IMG=${IMG%:i386}
+HDR=$(dep_of linux-headers-686-pae:i386); HDR=${HDR%:i386}
+[ -n "$IMG" ] && [ -n "$HDR" ] || die "cannot resolve linux-image-686-pae:i386"
+KVER=${IMG#linux-image-}
+ABI=${KVER%-686-pae}
+PKGVER=$(candidate "$IMG:i386")
+SRCVER=$(candidate linux-source-6.1)
+[ "$PKGVER" = "$SRCVER" ] || say "note: image $PKGVER, linux-source-6.1 $SRCVER"
+say "Debian kernel $KVER, package version $PKGVER"
+
+DEBS=$CACHE/debs
+mkdir -p "$DEBS"
+get() { # package[:arch] version
+	local name=${1%:*} arch ver=$2 f
+	case $1 in *:i386) arch=i386 ;; *) arch=$(apt-cache show "$1=$ver" | awk '/^Architecture:/ {print $2; exit}') ;; esac
+	f=$DEBS/${name}_${ver//:/%3a}_${arch}.deb
+	if [ ! -s "$f" ]; then
+		say "downloading $name $ver ($arch)"
+		(cd "$DEBS" && apt-get download "$1=$ver" 2>&1 | grep -v '^W: Download is performed unsandboxed' | sed 's/^/[linux]   /' >&2)
+	fi
+	[ -s "$f" ] || die "download of $1 failed"
+	echo "$f"
+}
+BBVER=$(candidate busybox-static:i386)
+F_IMG=$(get "$IMG:i386" "$PKGVER")
+F_HDR=$(get "$HDR:i386" "$PKGVER")
+F_COM=$(get "linux-headers-$ABI-common" "$PKGVER")
+F_KB=$(get linux-kbuild-6.1 "$PKGVER")
+F_BB=$(get busybox-static:i386 "$BBVER")
+F_SRC=$(get linux-source-6.1 "$SRCVER")
+
+ROOT=$CACHE/root-$PKGVER
+if [ ! -e "$ROOT/.unpacked" ]; then
+	say "unpacking into $ROOT"
+	rm -rf "$ROOT"; mkdir -p "$ROOT"
+	for f in "$F_IMG" "$F_HDR" "$F_COM" "$F_KB" "$F_BB"; do dpkg-deb -x "$f" "$ROOT"; done
+	# The headers' Makefile includes /usr/src/...-common by absolute path;
+	# point it at the unpacked copy so nothing is installed on the host.
+	mk=$ROOT/usr/src/linux-headers-$KVER/Makefile
+	sed -i "s|/usr/src/linux-headers-$ABI-common|$ROOT/usr/src/linux-headers-$ABI-common|" "$mk"
+	touch "$ROOT/.unpacked"
+fi
+
+cat >"$CACHE/env" <<EOT
+KVER=$KVER
+PKGVER=$PKGVER
+SRCVER=$SRCVER
+BBVER=$BBVER
+ROOT=$ROOT
+VMLINUZ=$ROOT/boot/vmlinuz-$KVER
+HEADERS=$ROOT/usr/src/linux-headers-$KVER
+BUSYBOX=$ROOT/bin/busybox
+SRC_DEB=$F_SRC
+EOT
+say "fetched: $(tr '\n' ' ' <"$CACHE/env")"

@@ -1,0 +1,28 @@
+# linux/linux.mk: the Linux side of ronx, included by the top-level
+# Makefile (paths relative to the repository root). Needs root and
+# Debian's package mirror; downloads and built kernels are cached in
+# ~/.cache/ronx/linux (override with RONX_LINUX_CACHE).
+
+.PHONY: linux-check linux-fetch linux-small-kernels linux-clean
+
+# Everything: fetch, build the module and both small kernels, boot all
+# scenarios, write build/results/linux.ktap and docs/linux-vs-ronx.md.
+# ronx's own readings are refreshed first when the top Makefile has them.
+linux-check:
+	@if $(MAKE) -n ronx-checks >/dev/null 2>&1; then \
+		echo "[linux] refreshing ronx's readings (make ronx-checks)"; \
+		$(MAKE) ronx-checks || echo "[linux] make ronx-checks failed; missing ronx rows will say 'not measured'"; \
+	else \
+		echo "[linux] no ronx-checks target here; missing ronx rows will say 'not measured'"; \
+	fi
+	linux/check.sh
+
+linux-fetch:
+	linux/fetch.sh
+
+linux-small-kernels:
+	linux/small-kernel.sh
+
+# Only this side's outputs; the download cache stays.
+linux-clean:
+	rm -rf build/linux build/results/linux.ktap build/results/linux-checks.json

@@ -107,6 +107,7 @@ debug: all
 test: all
 	@rm -rf $(B)/results && mkdir -p $(B)/results
 	@status=0; \
+	$(MAKE) --no-print-directory linux-check || status=1; \
 	$(MAKE) --no-print-directory host-test || status=1; \
 	$(MAKE) --no-print-directory fuzz-smoke || status=1; \
 	$(PYTHON) tests/docs/check_docs.py || status=1; \

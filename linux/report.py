@@ -289,6 +289,9 @@ def document(meta, boots, linux, ronx, kt):
             if c == "wx_check" and scen == "pci=bios":
                 notes.append("Linux 6.1's audit on PAE cannot see writable pages: 640K-1M is RW+X in "
                              "info tlb yet it says passed (fixed by `linux/patches/`)")
+            if c == "low:0x100000" and rv == "RO+X":
+                notes.append("ronx loads its kernel at 1 MiB, so 0xc0100000 is its text; "
+                             "Debian's kernel starts at 16 MiB, so 1 MiB is free RAM there")
             if tv not in ("—", "freed before it can be read") and c != "wx_check" and tv != lv:
                 notes.append("info tlb disagrees with the module")
             w(f"| {c} | {lv} | {tv} | {rv} | {'; '.join(notes)} |")

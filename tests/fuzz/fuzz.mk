@@ -23,7 +23,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_modload.c $(HOST_DEPS)
 # small real Linux i386 modules if linux/ has fetched them (richer files:
 # __versions, .gnu.linkonce.this_module, debug relocations).
 RONX_LINUX_CACHE ?= $(HOME)/.cache/ronx/linux
-FUZZ_LINUX_KO = $(shell find $(RONX_LINUX_CACHE)/root/lib/modules -name '*.ko' \
+FUZZ_LINUX_KO = $(shell find $(RONX_LINUX_CACHE)/root*/lib/modules -name '*.ko' \
 	-size -12k 2>/dev/null | sort | head -40)
 
 $(FUZZ_CORPUS)/.stamp: $(MODULES_KO) $(BROKEN_MANIFEST)

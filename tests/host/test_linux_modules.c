@@ -10,6 +10,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
+#include <glob.h>
 #include "../../modload/errmsg.c"
 #include "../../modload/elf_check.c"
 #include "../../modload/elf_image.c"
@@ -65,14 +66,22 @@ TEST(debian_686_pae_modules)
 int main(void)
 {
 	const char *cache = getenv("RONX_LINUX_CACHE");
+	char pattern[sizeof(dir)];
 	struct stat st;
+	glob_t g;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* linux/fetch.sh unpacks into root-<package version>/ */
 	if (cache)
-		snprintf(dir, sizeof(dir), "%s/root/lib/modules", cache);
+		snprintf(pattern, sizeof(pattern), "%s/root*/lib/modules", cache);
 	else
-		snprintf(dir, sizeof(dir), "%s/.cache/ronx/linux/root/lib/modules",
+		snprintf(pattern, sizeof(pattern), "%s/.cache/ronx/linux/root*/lib/modules",
 			 getenv("HOME") ? getenv("HOME") : "");
+	snprintf(dir, sizeof(dir), "%s", pattern);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		snprintf(dir, sizeof(dir), "%s", g.gl_pathv[g.gl_pathc - 1]);
+		globfree(&g);
+	}
 	if (stat(dir, &st) != 0) {
 		printf("KTAP version 1\nok 1 debian_686_pae_modules # SKIP no %s\n1..1\n", dir);
 		return 0;

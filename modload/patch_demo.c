@@ -66,13 +66,23 @@ static unsigned long write_site(unsigned char *site, const unsigned char *bytes,
 	return wx.wx_pages;
 }
 
+/* Run the call site n times: which code ran, the probe or patchme_hook? */
+static void run_and_count(const struct patch_target *t, const char *state, unsigned int n)
+{
+	unsigned long hits = probe_hits;
+	unsigned int count = *t->counter;
+
+	t->run(n);
+	cprintf("patch: %s: patchme_run(%u) -> probe hits +%lu, patchme_counter +%u\n",
+		state, n, probe_hits - hits, *t->counter - count);
+}
+
 static int cmd_patch(int argc, char **argv)
 {
 	bool alias = argc == 2 && strcmp(argv[1], "alias") == 0;
 	unsigned char orig[5], probe[5];
 	struct patch_target t;
-	unsigned long before_hits, wx_patch, wx_restore;
-	unsigned int before_count;
+	unsigned long wx_patch, wx_restore;
 	int rel;
 
 	if (argc != 2 || (!alias && strcmp(argv[1], "seed") != 0)) {
@@ -89,17 +99,9 @@ static int cmd_patch(int argc, char **argv)
 	cprintf("patch: %s\n", alias ? "through a temporary RW+NX alias of the text page" :
 		"seed 003's way: set_all_modules_text_rw(), write, set_all_modules_text_ro()");
 	wx_patch = write_site(t.site, probe, alias);
-	before_hits = probe_hits;
-	before_count = *t.counter;
-	t.run(3);
-	cprintf("patch: patched: patchme_run(3) -> probe hits +%lu, patchme_counter +%u\n",
-		probe_hits - before_hits, *t.counter - before_count);
+	run_and_count(&t, "patched", 3);
 	wx_restore = write_site(t.site, orig, alias);
-	before_hits = probe_hits;
-	before_count = *t.counter;
-	t.run(1);
-	cprintf("patch: restored: patchme_run(1) -> probe hits +%lu, patchme_counter +%u\n",
-		probe_hits - before_hits, *t.counter - before_count);
+	run_and_count(&t, "restored", 1);
 	cprintf("patch: W+X pages while writing: %lu (patch), %lu (restore)\n",
 		wx_patch, wx_restore);
 	return 0;

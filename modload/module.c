@@ -236,11 +236,15 @@ static int symbol_value(struct load_info *info, unsigned int sym, void **out)
 
 static int prepare(struct load_info *info, const void *data, unsigned long size)
 {
+	unsigned long place;
+
 	if (elf_check(&info->img, data, size, &info->e))
 		return -1;
-	info->place = __va(alloc_page());
-	if (info->place == __va(0))
+	/* one page holds place[]: elf_check() allows at most 1024 sections */
+	place = alloc_page();
+	if (!place)
 		return errf(&info->e, "out of memory");
+	info->place = __va(place);
 	if (layout_sections(&info->img, module_align, info->place, &info->lay, &info->e))
 		return -1;
 	return resolve_symbols(&info->img, resolve, 0, &info->e);
@@ -351,7 +355,7 @@ int load_module(const char *file, const void *data, unsigned long size, const ch
 	finish_init(info.mod);
 	ret = 0;
 out:
-	if (info.place && info.place != __va(0))
+	if (info.place)
 		free_page(__pa(info.place));
 	return ret;
 }

@@ -25,15 +25,8 @@ SCENARIOS = [
 ]
 
 
-def pages_where(pt, start, end, bad):
-    """Pages in [start, end) for which bad(mapping) holds; first few, as text."""
-    found = ["%08x %s" % (va, m.perm() if m else "unmapped")
-             for va, m in pt.pages(start, end) if bad(m)]
-    return found
-
-
 def expect(t, pt, start, end, what, bad, scenario):
-    found = pages_where(pt, start, end, bad)
+    found = pt.pages_where(start, end, bad)
     t.check(not found, "[%s] %s (%08x-%08x)" % (scenario, what, start, end),
             "%d pages wrong, first: %s" % (len(found), ", ".join(found[:4])))
 
@@ -82,9 +75,8 @@ def check_ptdump_and_wx(t, g, pt, name, nx):
     bad = ptdump.disagreements(runs, pt)
     t.check(not bad, "[%s] ptdump agrees with info tlb, page by page" % name, "; ".join(bad))
     out = g.command("wxcheck")
-    wx = [m for m in pt.maps if m.rw and m.exec] if nx else []
-    wx_pages = sum(m.size // 4096 for m in wx)
-    hole = sum(m.size // 4096 for m in wx if BIOS_BEGIN <= m.va < BIOS_END)
+    wx_pages = pt.wx_pages() if nx else 0
+    hole = pt.wx_pages(BIOS_BEGIN, BIOS_END) if nx else 0
     if not nx:
         t.check("skipped, NX is not in use" in out, "[%s] wxcheck says it cannot judge without NX"
                 % name, out)

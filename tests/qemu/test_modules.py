@@ -37,8 +37,7 @@ def wx_clean(t, g, after):
 def check_groups(t, pt, name, groups, scenario):
     for group, want in (("text", "RO+X"), ("ro", "RO+NX"), ("roai", "RO+NX"), ("rw", "RW+NX")):
         start, size = groups[group]
-        bad = ["%08x %s" % (va, m.perm() if m else "unmapped")
-               for va, m in pt.pages(start, start + size) if not m or m.perm() != want]
+        bad = pt.pages_where(start, start + size, lambda m: not m or m.perm() != want)
         t.check(not bad, "[%s] %s %s group %08x+%d is %s in info tlb"
                 % (scenario, name, group, start, size, want), ", ".join(bad[:4]))
 

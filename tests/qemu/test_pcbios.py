@@ -7,7 +7,6 @@ import re
 from guest import CPU_NO_NX, Guest
 from tlb import PageTables
 
-PAGE = 4096
 LOW_START, HOLE_START, HOLE_END = 0xC0000000, 0xC00A0000, 0xC0100000
 AREA_MSG = "PCI : PCI BIOS area is rw and x. Use pci=nobios if you want it NX."
 NX_OOPS = "kernel tried to execute NX-protected page - exploit attempt?"
@@ -16,25 +15,12 @@ HOST_BRIDGE = re.compile(r"^00:00\.0 8086:1237 class 0600", re.M)
 ISA_BRIDGE = re.compile(r"^00:01\.0 8086:7000 class 0601", re.M)
 
 
-def pages_wrong(pt, start, end, rw, nx):
-    """Pages in [start, end) whose mapping is not rw/nx as asked."""
-    return ["%#x:%s" % (va, m.perm() if m else "unmapped")
-            for va, m in pt.pages(start, end)
-            if m is None or m.rw != rw or m.nx != nx]
-
-
 def check_range(t, pt, start, end, rw, nx, what):
-    bad = pages_wrong(pt, start, end, rw, nx)
+    bad = pt.pages_where(start, end, lambda m: m is None or m.rw != rw or m.nx != nx)
     t.check(not bad, "info tlb: %s %#x-%#x is %s+%s" % (what, start, end,
                                                          "RW" if rw else "RO",
                                                          "NX" if nx else "X"),
             "%d pages differ, first: %s" % (len(bad), ", ".join(bad[:4])))
-
-
-def wx_pages(pt):
-    """W+X 4 KiB pages in the kernel's half, from the page tables alone."""
-    return sum(m.size // PAGE for m in pt.maps
-               if m.va >= LOW_START and m.rw and not m.nx)
 
 
 def guest(name, cmdline, cpu=None):
@@ -70,8 +56,8 @@ def test_pcbios_default(t):
         pt = PageTables(g.monitor("info tlb"))
         check_range(t, pt, LOW_START, HOLE_START, True, True, "low 640K")
         check_range(t, pt, HOLE_START, HOLE_END, True, False, "BIOS hole")
-        t.check(wx_pages(pt) == 96, "info tlb: the only W+X pages are the 96 of 640K-1M",
-                "%d W+X pages" % wx_pages(pt))
+        wx = pt.wx_pages(LOW_START)
+        t.check(wx == 96, "info tlb: the only W+X pages are the 96 of 640K-1M", "%d W+X pages" % wx)
         selftest(t, g, "default")
 
 
@@ -84,7 +70,8 @@ def test_pcbios_nobios(t):
         t.check("no PCI BIOS in use (pci=nobios)" in out, "lspci says the PCI BIOS is off", out)
         pt = PageTables(g.monitor("info tlb"))
         check_range(t, pt, LOW_START, HOLE_END, True, True, "whole low 1 MiB")
-        t.check(wx_pages(pt) == 0, "info tlb: no W+X page", "%d W+X pages" % wx_pages(pt))
+        wx = pt.wx_pages(LOW_START)
+        t.check(wx == 0, "info tlb: no W+X page", "%d W+X pages" % wx)
         selftest(t, g, "nobios")
 
 
@@ -125,8 +112,8 @@ def test_pcbios_bios_tight(t):
         check_range(t, pt, start, end, False, False, "BIOS code")
         if end < HOLE_END:
             check_range(t, pt, end, HOLE_END, True, True, "above the BIOS code")
-        t.check(wx_pages(pt) == 0, "info tlb: no W+X page with the PCI BIOS in use",
-                "%d W+X pages" % wx_pages(pt))
+        wx = pt.wx_pages(LOW_START)
+        t.check(wx == 0, "info tlb: no W+X page with the PCI BIOS in use", "%d W+X pages" % wx)
         selftest(t, g, "bios_tight")
 
 

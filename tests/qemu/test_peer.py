@@ -25,7 +25,10 @@ def readings(g, hole):
     pt = PageTables(g.monitor("info tlb"))
     lsmod = g.command("lsmod")
     core = regions(lsmod)[("hello", "core")]
-    perm = lambda va: (pt.lookup(va).perm() if pt.lookup(va) else "not present")  # noqa: E731
+
+    def perm(va):
+        m = pt.lookup(va)
+        return m.perm() if m else "not present"
     out = {"text": perm(core["text"][0]), "rodata": perm(core["ro"][0]),
            "ro_after_init": perm(core["roai"][0]), "data": perm(core["rw"][0]),
            "bss": perm(core["rw"][0] + core["rw"][1] - 1)}

@@ -56,6 +56,16 @@ class PageTables:
         for va in range(start & ~(PAGE - 1), end, PAGE):
             yield va, self.lookup(va)
 
+    def pages_where(self, start, end, bad):
+        """Pages in [start, end) whose mapping (None if unmapped) makes
+        bad() true, as text for a failure message."""
+        return ["%08x %s" % (va, m.perm() if m else "unmapped")
+                for va, m in self.pages(start, end) if bad(m)]
+
+    def wx_pages(self, start=0, end=1 << 32):
+        """4 KiB pages mapped writable and executable with va in [start, end)."""
+        return sum(m.size // PAGE for m in self.maps if start <= m.va < end and m.rw and m.exec)
+
     def ranges(self):
         """Runs of contiguous pages with equal attributes: (start, end, Mapping)."""
         runs = []

@@ -66,13 +66,34 @@ void *module_alloc(unsigned long size, bool executable)
 				    executable ? PAGE_KERNEL_EXEC : PAGE_KERNEL)) {
 			if (pa)
 				free_page(pa);
-			module_memfree((void *)va, i * PAGE_SIZE);
-			pfn_bitmap_free_range(&slots, (unsigned long)slot + i,
+			unmap_and_free(va, i);
+			pfn_bitmap_free_range(&slots, (unsigned long)slot,
 					      (unsigned long)slot + npages);
 			return 0;
 		}
 	}
 	return (void *)va;
+}
+
+/*
+ * Seed 003's rule: module memory goes back RW+NX (unset_section_ro_nx()).
+ * The pages are unmapped here anyway, so nothing else would notice a
+ * forgotten reset; say so instead of hiding it.
+ */
+static void check_reset(unsigned long va, unsigned long npages)
+{
+	unsigned long bad = 0;
+
+	for (unsigned long i = 0; i < npages; i++) {
+		enum pg_level level;
+		pteval_t *pte = lookup_address(va + i * PAGE_SIZE, &level);
+
+		if (pte && (!(*pte & _PAGE_RW) || (nx_enabled && !(*pte & _PAGE_NX))))
+			bad++;
+	}
+	if (bad)
+		pr_warn("module_memfree: %lu of %lu pages at 0x%08lx are not RW+NX; reset them first (unset_section_ro_nx)\n",
+			bad, npages, va);
 }
 
 void module_memfree(void *addr, unsigned long size)
@@ -82,6 +103,7 @@ void module_memfree(void *addr, unsigned long size)
 
 	if (!addr || !npages)
 		return;
+	check_reset(va, npages);
 	unmap_and_free(va, npages);
 	for (unsigned long i = 0; i < npages; i++)
 		pfn_bitmap_free(&slots, slot + i);

@@ -301,20 +301,29 @@ static int do_init(struct module *mod, struct errmsg *e)
 	return 0;
 }
 
-/* After a successful init: seal ro_after_init, free init (seed 003, sys_init_module). */
+/*
+ * After a successful init (seed 003, sys_init_module): seal ro_after_init,
+ * then set the init region back to RW+NX and free it.
+ */
 static void finish_init(struct module *mod)
 {
 	set_ro_after_init(mod);
 	if (mod->module_init) {
-		mod->freed_init = (unsigned long)mod->module_init;
-		mod->freed_init_size = mod->init_size;
 		unset_section_ro_nx(mod, mod->module_init);
 		module_memfree(mod->module_init, mod->init_size);
-		mod->module_init = 0;
-		mod->init_size = mod->init_text_size = mod->init_ro_size = 0;
-		mod->init_ro_after_init_size = 0;
 	}
-	mod->state = MODULE_STATE_LIVE;
+}
+
+/* The init region is gone: keep where it was (lsmod, tests), drop its sizes. */
+static void forget_init_region(struct module *mod)
+{
+	if (!mod->module_init)
+		return;
+	mod->freed_init = (unsigned long)mod->module_init;
+	mod->freed_init_size = mod->init_size;
+	mod->module_init = 0;
+	mod->init_size = mod->init_text_size = mod->init_ro_size = 0;
+	mod->init_ro_after_init_size = 0;
 }
 
 int load_module(const char *file, const void *data, unsigned long size, const char *args,
@@ -353,6 +362,8 @@ int load_module(const char *file, const void *data, unsigned long size, const ch
 		goto out;
 	}
 	finish_init(info.mod);
+	forget_init_region(info.mod);
+	info.mod->state = MODULE_STATE_LIVE;
 	ret = 0;
 out:
 	if (info.place)

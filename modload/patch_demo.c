@@ -4,7 +4,9 @@
  * exported patchme_site to a probe in the kernel that counts calls, run
  * the module, then restore the original bytes. Shell: "patch seed" does it
  * seed 003's way, "patch alias" through a temporary alias mapping; both
- * run the W^X audit while the patch is being written.
+ * run the W^X audit while the patch is being written. "patch open" and
+ * "patch close" hold seed 003's window open between two commands, so that
+ * walk, wxcheck or QEMU's info tlb can look at it.
  */
 #include <ronx/compiler.h>
 #include <ronx/string.h>
@@ -77,6 +79,19 @@ static void run_and_count(const struct patch_target *t, const char *state, unsig
 		state, n, probe_hits - hits, *t->counter - count);
 }
 
+/* Seed 003's window, held open: every module's text RW+X until "patch close". */
+static int patch_window(bool open)
+{
+	if (open)
+		set_all_modules_text_rw();
+	else
+		set_all_modules_text_ro();
+	cprintf("patch: every module's text is now %s\n", open ?
+		"writable and executable (seed 003's window; 'patch close' ends it)" :
+		"read-only again");
+	return 0;
+}
+
 static int cmd_patch(int argc, char **argv)
 {
 	bool alias = argc == 2 && strcmp(argv[1], "alias") == 0;
@@ -85,8 +100,10 @@ static int cmd_patch(int argc, char **argv)
 	unsigned long wx_patch, wx_restore;
 	int rel;
 
+	if (argc == 2 && (strcmp(argv[1], "open") == 0 || strcmp(argv[1], "close") == 0))
+		return patch_window(strcmp(argv[1], "open") == 0);
 	if (argc != 2 || (!alias && strcmp(argv[1], "seed") != 0)) {
-		cprintf("usage: patch seed|alias\n");
+		cprintf("usage: patch seed|alias|open|close\n");
 		return -EINVAL;
 	}
 	if (find_target(&t))
@@ -106,5 +123,5 @@ static int cmd_patch(int argc, char **argv)
 		wx_patch, wx_restore);
 	return 0;
 }
-SHELL_COMMAND("patch", cmd_patch, "patch seed|alias",
+SHELL_COMMAND("patch", cmd_patch, "patch seed|alias|open|close",
 	      "patch a call site in module text: seed 003's W+X window, or an alias mapping");

@@ -29,6 +29,22 @@ static void sync_core(void)
 	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
 }
 
+/* The W^X audit run while an alias is mapped: keep the worst count seen. */
+static void audit_window(unsigned long *wx_seen)
+{
+	unsigned long wx;
+
+	if (!wx_seen)
+		return;
+	wx = ptdump_check_wx().wx_pages;
+	if (wx > *wx_seen)
+		*wx_seen = wx;
+}
+
+/*
+ * Write n bytes at addr (all in one page) through a temporary RW+NX
+ * mapping of the same physical page at POKE_ALIAS; the text stays RO+X.
+ */
 static int poke_page(unsigned long addr, const unsigned char *bytes, unsigned long n,
 		     unsigned long *wx_seen)
 {
@@ -42,12 +58,7 @@ static int poke_page(unsigned long addr, const unsigned char *bytes, unsigned lo
 	if (map_page(POKE_ALIAS, pa, PAGE_KERNEL))
 		return -ENOMEM;
 	memcpy((void *)(POKE_ALIAS + (addr & ~PAGE_MASK)), bytes, n);
-	if (wx_seen) {
-		/* audit inside the window: the alias is RW+NX, the text still RO+X */
-		unsigned long wx = ptdump_check_wx().wx_pages;
-		if (wx > *wx_seen)
-			*wx_seen = wx;
-	}
+	audit_window(wx_seen);
 	unmap_page(POKE_ALIAS);
 	return 0;
 }

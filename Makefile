@@ -6,6 +6,8 @@
 #   make test     every test; the last line is "N passed, N failed"
 #   make debug    QEMU waits for gdb (see tools/gdbinit)
 #   make bench    measure what the policy costs
+#   make lab-start LAB=NAME [DIR=...]   a student's tree for one lab
+#   make grade [LAB=NAME]               grade the labs: Score: N/M
 #   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
 #   make map      memory-map pictures: build/map/*.svg, .png; examples in docs/
 #   make clean
@@ -115,6 +117,13 @@ test: all
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \
 	exit $$status
 
+# ronx as a course (docs/labs/README.md): a student's tree, and its grade
+lab-start: | $(SETUP)
+	@$(PYTHON) tools/lab.py start "$(LAB)" "$(DIR)"
+
+grade: | $(SETUP)
+	@$(PYTHON) tools/lab.py grade $(LAB)
+
 # keep the intermediate link passes (make would delete them otherwise)
 .SECONDARY:
 
@@ -138,6 +147,6 @@ ronx-checks: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all run run-kernel debug test clean docs map ronx-checks bench
+.PHONY: all run run-kernel debug test clean docs map ronx-checks bench lab-start grade
 
 -include $(OBJS:.o=.d)

@@ -54,8 +54,9 @@ void free_init_pages(const char *what, unsigned long begin, unsigned long end)
 
 void free_initmem(void)
 {
-	free_init_pages("unused kernel memory", (unsigned long)__init_begin,
-			(unsigned long)__init_end);
+	/* only whole pages: a misaligned linker.ld must not free data or bss */
+	free_init_pages("unused kernel memory", PFN_ALIGN(__init_begin),
+			(unsigned long)__init_end & PAGE_MASK);
 	init_mem_freed = true;
 }
 
@@ -70,9 +71,41 @@ static void mark_nxdata_nx(void)
 	set_memory_nx(start, (int)(size >> PAGE_SHIFT));
 }
 
+/*
+ * Each region with its own permissions must start and end on a page
+ * boundary (linker.ld), or one page would need two sets of permissions.
+ * An image that is not laid out so is left unprotected, as rodata=off,
+ * and the boot log names the symbol that is off.
+ */
+static bool image_is_page_aligned(void)
+{
+	static const struct { const char *name; const char *at; } marks[] = {
+		{ "_text", _text }, { "_etext", _etext },
+		{ "__start_rodata", __start_rodata }, { "__end_rodata", __end_rodata },
+		{ "__end_ro_after_init", __end_ro_after_init },
+		{ "_sdata", _sdata }, { "_edata", _edata },
+		{ "__init_begin", __init_begin }, { "__init_end", __init_end },
+		{ "_end", _end },
+	};
+	bool ok = true;
+
+	for (unsigned i = 0; i < ARRAY_SIZE(marks); i++) {
+		if ((unsigned long)marks[i].at & ~PAGE_MASK) {
+			pr_err("ronx: image layout: %s at %08lx is not on a page boundary (linker.ld)\n",
+			       marks[i].name, (unsigned long)marks[i].at);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 /* One line that says which policy this boot runs, before it is applied. */
 void print_policy(void)
 {
+	if (rodata_enabled && !image_is_page_aligned()) {
+		pr_err("ronx: the kernel image is not page-aligned: not protecting it (as rodata=off)\n");
+		rodata_enabled = false;
+	}
 	pr_info("ronx: policy: rodata=%s noexec=%s, PCI BIOS hole 640K-1M %s\n",
 		rodata_enabled ? "on" : "off", nx_enabled ? "on" : "off (NX not in use)",
 		pcibios_enabled ? "RW+X (PCI BIOS in use)" : "RW+NX");

@@ -7,6 +7,7 @@
 /* Written during boot, read-only once mark_rodata_ro() has run. */
 #define __ro_after_init	__attribute__((section(".data..ro_after_init")))
 #define __used		__attribute__((used))
+#define __maybe_unused	__attribute__((unused))
 #define noinline	__attribute__((noinline))
 #define __noreturn	__attribute__((noreturn))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
@@ -25,4 +26,5 @@
 #define EPERM	1
 #define EIO	5
 #define ENODEV	19
+#define ENOSYS	38
 #endif

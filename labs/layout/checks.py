@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Lab 1, layout: linker.ld lays the image out in whole pages (seed 001
+steps 1-2, seed 002's vmlinux_32.lds.S hunks). See docs/labs/layout.md."""
+import re
+
+from grading import CheckFailed, check, expect_ktap, expect_log, expect_pages, readelf
+
+PAGE = 4096
+# (symbol, the section it must start or end) in image order
+BOUNDARIES = [
+    ("_text", ".text", "start"), ("_etext", ".text", "end"),
+    ("__start_rodata", ".rodata", "start"), ("__end_rodata", ".rodata", "end"),
+    ("__start_ro_after_init", ".data..ro_after_init", "start"),
+    ("__end_ro_after_init", ".data..ro_after_init", "end"),
+    ("_sdata", ".data", "start"), ("_edata", ".data", "end"),
+    ("__init_begin", ".init.text", "start"), ("__init_end", ".init.data", "end"),
+    ("__bss_start", ".bss", "start"), ("_end", ".bss", "end"),
+]
+
+
+def sections(ctx):
+    """name -> (address, size) from readelf -S."""
+    out = {}
+    for m in re.finditer(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]{8})\s+[0-9a-f]+\s+([0-9a-f]+)",
+                         readelf(ctx, "-S")):
+        out[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16))
+    return out
+
+
+@check(points=10, name="every section boundary symbol is on a page boundary")
+def boundaries_aligned(ctx):
+    bad = ["%s = 0x%08x: expected a multiple of 0x1000, found 0x%03x into its page"
+           % (s, ctx.sym(s), ctx.sym(s) % PAGE)
+           for s, _, _ in BOUNDARIES if ctx.sym(s) % PAGE]
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=5, name="the symbols mark where the sections really start and end")
+def symbols_match_sections(ctx):
+    secs, bad = sections(ctx), []
+    for s, sec, edge in BOUNDARIES:
+        if sec not in secs:
+            bad.append("expected a section %s, found none" % sec)
+            continue
+        addr, size = secs[sec]
+        # a section ends where its page-aligned contents end
+        want = addr if edge == "start" else addr + size
+        if ctx.sym(s) != want:
+            bad.append("%s: expected 0x%08x (the %s of %s), found 0x%08x"
+                       % (s, want, edge, sec, ctx.sym(s)))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=5, name="program headers: text R E and page-aligned segments, none RWE")
+def program_headers(ctx):
+    bad = []
+    for line in readelf(ctx, "-l").splitlines():
+        f = line.split()
+        if not f or f[0] != "LOAD":
+            continue
+        va, memsz, flags = int(f[2], 16), int(f[5], 16), " ".join(f[6:-1])
+        if "W" in flags and "E" in flags:
+            bad.append("LOAD at 0x%08x: expected RW or R E, found %s" % (va, flags))
+        if va % PAGE or (va + memsz) % PAGE:
+            bad.append("LOAD at 0x%08x-0x%08x (%s): expected whole pages, found an edge "
+                       "inside a page" % (va, va + memsz, flags))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=5, name="the kernel applies its policy (image laid out in pages)")
+def policy_applied(ctx):
+    g = ctx.boot()
+    bad = re.findall(r"^ronx: image layout: .*$", g.log, re.M)
+    if bad:
+        raise CheckFailed("expected no layout complaint at boot, found:\n" + "\n".join(bad))
+    expect_log(g, r"^Write protecting the kernel text: \d+k$", "the text write-protected")
+
+
+@check(points=10, name="text RO+X, rodata RO+NX page by page (info tlb)")
+def text_rodata_pages(ctx):
+    g = ctx.boot()
+    expect_pages(ctx, g, "_text", "_etext", "RO+X", ".text")
+    expect_pages(ctx, g, "__start_rodata", "__end_ro_after_init", "RO+NX",
+                 ".rodata and ro_after_init")
+
+
+@check(points=10, name="data, freed init and bss RW+NX page by page (info tlb)")
+def data_bss_pages(ctx):
+    g = ctx.boot()
+    expect_pages(ctx, g, "_sdata", "_edata", "RW+NX", ".data")
+    expect_pages(ctx, g, "__init_begin", "__init_end", "RW+NX", "freed init memory")
+    expect_pages(ctx, g, "__bss_start", "_end", "RW+NX", ".bss")
+
+
+@check(points=5, name="selftest image: the kernel's own probes of its image")
+def image_selftest(ctx):
+    expect_ktap(ctx.boot(), "image")

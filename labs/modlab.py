@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the module labs (module-layout, module-lifecycle, text-patching)
+share: a boot of their own, the page tables read again after a command,
+lsmod's regions, and seed 003's layout computed here, in Python, from the
+.ko files themselves (a second opinion the kernel cannot influence)."""
+import os
+import re
+import struct
+import types
+
+import grading
+from grading import CheckFailed, expect_pages
+from test_modules import FREED, regions
+from tlb import PageTables
+
+PAGE = 4096
+MODULES_VADDR, MODULES_END = 0xF8000000, 0xFC000000
+ALIAS_VADDR, POKE_ALIAS = 0xFC000000, 0xFC000000 + 16 * PAGE
+SHT_NULL, SHT_SYMTAB, SHT_NOBITS = 0, 2, 8
+SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 1, 2, 4
+GROUPS = ("text", "ro", "roai", "rw")
+WANT = {"text": "RO+X", "ro": "RO+NX", "roai": "RO+NX", "rw": "RW+NX"}
+# the modules the autoload list loads at boot, and those the labs add
+AUTOLOADED = ("hello", "provider", "user")
+
+
+def own_boot(ctx, tag, cmdline=""):
+    """A boot for one lab's checks alone: they load, unload and patch
+    modules, which must not change what another lab's checks see in the
+    boots ctx.boot() shares. Cached in the grade run like ctx.boot()."""
+    key = ("labs-b", tag, cmdline)
+    got = ctx._boots.get(key)
+    if isinstance(got, grading.Boot) and not got.alive():
+        got.guest.close()
+        got = None
+    if got is None:
+        name = re.sub(r"[^\w.=-]", "_", "grade-%s-%s" % (tag, cmdline or "default"))
+        guest = grading.Guest(name, cmdline=cmdline).start()
+        try:
+            got = grading.Boot(guest)
+        except grading.GuestError as e:
+            guest.close()
+            got = "the kernel did not reach the shell prompt (boot %s): %s" % (
+                cmdline or "default", e)
+        ctx._boots[key] = got
+    if isinstance(got, str):
+        raise CheckFailed(got)
+    return got
+
+
+def tlb(g):
+    """The page tables now (g.pt is as they were at the prompt)."""
+    return PageTables(g.monitor("info tlb"))
+
+
+def expect_range(ctx, pt, start, end, want, what):
+    """expect_pages() on page tables read after some command."""
+    expect_pages(ctx, types.SimpleNamespace(pt=pt), start, end, want, what)
+
+
+def insmod(g, name):
+    """Loads name unless it is loaded; CheckFailed with insmod's words."""
+    if re.search(r"^%s core " % name, g.sh("lsmod"), re.M):
+        return
+    out = g.sh("insmod " + name)
+    if "insmod:" in out:
+        raise CheckFailed("expected `insmod %s` to load it, found:\n%s" % (name, out.strip()))
+
+
+def core_regions(g, names, lsmod=None):
+    """{name: {group: (start, size)}} for the core region of each module,
+    CheckFailed naming a module that is not loaded (with the boot log's
+    insmod line about it, if any)."""
+    lsmod = lsmod if lsmod is not None else g.sh("lsmod")
+    regs = regions(lsmod)
+    out = {}
+    for n in names:
+        if (n, "core") not in regs:
+            why = [ln for ln in (g.log + lsmod).splitlines()
+                   if "insmod: %s" % n in ln or "ronx: lab" in ln]
+            raise CheckFailed("expected module %s loaded (lsmod shows its core region), found "
+                              "it missing%s" % (n, ":\n" + "\n".join(why[-4:]) if why else ""))
+        out[n] = regs[(n, "core")]
+    return out
+
+
+def freed_init(lsmod):
+    """{name: (start, size)} of each module's freed init region."""
+    return {m.group(1): (int(m.group(2), 16), int(m.group(3)))
+            for m in FREED.finditer(lsmod)}
+
+
+def expect_groups(ctx, pt, name, groups, when=""):
+    """Each group of a core region has its seed 003 protection in pt."""
+    bad = []
+    for grp in GROUPS:
+        start, size = groups[grp]
+        try:
+            expect_range(ctx, pt, start, start + size, WANT[grp],
+                         "%s's %s group%s" % (name, grp, when))
+        except CheckFailed as e:
+            bad.append(str(e))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+# -- seed 003's layout, from the .ko file --------------------------------------
+class Section:
+    __slots__ = ("index", "name", "type", "flags", "size", "align", "link", "offset")
+
+
+def ko_path(ctx, name):
+    return os.path.join(ctx.root, "build", "modules", name + ".ko")
+
+
+def read_ko(ctx, name):
+    """(sections, data) of build/modules/NAME.ko."""
+    with open(ko_path(ctx, name), "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<I", data, 0x20)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x2E)
+    secs = []
+    for i in range(shnum):
+        s = Section()
+        (name_off, s.type, s.flags, _, s.offset, s.size, s.link, _, s.align,
+         _) = struct.unpack_from("<10I", data, shoff + i * shentsize)
+        s.index, s.name = i, name_off
+        secs.append(s)
+    strtab = secs[shstrndx].offset
+    for s in secs:
+        s.name = data[strtab + s.name:data.index(b"\0", strtab + s.name)].decode()
+    return secs, data
+
+
+def loaded(s):
+    return (s.flags & SHF_ALLOC) and s.type != SHT_NULL and s.name != ".modinfo"
+
+
+def in_group(s, g):
+    roai = s.name == ".data..ro_after_init"
+    f = s.flags
+    return [f & (SHF_EXECINSTR | SHF_ALLOC) == SHF_EXECINSTR | SHF_ALLOC,
+            bool(f & SHF_ALLOC) and not f & SHF_WRITE,
+            bool(f & SHF_ALLOC) and roai,
+            f & (SHF_WRITE | SHF_ALLOC) == SHF_WRITE | SHF_ALLOC and not roai][g]
+
+
+def align(x, a):
+    return (x + a - 1) // a * a
+
+
+def seed_layout(secs, ronx):
+    """{"core"/"init": (text_size, ro_size, ro_after_init_size, size)} and
+    {section index: (region, offset)}: seed 003's layout_sections()."""
+    place, ends = {}, {}
+    for region in ("core", "init"):
+        size, marks = 0, []
+        for g in range(len(GROUPS)):
+            for s in secs[1:]:
+                if s.index in place or not loaded(s) or \
+                        s.name.startswith(".init") != (region == "init") or not in_group(s, g):
+                    continue
+                off = align(size, s.align or 1)
+                size = off + s.size
+                place[s.index] = (region, off)
+            if ronx:
+                size = align(size, PAGE)
+            marks.append(size)
+        ends[region] = tuple(marks)
+    return ends, place
+
+
+def group_sizes(ends):
+    """lsmod's four group sizes from (text_size, ro_size, roai_size, size)."""
+    t, r, a, s = ends
+    return (t, r - t, a - r, s - a)
+
+
+def symbols(secs, data):
+    """{name: (section index, value)} of the .ko's defined symbols."""
+    symtab = next((s for s in secs if s.type == SHT_SYMTAB), None)
+    if symtab is None:
+        return {}
+    strtab = secs[symtab.link].offset
+    out = {}
+    for off in range(symtab.offset + 16, symtab.offset + symtab.size, 16):
+        name, value, _, _, _, shndx = struct.unpack_from("<IIIBBH", data, off)
+        if name and 0 < shndx < len(secs):
+            out[data[strtab + name:data.index(b"\0", strtab + name)].decode()] = (shndx, value)
+    return out
+
+
+def exports(g, name):
+    """{symbol: address} that `modinfo NAME` lists."""
+    return {m.group(2): int(m.group(1), 16)
+            for m in re.finditer(r"^\s+([0-9a-f]{8}) (\w+)$", g.sh("modinfo " + name), re.M)}

@@ -5,11 +5,11 @@
 #include <ronx/string.h>
 #include "layout.h"
 
-#define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+#define MOD_ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 
 static uint64_t debug_align(uint64_t x, bool ronx)
 {
-	return ronx ? ALIGN_UP(x, MOD_PAGE_SIZE) : x;
+	return ronx ? MOD_ALIGN_UP(x, MOD_PAGE_SIZE) : x;
 }
 
 static bool starts_with(const char *s, const char *prefix)
@@ -56,7 +56,7 @@ static bool in_group(const Elf32_Shdr *s, const char *name, enum group g)
 /* Linux's get_offset(): align the running size, then claim the section. */
 static uint64_t get_offset(uint64_t *size, const Elf32_Shdr *s)
 {
-	uint64_t off = ALIGN_UP(*size, s->sh_addralign ? s->sh_addralign : 1);
+	uint64_t off = MOD_ALIGN_UP(*size, s->sh_addralign ? s->sh_addralign : 1);
 
 	*size = off + s->sh_size;
 	return off;

@@ -64,7 +64,18 @@ def insmod(g, name):
         return
     out = g.sh("insmod " + name)
     if "insmod:" in out:
-        raise CheckFailed("expected `insmod %s` to load it, found:\n%s" % (name, out.strip()))
+        raise CheckFailed("expected `insmod %s` to load it, found:\n%s"
+                          % (name, "\n".join(short(g.log, out))))
+
+
+def short(log, out):
+    """What to show of a failed load: the lab stubs' lines from the boot
+    log, then the first lines of an oops and the insmod error."""
+    lines = [ln for ln in log.splitlines() if ln.startswith("ronx: lab ")]
+    for ln in out.strip().splitlines():
+        if ln.startswith(("insmod:", "BUG:", "#PF:", "EIP:", "ronx: the page", "kernel tried")):
+            lines.append(ln)
+    return lines
 
 
 def core_regions(g, names, lsmod=None):

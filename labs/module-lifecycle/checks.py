@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Lab 7, module-lifecycle: seed 003's protections over a module's life -
+RO/NX at the end of the load, ro_after_init sealed once init returned, the
+init region reset to RW+NX and freed, every region reset before it is
+freed (modload/module_ronx.c, modload/module.c). See
+docs/labs/module-lifecycle.md."""
+import re
+
+from grading import CheckFailed, check, expect_ktap
+from modlab import (AUTOLOADED, MODULES_END, MODULES_VADDR, core_regions, expect_groups,
+                    freed_init, insmod, own_boot, short, tlb)
+import test_modules
+
+MODULES = AUTOLOADED + ("big",)
+# what the kernel prints when memory goes back unreset, or a reset asks for W+X
+WARNINGS = re.compile(r"^(module_memfree: .*|CPA refused W\^X violation: .*)$", re.M)
+
+
+def free_pages(g):
+    return test_modules.free_pages(g.guest)
+
+
+def loaded_boot(ctx, tag="module-lifecycle", cmdline=""):
+    g = own_boot(ctx, tag, cmdline)
+    insmod(g, "big")
+    return g
+
+
+def no_warnings(text, when):
+    found = WARNINGS.findall(text)
+    if found:
+        raise CheckFailed("expected no warning %s, found:\n%s" % (when, "\n".join(found[:4])))
+
+
+@check(points=15, name="after the load: text RO+X, rodata and ro_after_init RO+NX, data RW+NX")
+def protected_at_load(ctx):
+    g = loaded_boot(ctx)
+    regs, pt = core_regions(g, MODULES), tlb(g)
+    bad = []
+    for name in MODULES:
+        try:
+            expect_groups(ctx, pt, name, regs[name])
+        except CheckFailed as e:
+            bad.append(str(e))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=10, name="while init ran: init text RO+X, init data RW+NX")
+def init_protected(ctx):
+    g = loaded_boot(ctx)
+    core_regions(g, MODULES)
+    lsmod, bad = g.sh("lsmod"), []
+    for name in ("hello", "big"):
+        m = re.search(r"^%s init while running: text (\S+) data (\S+)$" % name, lsmod, re.M)
+        found = m.groups() if m else ("?", "?")
+        if found != ("RO+X", "RW+NX"):
+            bad.append("%s's init region while its init ran: expected text RO+X, data RW+NX, "
+                       "found text %s, data %s" % ((name,) + found))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=15, name="after init: the init region is unmapped, freed RW+NX, ro_after_init sealed")
+def init_freed(ctx):
+    g = loaded_boot(ctx)
+    lsmod = g.sh("lsmod")
+    regs, pt, bad = core_regions(g, MODULES, lsmod), tlb(g), []
+    freed = freed_init(lsmod)
+    for name in ("hello", "big"):
+        if name not in freed:
+            bad.append("%s: expected lsmod to say its init region was freed, found it still "
+                       "there (or no init region)" % name)
+            continue
+        start, size = freed[name]
+        owned = lambda va: any(r[grp][0] <= va < r[grp][0] + r[grp][1]  # noqa: E731
+                               for r in regs.values() for grp in r)
+        mapped = ["0x%08x: found %s" % (va, m.perm()) for va, m in pt.pages(start, start + size)
+                  if m and not owned(va)]
+        if mapped:
+            bad.append("%s's init region 0x%08x+%d: expected unmapped after init, found:\n  %s"
+                       % (name, start, size, "\n  ".join(mapped[:4])))
+    for name in ("hello", "big"):
+        start, size = regs[name]["roai"]
+        rw = ["0x%08x" % va for va, m in pt.pages(start, start + size) if m and m.rw]
+        if rw:
+            bad.append("%s's ro_after_init group: expected RO after init, found RW at %s"
+                       % (name, ", ".join(rw[:4])))
+    try:
+        no_warnings(g.log, "in the boot log (modules loaded at boot)")
+    except CheckFailed as e:
+        bad.append(str(e))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=20, name="rmmod resets every page to RW+NX before freeing it; nothing is left")
+def unload_resets(ctx):
+    g = loaded_boot(ctx, "module-lifecycle-unload")
+    core_regions(g, MODULES)
+    before, out = free_pages(g), ""
+    for name in ("big", "user", "provider", "hello"):
+        r = g.sh("rmmod " + name)
+        if "rmmod:" in r:
+            raise CheckFailed("expected `rmmod %s` to work, found:\n%s" % (name, r.strip()))
+        out += r
+    no_warnings(out, "while unloading big, user, provider and hello")
+    left = [m for m in tlb(g).maps if MODULES_VADDR <= m.va < MODULES_END]
+    if left:
+        raise CheckFailed("expected nothing mapped in the module area after rmmod, found:\n  %s"
+                          % "\n  ".join("0x%08x %s" % (m.va, m.perm()) for m in left[:4]))
+    after = free_pages(g)
+    for name in ("hello", "provider", "user", "big"):
+        insmod(g, name)
+    for name in ("big", "user", "provider", "hello"):
+        g.sh("rmmod " + name)
+    if free_pages(g) != after or after <= before:
+        raise CheckFailed("expected every page back after unloading (free pages %d -> %d), and "
+                          "the same after a second load and unload, found %d"
+                          % (before, after, free_pages(g)))
+
+
+@check(points=10, name="a failed init is undone: regions reset and freed, nothing left")
+def failed_init(ctx):
+    g = own_boot(ctx, "module-lifecycle-unload")
+    before = free_pages(g)
+    out = g.sh("insmod failinit")
+    if "init_module returned -22; the load is undone" not in out:
+        raise CheckFailed("expected `insmod failinit` to say its init failed and the load "
+                          "was undone, found:\n%s" % "\n".join(short(g.log, out)))
+    no_warnings(out, "while undoing failinit's load")
+    if free_pages(g) != before:
+        raise CheckFailed("expected every page of failinit back, found free pages %d -> %d"
+                          % (before, free_pages(g)))
+
+
+@check(points=10, name="module_ronx=noalign and =off: the seed's partial pages, and no protection")
+def ronx_choices(ctx):
+    g = own_boot(ctx, "module-lifecycle", "module_ronx=noalign")
+    core = core_regions(g, ("hello",))["hello"]
+    pt, page = tlb(g), 4096
+    base, text_end = core["text"][0], core["text"][0] + core["text"][1]
+    ro_end = core["ro"][0] + core["ro"][1]
+    end = core["rw"][0] + core["rw"][1]
+    up = lambda a: (a + page - 1) // page * page  # noqa: E731
+    bad = []
+    # seed 003: RO on [PFN_DOWN(base), PFN_DOWN(ro_end)), NX on [PFN_UP(text_end), PFN_UP(end))
+    for va, m in pt.pages(base, up(end)):
+        want = "%s+%s" % ("RO" if va < ro_end // page * page else "RW",
+                          "NX" if up(text_end) <= va < up(end) else "X")
+        if not m or m.perm() != want:
+            bad.append("module_ronx=noalign: hello page 0x%08x: expected %s, found %s"
+                       % (va, want, m.perm() if m else "not mapped"))
+    g = own_boot(ctx, "module-lifecycle", "module_ronx=off")
+    core, pt = core_regions(g, ("hello",))["hello"], tlb(g)
+    for grp in ("text", "ro", "rw"):
+        start, size = core[grp]
+        bad += ["module_ronx=off: hello %s page 0x%08x: expected RW+X (before seed 003), found %s"
+                % (grp, va, m.perm() if m else "not mapped")
+                for va, m in pt.pages(start, start + size) if not m or m.perm() != "RW+X"][:2]
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=10, name="the kernel's own tests: protections, faults, init gone, no page lost")
+def selftest(ctx):
+    g = own_boot(ctx, "module-lifecycle-selftest")
+    expect_ktap(g, "module")

@@ -151,13 +151,13 @@ def ronx_choices(ctx):
         if not m or m.perm() != want:
             bad.append("module_ronx=noalign: hello page 0x%08x: expected %s, found %s"
                        % (va, want, m.perm() if m else "not mapped"))
-    g = own_boot(ctx, "module-lifecycle", "module_ronx=off")
-    core, pt = core_regions(g, ("hello",))["hello"], tlb(g)
-    for grp in ("text", "ro", "rw"):
-        start, size = core[grp]
-        bad += ["module_ronx=off: hello %s page 0x%08x: expected RW+X (before seed 003), found %s"
-                % (grp, va, m.perm() if m else "not mapped")
-                for va, m in pt.pages(start, start + size) if not m or m.perm() != "RW+X"][:2]
+    g = loaded_boot(ctx, cmdline="module_ronx=off")
+    regs, pt = core_regions(g, ("hello", "big")), tlb(g)
+    for name in ("hello", "big"):
+        start, end = regs[name]["text"][0], regs[name]["rw"][0] + regs[name]["rw"][1]
+        bad += ["module_ronx=off: %s page 0x%08x: expected RW+X (as before seed 003), found %s"
+                % (name, va, m.perm() if m else "not mapped")
+                for va, m in pt.pages(start, end) if not m or m.perm() != "RW+X"][:2]
     if bad:
         raise CheckFailed("\n".join(bad))
 

@@ -232,7 +232,7 @@ def static_definitions(code):
         if not end:
             continue
         head = code[m.end():end.start()]
-        if "(" in head and not re.search(r"\(\s*\*", head):
+        if "(" in head and not re.match(r"[^(]*\(\s*\*", head):
             name = IDENT.findall(head[:head.index("(")])[-1:]
             if end.group() == "{":
                 out.append((name[0], m.start(), end.start(), match(code, end.start(), "{", "}")))

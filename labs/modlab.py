@@ -73,7 +73,7 @@ def short(log, out):
     log, then the first lines of an oops and the insmod error."""
     lines = [ln for ln in log.splitlines() if ln.startswith("ronx: lab ")]
     for ln in out.strip().splitlines():
-        if ln.startswith(("ronx: lab ", "insmod:", "BUG:", "#PF:", "EIP:", "ronx: the page", "kernel tried")):
+        if ln.startswith(("ronx: lab ", "patch: ", "insmod:", "BUG:", "#PF:", "EIP:", "ronx: the page", "kernel tried")):
             lines.append(ln)
     return lines
 

@@ -142,8 +142,10 @@ class Context:
     def where(self, va):
         """va with the nearest symbol at or below it, for messages."""
         best = None
+        lo, hi = self.syms.get("_text", 0), self.syms.get("_end", 1 << 32)
         for name, a in self.syms.items():
-            if a <= va and va - a < 1 << 20 and (best is None or a > best[1] or
+            # only the image's symbols: nm also lists constants (EFER = 0xc0000080)
+            if lo <= a < hi and a <= va and va - a < 1 << 20 and (best is None or a > best[1] or
                                                  (a == best[1] and name < best[0])):
                 best = (name, a)
         if best is None:

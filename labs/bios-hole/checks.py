@@ -27,7 +27,7 @@ def expect_hole_open(ctx, g):
     try:
         expect_pages(ctx, g, HOLE_START, HOLE_END, "RW+X", "640K-1M, the PCI BIOS hole")
     except CheckFailed as e:
-        oops = [ln for ln in g.log.splitlines() if "the oops above" in ln or "CPA refused" in ln]
+        oops = [ln for ln in g.log.splitlines() if "the oops above" in ln or ln.startswith("CPA")]
         raise CheckFailed("\n".join([str(e)] + todo + oops[:3]))
 
 

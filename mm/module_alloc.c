@@ -4,8 +4,9 @@
  * vmalloc in the modules area): virtually contiguous, 4 KiB pages only,
  * so that set_memory_*() can give each page of a module its own rights
  * without splitting anything. Pages start RW+NX; the loader protects them
- * once the module is in place. module_ronx=off maps them RW+X instead,
- * as Linux did before seed 003.
+ * once the module is in place, and must give them back RW+NX (seed 003's
+ * unset_section_ro_nx(); module_memfree() warns otherwise).
+ * module_ronx=off maps them RW+X instead, as Linux did before seed 003.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>

@@ -81,6 +81,8 @@ def test_module_protections(t):
             g.command(cmd)
         t.check(free_pages(g) == after, "a second load and unload of all three leaks nothing",
                 "free pages %d -> %d" % (after, free_pages(g)))
+        t.check("module_memfree:" not in g.out, "no module memory was freed without its reset",
+                "\n".join(l for l in g.out.splitlines() if "module_memfree:" in l))
 
 
 def test_broken_modules(t):
@@ -126,6 +128,14 @@ def test_text_patching(t):
         regs = regions(g.command("lsmod"))
         check_groups(t, PageTables(g.monitor("info tlb")), "patchme", regs[("patchme", "core")],
                      "after patching")
+        g.command("patch open")
+        text = regs[("patchme", "core")]["text"]
+        bad = PageTables(g.monitor("info tlb")).pages_where(
+            text[0], text[0] + text[1], lambda m: not m or m.perm() != "RW+X")
+        t.check(not bad, "patch open: patchme's text is RW+X (seed 003's window)", ", ".join(bad[:4]))
+        t.check("FAILED" in g.command("wxcheck"), "patch open: wxcheck reports the window")
+        g.command("patch close")
+        wx_clean(t, g, "patch close")
 
 
 def test_module_ronx_off_and_noalign(t):

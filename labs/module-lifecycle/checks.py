@@ -136,21 +136,24 @@ def failed_init(ctx):
 
 @check(points=10, name="module_ronx=noalign and =off: the seed's partial pages, and no protection")
 def ronx_choices(ctx):
-    g = own_boot(ctx, "module-lifecycle", "module_ronx=noalign")
-    core = core_regions(g, ("hello",))["hello"]
-    pt, page = tlb(g), 4096
-    base, text_end = core["text"][0], core["text"][0] + core["text"][1]
-    ro_end = core["ro"][0] + core["ro"][1]
-    end = core["rw"][0] + core["rw"][1]
+    g = loaded_boot(ctx, cmdline="module_ronx=noalign")
+    regs, pt, page, bad = core_regions(g, ("hello", "big")), tlb(g), 4096, []
     up = lambda a: (a + page - 1) // page * page  # noqa: E731
-    bad = []
-    # seed 003: RO on [PFN_DOWN(base), PFN_DOWN(ro_end)), NX on [PFN_UP(text_end), PFN_UP(end))
-    for va, m in pt.pages(base, up(end)):
-        want = "%s+%s" % ("RO" if va < ro_end // page * page else "RW",
-                          "NX" if up(text_end) <= va < up(end) else "X")
-        if not m or m.perm() != want:
-            bad.append("module_ronx=noalign: hello page 0x%08x: expected %s, found %s"
-                       % (va, want, m.perm() if m else "not mapped"))
+    for name in ("hello", "big"):
+        core = regs[name]
+        base, text_end = core["text"][0], core["text"][0] + core["text"][1]
+        roai_end = core["roai"][0] + core["roai"][1]
+        end = core["rw"][0] + core["rw"][1]
+        # seed 003: RO on [PFN_DOWN(base), PFN_DOWN(ro_end)), NX on [PFN_UP(text_end),
+        # PFN_UP(end)); after init ro_after_init too, up to PFN_DOWN(its end)
+        wrong = []
+        for va, m in pt.pages(base, up(end)):
+            want = "%s+%s" % ("RO" if va < roai_end // page * page else "RW",
+                              "NX" if up(text_end) <= va < up(end) else "X")
+            if not m or m.perm() != want:
+                wrong.append("module_ronx=noalign: %s page 0x%08x: expected %s, found %s"
+                             % (name, va, want, m.perm() if m else "not mapped"))
+        bad += wrong[:3]
     g = loaded_boot(ctx, cmdline="module_ronx=off")
     regs, pt = core_regions(g, ("hello", "big")), tlb(g)
     for name in ("hello", "big"):

@@ -142,10 +142,11 @@ class Context:
     def where(self, va):
         """va with the nearest symbol at or below it, for messages."""
         best = None
-        for name, a in self.syms.items():
-            if a <= va and va - a < 1 << 20 and (best is None or a > best[1] or
-                                                 (a == best[1] and name < best[0])):
-                best = (name, a)
+        if self.syms.get("_text", 0) <= va < self.syms.get("_end", 0):
+            for name, a in self.syms.items():
+                if a <= va and (best is None or a > best[1] or
+                                (a == best[1] and name < best[0])):
+                    best = (name, a)
         if best is None:
             return "0x%08x" % va
         off = va - best[1]
@@ -220,8 +221,9 @@ def expect_ktap(g, suite, cases=None):
         elif res[n][1].startswith("skipped"):
             bad.append("%s.%s: expected ok, found %s" % (suite, n, res[n][1]))
         elif not res[n][0]:
+            diag = res[n][1] if len(res[n][1]) < 300 else res[n][1][:300] + " ..."
             bad.append("%s.%s: expected ok, found not ok%s" % (
-                suite, n, (" - " + res[n][1]) if res[n][1] else ""))
+                suite, n, (" - " + diag) if diag else ""))
     if bad:
         raise CheckFailed("\n".join(bad))
 

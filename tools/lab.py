@@ -135,6 +135,15 @@ def project_files(root):
             and os.path.isfile(os.path.join(root, f))]
 
 
+def copy_build(root, dest):
+    """root's build/ into dest with its times (cp -a), so that make there
+    rebuilds only what changes; without root's grades and test logs."""
+    if os.path.isdir(os.path.join(root, "build")):
+        subprocess.run(["cp", "-a", os.path.join(root, "build"), dest], check=True)
+        for d in ("grade", "results"):
+            shutil.rmtree(os.path.join(dest, "build", d), ignore_errors=True)
+
+
 def start(lab, dest, with_build=False, git=True):
     check_lab(lab)
     dest = os.path.abspath(dest)
@@ -143,10 +152,8 @@ def start(lab, dest, with_build=False, git=True):
     for rel in project_files(ROOT):
         os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
-    if with_build and os.path.isdir(os.path.join(ROOT, "build")):
-        # the test of the grader: keep objects so make rebuilds only what changed
-        subprocess.run(["cp", "-a", os.path.join(ROOT, "build"), dest], check=True)
-        shutil.rmtree(os.path.join(dest, "build", "grade"), ignore_errors=True)
+    if with_build:
+        copy_build(ROOT, dest)
     for d, _, names in os.walk(SCAFFOLD):
         for n in names:
             rel = os.path.relpath(os.path.join(d, n), SCAFFOLD)
@@ -177,8 +184,10 @@ def load_checks(lab, root=ROOT):
 
 
 def build(root=ROOT):
-    """make all; returns None, or the end of the failed build's output."""
-    r = subprocess.run(["make", "-C", root, "--no-print-directory", "all"],
+    """Builds what grading boots; returns None, or the end of the failed
+    build's output."""
+    r = subprocess.run(["make", "-C", root, "--no-print-directory",
+                        "build/kernel.elf", "build/initrd.cpio"],
                        capture_output=True, text=True)
     if r.returncode == 0:
         return None

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Lab 2, image-policy: mark_rodata_ro(), mark_nxdata_nx(), free_init_pages()
+(seed 001's mm/init_32.c and mm/init.c hunks). See docs/labs/image-policy.md."""
+import re
+import subprocess
+import tempfile
+
+from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, expect_pages
+
+
+def logged_k(g, regex, what, want):
+    """The boot log's "...: Nk" line for what, and N == want kilobytes."""
+    m = re.search(regex, g.log, re.M)
+    if not m:
+        raise CheckFailed("expected the boot log to say %s (/%s/), found no such line"
+                          % (what, regex))
+    if int(m.group(1)) != want:
+        raise CheckFailed("expected %r to say %dk, found %sk" % (m.group(0), want, m.group(1)))
+
+
+@check(points=10, name="text RO+X after boot, and the log says how much")
+def text_ro_x(ctx):
+    g = ctx.boot()
+    expect_pages(ctx, g, "_text", "_etext", "RO+X", ".text")
+    logged_k(g, r"^Write protecting the kernel text: (\d+)k$", "the text's size",
+             (ctx.sym("_etext") - ctx.sym("_text")) >> 10)
+
+
+@check(points=10, name="rodata and ro_after_init RO+NX after boot")
+def rodata_ro_nx(ctx):
+    g = ctx.boot()
+    expect_pages(ctx, g, "__start_rodata", "__end_rodata", "RO+NX", ".rodata")
+    expect_pages(ctx, g, "__start_ro_after_init", "__end_ro_after_init", "RO+NX",
+                 ".data..ro_after_init")
+    expect_ktap(g, "image", ["write_to_rodata_faults", "ro_after_init_read_only_after_boot",
+                             "ro_after_init_writable_during_boot"])
+
+
+@check(points=10, name="mark_nxdata_nx: NX from _etext to _end, data and bss still RW")
+def nxdata(ctx):
+    g = ctx.boot()
+    expect_pages(ctx, g, "_etext", "_end", "NX", "_etext.._end")
+    expect_pages(ctx, g, "_sdata", "_edata", "RW+NX", ".data")
+    expect_pages(ctx, g, "__bss_start", "_end", "RW+NX", ".bss")
+    logged_k(g, r"^NX-protecting the kernel data: (\d+)k$", "the NX size",
+             (ctx.sym("_end") - ctx.sym("_etext")) >> 10)
+
+
+@check(points=10, name="free_init_pages: init freed as RW+NX, even with rodata=off")
+def freed_init(ctx):
+    for cmdline in ("", "rodata=off"):
+        g = ctx.boot(cmdline=cmdline)
+        expect_pages(ctx, g, "__init_begin", "__init_end", "RW+NX",
+                     "freed init memory (boot: %s)" % (cmdline or "default"))
+        logged_k(g, r"^Freeing unused kernel memory: (\d+)k freed$", "init freed",
+                 (ctx.sym("__init_end") - ctx.sym("__init_begin")) >> 10)
+    expect_ktap(ctx.boot(), "image", ["exec_freed_init_faults"])
+
+
+def section_bytes(ctx, name):
+    """The contents of one section of build/kernel.elf."""
+    with tempfile.NamedTemporaryFile() as f:
+        subprocess.run(["objcopy", "-O", "binary", "--only-section=" + name, ctx.elf, f.name],
+                       check=True)
+        return f.read()
+
+
+@check(points=5, name="freed init memory no longer holds init code (poisoned or reused)")
+def freed_init_gone(ctx):
+    g = ctx.boot()
+    code, start = section_bytes(ctx, ".init.text"), ctx.sym("__init_begin")
+    same = []
+    for off in range(0, len(code), 4096):
+        chunk = code[off:off + 16]
+        out = g.monitor("xp /%dbx 0x%x" % (len(chunk), start - 0xC0000000 + off))
+        found = bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})\b", out.split(":", 1)[-1]))
+        if found == chunk:
+            same.append("%s: found the init code still there (%s)"
+                        % (ctx.where(start + off), chunk[:8].hex(" ")))
+    if same:
+        raise CheckFailed("expected freed init memory poisoned with int3 (0xcc) or in use "
+                          "again, found:\n" + "\n".join(same))
+
+
+@check(points=5, name="rodata=off leaves text and rodata writable (the picture before 2.6.38)")
+def rodata_off(ctx):
+    g = ctx.boot(cmdline="rodata=off")
+    expect_pages(ctx, g, "_text", "_etext", "RW+X", ".text with rodata=off")
+    expect_pages(ctx, g, "__start_rodata", "__end_rodata", "RW", ".rodata with rodata=off")
+
+
+@check(points=5, name="a CPU without NX: text and rodata still read-only")
+def no_nx_cpu(ctx):
+    g = ctx.boot(cpu=CPU_NO_NX)
+    expect_pages(ctx, g, "_text", "_etext", "RO", ".text (no NX)")
+    expect_pages(ctx, g, "__start_rodata", "__end_ro_after_init", "RO", ".rodata (no NX)")
+
+
+@check(points=5, name="the W^X audit runs once the image is protected")
+def audit_runs(ctx):
+    g = ctx.boot()
+    lines = re.findall(r"^ronx: W\+X check: .*$", g.log, re.M)
+    if not lines:
+        raise CheckFailed("expected a 'ronx: W+X check: ...' line at boot, found none")
+    if "FAILED" in lines[0]:
+        raise CheckFailed("expected the audit to pass, found: " + lines[0])
+
+
+@check(points=10, name="selftest image: the kernel's own probes of its image")
+def image_selftest(ctx):
+    expect_ktap(ctx.boot(), "image")

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The test of the lab grader, in both directions, for every lab in
+labs/ORDER (results: build/results/labs.ktap):
+
+  - the stripper's unit tests (tests/labs/test_cstrip.py);
+  - the solved tree grades full marks on every lab;
+  - each lab's stripped tree (make lab-start) builds with -Werror, boots
+    to the prompt or prints its lab_todo() line, and grades below full;
+  - each labs/<lab>/wrong/*.patch applies to the solved tree and grades
+    below full;
+  - every graded check fails in at least one stripped tree or wrong
+    solution (a check nothing fails cannot fail, and is a failure here).
+
+Variants are copies of this tree with its build/ (cp -a), so make only
+rebuilds what the strip or the patch changed; they run one after another.
+
+    tests/labs/run.py              every lab
+    tests/labs/run.py cpa layout   only these
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
+
+import lab  # noqa: E402
+import test_cstrip  # noqa: E402
+from results import Results, progress  # noqa: E402
+
+PYTHON = sys.executable
+
+
+def grade_tree(tree, names):
+    """Runs `tools/lab.py grade NAMES` in tree; returns ({check: (score, max)}, output)."""
+    r = subprocess.run([PYTHON, os.path.join(tree, "tools", "lab.py"), "grade"] + names,
+                       capture_output=True, text=True, cwd=tree)
+    path = os.path.join(tree, "build", "grade", "results.json")
+    if r.returncode != 0 or not os.path.exists(path):
+        raise RuntimeError("grade %s in %s failed:\n%s" % (" ".join(names), tree, (r.stdout + r.stderr)[-1500:]))
+    with open(path) as f:
+        res = json.load(f)
+    checks = {t["name"]: (t["score"], t["max_score"]) for t in res["tests"]}
+    return checks, r.stdout
+
+
+def copy_solved(dest):
+    """This tree's project files and its build/, as a patchable copy."""
+    for rel in lab.project_files(ROOT):
+        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
+    lab.copy_build(ROOT, dest)
+
+
+def make(tree):
+    r = subprocess.run(["make", "-C", tree, "--no-print-directory",
+                        "build/kernel.elf", "build/initrd.cpio"], capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    return r.returncode == 0 and "warning:" not in out, out
+
+
+def boot_logs(tree):
+    logs = os.path.join(tree, "build", "results", "logs")
+    text = ""
+    for n in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+        if n.startswith("grade-"):
+            with open(os.path.join(logs, n), errors="replace") as f:
+                text += f.read()
+    return text
+
+
+def summary(checks):
+    got = sum(s for s, _ in checks.values())
+    return got, sum(m for _, m in checks.values())
+
+
+def failing(checks):
+    return [n for n, (s, m) in checks.items() if s < m]
+
+
+def test_stripped(t, name, failed_somewhere, tmp):
+    tree = os.path.join(tmp, "strip-" + name)
+    t0 = time.monotonic()
+    _, changed = lab.start(name, tree, with_build=True, git=False)
+    ok, out = make(tree)
+    t.check(ok, "%s: the stripped tree builds without warnings" % name, out[-1500:])
+    if not ok:
+        return
+    checks, text = grade_tree(tree, [name])
+    got, total = summary(checks)
+    t.check(got < total, "%s: the stripped tree grades below full (%d/%d)" % (name, got, total),
+            text[-1500:])
+    fails = failing(checks)
+    t.check(fails, "%s: some of the lab's own checks fail in the stripped tree (%d of %d)"
+            % (name, len(fails), len(checks)))
+    failed_somewhere.update(fails)
+    log = boot_logs(tree)
+    funcs = [it.target for it in lab.read_strip(name) if it.path.endswith(".c")]
+    ready = "ronx: ready" in log
+    told = [f for f in funcs if "ronx: lab %s: %s() is not written yet" % (name, f) in log]
+    if funcs:
+        t.check(told, "%s: the stripped kernel says which lab function is missing (%s)"
+                % (name, ", ".join(told) or "none said"), log[-1200:])
+    t.check(ready or told, "%s: the stripped kernel reaches the prompt, or says why not"
+            % name, log[-1200:])
+    progress("  %s: stripped %s: %d/%d, %d checks fail, %.0fs"
+             % (name, ", ".join(changed), got, total, len(fails), time.monotonic() - t0))
+
+
+def test_wrong(t, name, patch, failed_somewhere, tmp):
+    wname = os.path.basename(patch)[:-len(".patch")]
+    tree = os.path.join(tmp, "wrong-%s-%s" % (name, wname))
+    t0 = time.monotonic()
+    copy_solved(tree)
+    r = subprocess.run(["patch", "-p1", "-s", "-i", patch], cwd=tree, capture_output=True,
+                       text=True)
+    if not t.check(r.returncode == 0, "%s: wrong/%s applies to the solved tree" % (name, wname),
+                   r.stdout + r.stderr):
+        return
+    ok, out = make(tree)
+    if not t.check(ok, "%s: wrong/%s builds" % (name, wname), out[-1500:]):
+        return
+    checks, text = grade_tree(tree, [name])
+    got, total = summary(checks)
+    fails = failing(checks)
+    t.check(got < total, "%s: wrong/%s loses points (%d/%d)" % (name, wname, got, total),
+            text[-1500:])
+    failed_somewhere.update(fails)
+    progress("  %s: wrong/%s: %d/%d (%s), %.0fs" % (name, wname, got, total,
+                                                   "; ".join(fails) or "nothing failed",
+                                                   time.monotonic() - t0))
+    shutil.rmtree(tree, ignore_errors=True)
+
+
+def test_unit(t):
+    for name, fn in test_cstrip.TESTS:
+        try:
+            fn()
+            t.check(True, "cstrip: " + name)
+        except Exception as e:  # one failing unit test, the others still run
+            t.fail("cstrip: " + name, "%s: %s" % (type(e).__name__, e))
+
+
+def main(argv):
+    t = Results()
+    t0 = time.monotonic()
+    test_unit(t)
+    labs = [n for n in lab.lab_order() if not argv or n in argv]
+    present = [n for n in labs if os.path.exists(os.path.join(ROOT, "labs", n, "checks.py"))]
+    for n in labs:
+        if n not in present:
+            t.skip("%s: graded" % n, "labs/%s/ is not written yet" % n)
+    ok, out = make(ROOT)
+    t.check(ok, "the solved tree builds", out[-1500:])
+    progress("labs: grading the solved tree (%s)" % " ".join(present))
+    solved, text = grade_tree(ROOT, present) if present else ({}, "")
+    for n in present:
+        mine = {k: v for k, v in solved.items() if k.startswith(n + ": ")}
+        got, total = summary(mine)
+        t.check(mine and got == total, "%s: the solved tree grades full marks (%d/%d)"
+                % (n, got, total), "\n".join(failing(mine)) + "\n" + text[-1500:])
+    tmp = tempfile.mkdtemp(prefix="ronx-labs-")
+    try:
+        for n in present:
+            failed_somewhere = set()
+            progress("labs: %s" % n)
+            test_stripped(t, n, failed_somewhere, tmp)
+            wrong = os.path.join(ROOT, "labs", n, "wrong")
+            patches = sorted(os.listdir(wrong)) if os.path.isdir(wrong) else []
+            t.check(len(patches) >= 2, "%s: at least two wrong solutions (%d)" % (n, len(patches)))
+            for p in patches:
+                test_wrong(t, n, os.path.join(wrong, p), failed_somewhere, tmp)
+            for c in sorted(k for k in solved if k.startswith(n + ": ")):
+                t.check(c in failed_somewhere, "%s fails in a stripped tree or a wrong solution" % c,
+                        "no stripped tree and no wrong/*.patch makes this check fail: "
+                        "it cannot fail")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.join(ROOT, "build", "results"), exist_ok=True)
+    t.write(os.path.join(ROOT, "build", "results", "labs.ktap"))
+    progress("labs: %d checks in %.0fs, %d failed" % (t.count, time.monotonic() - t0, t.failed))
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

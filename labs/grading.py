@@ -17,8 +17,9 @@ never reaches the prompt or a kernel panic also scores 0, with the reason
 and the end of the serial log, and grading goes on.
 
 ctx (Context), one per `make grade` run, shared by every lab graded in it:
-    ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False) -> Boot
-                        -kernel boot with build/initrd.cpio up to the first
+    ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None)
+                        -> Boot: a -kernel boot (with build/initrd.cpio
+                        unless initrd names another) up to the first
                         `ronx> ` prompt; cached per options, so checks that
                         boot alike share one QEMU; a boot that failed is not
                         retried (every check using it fails with its reason)
@@ -32,7 +33,9 @@ g (Boot):
     g.pt                tlb.PageTables from QEMU's `info tlb`, read at the
                         prompt before any command ran
     g.log               the serial output up to the first prompt
-    g.sh("lsmod")       run one shell command, return what it printed
+    g.sh("lsmod")       run one shell command, return what it printed (a
+                        command that times out marks the boot dead: the next
+                        ctx.boot() with the same options boots afresh)
     g.ktap("image")     `selftest image` -> {case: (ok, diagnostic)};
                         a skipped case is (False, "skipped: reason")
     g.monitor("info registers")    one QEMU monitor command
@@ -93,12 +96,19 @@ class Boot:
         self.log = guest.wait_ready()
         self.pt = PageTables(guest.monitor("info tlb"))
         self._ktap = {}
+        self.dead = False
 
     def alive(self):
-        return self.guest.proc.poll() is None and PANIC not in self.guest.out
+        return not self.dead and self.guest.proc.poll() is None and PANIC not in self.guest.out
 
     def sh(self, line, timeout=30):
-        return self.guest.command(line, timeout)
+        """One shell command; a kernel that stops answering is booted
+        again for the next check instead of timing out on every one."""
+        try:
+            return self.guest.command(line, timeout)
+        except GuestError:
+            self.dead = True
+            raise
 
     def monitor(self, cmd):
         return self.guest.monitor(cmd)
@@ -152,8 +162,8 @@ class Context:
         off = va - best[1]
         return "0x%08x (%s%s)" % (va, best[0], "+0x%x" % off if off else "")
 
-    def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False):
-        key = (cmdline, cpu, memory, iso)
+    def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None):
+        key = (cmdline, cpu, memory, iso, initrd)
         got = self._boots.get(key)
         if isinstance(got, Boot) and not got.alive():
             got.guest.close()
@@ -161,7 +171,7 @@ class Context:
         if got is None:
             name = "grade-%s-%s" % (cmdline or "default", "nx" if cpu == CPU_NX else "cpu")
             guest = Guest(re.sub(r"[^\w.=-]", "_", name), cmdline=cmdline, cpu=cpu,
-                          memory=memory, iso=iso).start()
+                          memory=memory, iso=iso, initrd=initrd).start()
             try:
                 got = Boot(guest)
             except GuestError as e:

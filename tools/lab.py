@@ -49,6 +49,14 @@ def check_lab(name, root=ROOT):
     order = lab_order(root)
     if name not in order:
         raise LabError("no lab named %r; the labs are: %s" % (name, " ".join(order)))
+    if not os.path.exists(os.path.join(root, "labs", name, "checks.py")):
+        raise LabError("lab %s is in labs/ORDER but not written yet (no labs/%s/checks.py)"
+                       % (name, name))
+
+
+def written_labs(root=ROOT):
+    """The labs of labs/ORDER that exist in this tree, in order."""
+    return [n for n in lab_order(root) if os.path.exists(os.path.join(root, "labs", n, "checks.py"))]
 
 
 # -- the strip list ----------------------------------------------------------
@@ -246,7 +254,7 @@ def main(argv):
             print("ronx: lab %s: your tree is %s (stripped: %s)" % (args[0], dest, ", ".join(changed)))
             print("ronx: read docs/labs/%s.md there; 'make grade LAB=%s' grades it" % (args[0], args[0]))
         else:
-            labs = [a for a in argv[1:] if a] or lab_order()
+            labs = [a for a in argv[1:] if a] or written_labs()
             for lab in labs:
                 check_lab(lab)
             score, total, _ = grade(labs, os.path.join(ROOT, "build", "grade", "results.json"))

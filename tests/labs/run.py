@@ -3,7 +3,8 @@
 """The test of the lab grader, in both directions, for every lab in
 labs/ORDER (results: build/results/labs.ktap):
 
-  - the stripper's unit tests (tests/labs/test_cstrip.py);
+  - unit tests of the stripper and of the grading library
+    (tests/labs/test_cstrip.py, test_grading.py);
   - the solved tree grades full marks on every lab;
   - each lab's stripped tree (make lab-start) builds with -Werror, boots
     to the prompt or prints its lab_todo() line, and grades below full;
@@ -35,6 +36,7 @@ sys.path.insert(0, HERE)
 
 import lab  # noqa: E402
 import test_cstrip  # noqa: E402
+import test_grading  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
@@ -142,12 +144,13 @@ def test_wrong(t, name, patch, failed_somewhere, tmp):
 
 
 def test_unit(t):
-    for name, fn in test_cstrip.TESTS:
-        try:
-            fn()
-            t.check(True, "cstrip: " + name)
-        except Exception as e:  # one failing unit test, the others still run
-            t.fail("cstrip: " + name, "%s: %s" % (type(e).__name__, e))
+    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading)):
+        for name, fn in mod.TESTS:
+            try:
+                fn()
+                t.check(True, "%s: %s" % (prefix, name))
+            except Exception as e:  # one failing unit test, the others still run
+                t.fail("%s: %s" % (prefix, name), "%s: %s" % (type(e).__name__, e))
 
 
 def main(argv):

@@ -44,6 +44,12 @@ Helpers that raise CheckFailed with what was expected and what was found:
     expect_pages(ctx, g, start, end, "RO+NX")   every page in [start, end)
                         (symbols or addresses); also "RO", "NX", "RW", "X"
     expect_ktap(g, suite, cases=None)   the named cases (or all) pass
+
+Checks that are only "these self-tests pass" or "these ranges have these
+permissions" are one call each:
+    ktap_check(10, "a split copies the attributes", "pageattr", ["split_keeps_attributes"])
+    pages_check(5, "text RO with rodata=on", [("_text", "_etext", "RO", ".text")],
+                cmdline="rodata=on")
     expect_log(g, regex, what)          the boot log has a line matching
 
 Output of `make grade [LAB=...]`: one line per check,
@@ -79,6 +85,26 @@ def check(points, name):
         _registry.append((name, points, fn))
         return fn
     return register
+
+
+def ktap_check(points, name, suite, cases=None, cmdline=""):
+    """Registers a check that passes if the kernel's own KTAP cases of
+    suite (all of them if cases is None) pass in the boot with cmdline."""
+    def run(ctx):
+        expect_ktap(ctx.boot(cmdline=cmdline), suite, cases)
+    run.__name__ = "ktap_" + suite
+    _registry.append((name, points, run))
+
+
+def pages_check(points, name, ranges, **boot):
+    """Registers a check that, in ctx.boot(**boot), every page of each
+    (start, end, want, what) range has the permission want (info tlb)."""
+    def run(ctx):
+        g = ctx.boot(**boot)
+        for start, end, want, what in ranges:
+            expect_pages(ctx, g, start, end, want, what)
+    run.__name__ = "pages"
+    _registry.append((name, points, run))
 
 
 def take_registered():

@@ -4,7 +4,7 @@ protections, splitting and collapsing 2 MiB pages, TLB flushes (seed 001's
 mm/pageattr.c hunk, Linux arch/x86/mm/pageattr.c). See docs/labs/cpa.md."""
 import re
 
-from grading import CheckFailed, check, expect_ktap, expect_pages
+from grading import CheckFailed, check, expect_ktap, ktap_check, pages_check
 from tlb import PageTables
 
 PAGE_OFFSET = 0xC0000000
@@ -12,19 +12,13 @@ BIOS_BEGIN, BIOS_END = PAGE_OFFSET + 0xA0000, PAGE_OFFSET + 0x100000
 LARGE = 2 << 20
 
 
-@check(points=10, name="the image policy, done through set_memory_*(), is in the page tables")
-def image_through_cpa(ctx):
-    g = ctx.boot()
-    expect_pages(ctx, g, "_text", "_etext", "RO+X", ".text")
-    expect_pages(ctx, g, "__start_rodata", "__end_ro_after_init", "RO+NX", "rodata")
-    expect_pages(ctx, g, "_sdata", "_end", "RW+NX", "data, freed init and bss")
-
-
-@check(points=5, name="set_memory_x() opens the PCI BIOS hole: 640K-1M RW+X, below it RW+NX")
-def bios_hole(ctx):
-    g = ctx.boot()
-    expect_pages(ctx, g, BIOS_BEGIN, BIOS_END, "RW+X", "the PCI BIOS hole")
-    expect_pages(ctx, g, PAGE_OFFSET, BIOS_BEGIN, "RW+NX", "the low 640K")
+pages_check(10, "the image policy, done through set_memory_*(), is in the page tables", [
+    ("_text", "_etext", "RO+X", ".text"),
+    ("__start_rodata", "__end_ro_after_init", "RO+NX", "rodata"),
+    ("_sdata", "_end", "RW+NX", "data, freed init and bss")])
+pages_check(5, "set_memory_x() opens the PCI BIOS hole: 640K-1M RW+X, below it RW+NX", [
+    (BIOS_BEGIN, BIOS_END, "RW+X", "the PCI BIOS hole"),
+    (PAGE_OFFSET, BIOS_BEGIN, "RW+NX", "the low 640K")])
 
 
 @check(points=10, name="static protections: text never NX, rodata never RW, the hole never NX")
@@ -34,26 +28,14 @@ def static_protections(ctx):
     expect_ktap(g, "pcbios", ["cpa_respects_the_hole"])
 
 
-@check(points=10, name="a 2 MiB page is split only where a request needs it")
-def split_where_needed(ctx):
-    expect_ktap(ctx.boot(), "pageattr", ["split_only_the_covered_page",
-                                         "whole_large_page_is_not_split"])
-
-
-@check(points=10, name="a split gives all 512 ptes the large page's frames and attributes")
-def split_copies(ctx):
-    expect_ktap(ctx.boot(), "pageattr", ["split_keeps_attributes"])
-
-
-@check(points=10, name="a change is in force at once: the TLB entry is flushed")
-def tlb_flushed(ctx):
-    expect_ktap(ctx.boot(), "pageattr", ["ro_takes_effect_at_once", "nx_takes_effect_at_once"])
-
-
-@check(points=5, name="W+X requests and unmapped ranges are refused, nothing changed")
-def refusals(ctx):
-    expect_ktap(ctx.boot(), "pageattr", ["wx_request_is_refused",
-                                         "unmapped_range_changes_nothing"])
+ktap_check(10, "a 2 MiB page is split only where a request needs it", "pageattr",
+           ["split_only_the_covered_page", "whole_large_page_is_not_split"])
+ktap_check(10, "a split gives all 512 ptes the large page's frames and attributes", "pageattr",
+           ["split_keeps_attributes"])
+ktap_check(10, "a change is in force at once: the TLB entry is flushed", "pageattr",
+           ["ro_takes_effect_at_once", "nx_takes_effect_at_once"])
+ktap_check(5, "W+X requests and unmapped ranges are refused, nothing changed", "pageattr",
+           ["wx_request_is_refused", "unmapped_range_changes_nothing"])
 
 
 @check(points=10, name="after the self-tests the direct map is whole 2 MiB RW+NX pages again (info tlb)")

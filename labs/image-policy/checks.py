@@ -5,7 +5,7 @@ import re
 import subprocess
 import tempfile
 
-from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, expect_pages
+from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, expect_pages, ktap_check, pages_check
 
 
 def logged_k(g, regex, what, want):
@@ -82,18 +82,12 @@ def freed_init_gone(ctx):
                           "again, found:\n" + "\n".join(same))
 
 
-@check(points=5, name="rodata=off leaves text and rodata writable (the picture before 2.6.38)")
-def rodata_off(ctx):
-    g = ctx.boot(cmdline="rodata=off")
-    expect_pages(ctx, g, "_text", "_etext", "RW+X", ".text with rodata=off")
-    expect_pages(ctx, g, "__start_rodata", "__end_rodata", "RW", ".rodata with rodata=off")
-
-
-@check(points=5, name="a CPU without NX: text and rodata still read-only")
-def no_nx_cpu(ctx):
-    g = ctx.boot(cpu=CPU_NO_NX)
-    expect_pages(ctx, g, "_text", "_etext", "RO", ".text (no NX)")
-    expect_pages(ctx, g, "__start_rodata", "__end_ro_after_init", "RO", ".rodata (no NX)")
+pages_check(5, "rodata=off leaves text and rodata writable (the picture before 2.6.38)", [
+    ("_text", "_etext", "RW+X", ".text with rodata=off"),
+    ("__start_rodata", "__end_rodata", "RW", ".rodata with rodata=off")], cmdline="rodata=off")
+pages_check(5, "a CPU without NX: text and rodata still read-only", [
+    ("_text", "_etext", "RO", ".text (no NX)"),
+    ("__start_rodata", "__end_ro_after_init", "RO", ".rodata (no NX)")], cpu=CPU_NO_NX)
 
 
 @check(points=5, name="the W^X audit runs once the image is protected")
@@ -106,6 +100,4 @@ def audit_runs(ctx):
         raise CheckFailed("expected the audit to pass, found: " + lines[0])
 
 
-@check(points=10, name="selftest image: the kernel's own probes of its image")
-def image_selftest(ctx):
-    expect_ktap(ctx.boot(), "image")
+ktap_check(10, "selftest image: the kernel's own probes of its image", "image")

@@ -5,7 +5,7 @@ that carry permissions under PAE, and names the declared PCI BIOS hole
 See docs/labs/wx-audit.md."""
 import re
 
-from grading import CPU_NO_NX, CheckFailed, check, expect_ktap
+from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, ktap_check
 
 PAGE_OFFSET = 0xC0000000
 BIOS_BEGIN, BIOS_END = PAGE_OFFSET + 0xA0000, PAGE_OFFSET + 0x100000
@@ -30,10 +30,9 @@ def expect_verdict(verdict, regex, want):
     return m
 
 
-@check(points=10, name="effective_prot(): only the PDE and the PTE decide, never the PDPTE")
-def leaf_decision(ctx):
-    expect_ktap(ctx.boot(), "wxcheck", ["pdpte_has_no_rw_bit", "pde_and_pte_both_decide",
-                                        "large_page_is_its_own_leaf", "not_present_is_not_mapped"])
+ktap_check(10, "effective_prot(): only the PDE and the PTE decide, never the PDPTE", "wxcheck",
+           ["pdpte_has_no_rw_bit", "pde_and_pte_both_decide", "large_page_is_its_own_leaf",
+            "not_present_is_not_mapped"])
 
 
 @check(points=10, name="default boot: the audit names the declared hole, as many pages as info tlb")

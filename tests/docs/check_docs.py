@@ -54,7 +54,10 @@ def handout_problems(lab):
         if not os.path.exists(os.path.join(os.path.dirname(doc), link)):
             bad.append("docs/labs/%s.md: link %s leads nowhere" % (lab, link))
     with open(os.path.join(ROOT, "labs", lab, "checks.py")) as f:
-        for name in re.findall(r"@check\(points=\d+, name=\"([^\"]+)\"\)", f.read()):
+        src = f.read()
+        names = re.findall(r"@check\(points=\d+, name=\"([^\"]+)\"\)", src)
+        names += re.findall(r"^(?:ktap|pages)_check\(\d+, \"([^\"]+)\"", src, re.M)
+        for name in names:
             if name not in text:
                 bad.append("docs/labs/%s.md: the graded check %r is not listed" % (lab, name))
     return bad

@@ -161,6 +161,29 @@ KTEST(pageattr, nx_takes_effect_at_once)
 	free_page(pa);
 }
 
+/*
+ * Past CPA_FLUSH_CEILING pages one full flush replaces the invlpgs: the
+ * last page of a long request must be read-only at once too. The pages
+ * are low memory below 640K (4K ptes, never handed out; nothing else runs
+ * while they are read-only), each written once first to load its entry.
+ */
+KTEST(pageattr, long_request_flushes_everything)
+{
+	unsigned long va = PAGE_OFFSET + 0x10000;
+	int n = 48;
+
+	for (int i = 0; i < n; i++)
+		KT_EXPECT(t, probe_write_same((void *)(va + i * PAGE_SIZE)) == 0,
+			  "low page %d not writable", i);
+	KT_EXPECT(t, set_memory_ro(va, n) == 0, "set_memory_ro failed");
+	KT_EXPECT(t, probe_write_same((void *)(va + (n - 1) * PAGE_SIZE)) == -EFAULT,
+		  "page %08lx still writable after set_memory_ro of %d pages: stale TLB entry?",
+		  va + (n - 1) * PAGE_SIZE, n);
+	KT_EXPECT(t, set_memory_rw(va, n) == 0, "set_memory_rw failed");
+	KT_EXPECT(t, probe_write_same((void *)(va + (n - 1) * PAGE_SIZE)) == 0,
+		  "page not writable again");
+}
+
 /* A split must give all 512 ptes the large page's attributes and frames. */
 KTEST(pageattr, split_keeps_attributes)
 {

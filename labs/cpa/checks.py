@@ -33,7 +33,8 @@ ktap_check(10, "a 2 MiB page is split only where a request needs it", "pageattr"
 ktap_check(10, "a split gives all 512 ptes the large page's frames and attributes", "pageattr",
            ["split_keeps_attributes"])
 ktap_check(10, "a change is in force at once: the TLB entry is flushed", "pageattr",
-           ["ro_takes_effect_at_once", "nx_takes_effect_at_once"])
+           ["ro_takes_effect_at_once", "nx_takes_effect_at_once",
+            "long_request_flushes_everything"])
 ktap_check(5, "W+X requests and unmapped ranges are refused, nothing changed", "pageattr",
            ["wx_request_is_refused", "unmapped_range_changes_nothing"])
 

@@ -26,7 +26,7 @@ def text_ro_x(ctx):
              (ctx.sym("_etext") - ctx.sym("_text")) >> 10)
 
 
-@check(points=10, name="rodata and ro_after_init RO+NX after boot")
+@check(points=10, name="rodata and ro_after_init RO+NX after boot, and sealed")
 def rodata_ro_nx(ctx):
     g = ctx.boot()
     expect_pages(ctx, g, "__start_rodata", "__end_rodata", "RO+NX", ".rodata")
@@ -34,6 +34,8 @@ def rodata_ro_nx(ctx):
                  ".data..ro_after_init")
     expect_ktap(g, "image", ["write_to_rodata_faults", "ro_after_init_read_only_after_boot",
                              "ro_after_init_writable_during_boot"])
+    # sealed: from now on the CPA layer refuses to make it writable again
+    expect_ktap(g, "pageattr", ["rodata_never_becomes_rw"])
 
 
 @check(points=10, name="mark_nxdata_nx: NX from _etext to _end, data and bss still RW")

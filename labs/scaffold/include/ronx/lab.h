@@ -6,8 +6,6 @@
  */
 #ifndef RONX_LAB_H
 #define RONX_LAB_H
-#include <stdbool.h>
-#include <ronx/compiler.h>
 
 #if __STDC_HOSTED__
 /* the host unit tests #include kernel files: there, say it on stderr */

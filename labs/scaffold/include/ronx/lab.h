@@ -7,6 +7,14 @@
 #ifndef RONX_LAB_H
 #define RONX_LAB_H
 
+/* What stubs use, also in the pure files that include no kernel header. */
+#ifndef __maybe_unused
+#define __maybe_unused	__attribute__((unused))
+#endif
+#ifndef ENOSYS
+#define ENOSYS	38
+#endif
+
 #if __STDC_HOSTED__
 /* the host unit tests #include kernel files: there, say it on stderr */
 #include <stdio.h>

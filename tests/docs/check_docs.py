@@ -42,6 +42,13 @@ def labs():
     return [n for n in names if n and os.path.isdir(os.path.join(ROOT, "labs", n))]
 
 
+def anchors(md):
+    """The #anchors of md's headings, as GitHub makes them."""
+    with open(md) as f:
+        heads = re.findall(r"^#+\s+(.*)$", f.read(), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
 def handout_problems(lab):
     """What is wrong with docs/labs/<lab>.md, as a list of lines."""
     doc = os.path.join(ROOT, "docs", "labs", lab + ".md")
@@ -50,9 +57,12 @@ def handout_problems(lab):
     with open(doc) as f:
         text = f.read()
     bad = []
-    for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):
-        if not os.path.exists(os.path.join(os.path.dirname(doc), link)):
+    for link, anchor in re.findall(r"\]\(([^)#:]+)(?:#([^)]*))?\)", text):
+        target = os.path.join(os.path.dirname(doc), link)
+        if not os.path.exists(target):
             bad.append("docs/labs/%s.md: link %s leads nowhere" % (lab, link))
+        elif anchor and anchor not in anchors(target):
+            bad.append("docs/labs/%s.md: %s has no heading #%s" % (lab, link, anchor))
     with open(os.path.join(ROOT, "labs", lab, "checks.py")) as f:
         src = f.read()
         names = re.findall(r"@check\(points=\d+, name=\"([^\"]+)\"\)", src)

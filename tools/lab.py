@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cstrip  # noqa: E402
 
 SCAFFOLD = os.path.join(LABS, "scaffold")   # lab_todo(), added to student trees
+STUDENT_MARK = os.path.join("labs", "student-tree")   # names the lab a student's tree is for
 ALIGN_LINE = re.compile(r"^(\s*)\.\s*=\s*ALIGN\(PAGE_SIZE\);\s*$", re.M)
 
 
@@ -168,6 +169,9 @@ def start(lab, dest, with_build=False, git=True):
             os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
             shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
     changed = apply_strip(dest, lab, read_strip(lab))
+    with open(os.path.join(dest, STUDENT_MARK), "w") as f:
+        f.write("%s\n# made by make lab-start LAB=%s; make grade LAB=%s grades it\n"
+                % (lab, lab, lab))
     if git:
         g = ["git", "-C", dest, "-c", "user.name=ronx lab", "-c", "user.email=lab@ronx.invalid"]
         subprocess.run(g[:3] + ["init", "-q"], check=True)

@@ -157,7 +157,22 @@ def main(argv):
     t = Results()
     t0 = time.monotonic()
     test_unit(t)
-    labs = [n for n in lab.lab_order() if not argv or n in argv]
+    mark = os.path.join(ROOT, lab.STUDENT_MARK)
+    if os.path.exists(mark):
+        # a student's tree: one lab stripped on purpose, no wrong solutions
+        with open(mark) as f:
+            name = f.readline().strip()
+        t.skip("the grader's test", "a student's tree for lab %s: make grade LAB=%s grades it"
+               % (name, name))
+    else:
+        test_labs(t, [n for n in lab.lab_order() if not argv or n in argv])
+    os.makedirs(os.path.join(ROOT, "build", "results"), exist_ok=True)
+    t.write(os.path.join(ROOT, "build", "results", "labs.ktap"))
+    progress("labs: %d checks in %.0fs, %d failed" % (t.count, time.monotonic() - t0, t.failed))
+    return 1 if t.failed else 0
+
+
+def test_labs(t, labs):
     present = [n for n in labs if os.path.exists(os.path.join(ROOT, "labs", n, "checks.py"))]
     for n in labs:
         if n not in present:
@@ -188,10 +203,6 @@ def main(argv):
                         "it cannot fail")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(os.path.join(ROOT, "build", "results"), exist_ok=True)
-    t.write(os.path.join(ROOT, "build", "results", "labs.ktap"))
-    progress("labs: %d checks in %.0fs, %d failed" % (t.count, time.monotonic() - t0, t.failed))
-    return 1 if t.failed else 0
 
 
 if __name__ == "__main__":

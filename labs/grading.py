@@ -305,7 +305,7 @@ def gradescope(outcomes, seconds):
     total = sum(o.points for o in outcomes)
     return {
         "score": score,
-        "execution_time": round(seconds, 1),
+        "execution_time": int(round(seconds)),
         "output": "Score: %d/%d" % (score, total),
         "tests": [{"name": "%s: %s" % (o.lab, o.name), "score": o.score,
                    "max_score": o.points,

@@ -49,6 +49,7 @@ def test_gradescope_shape():
             run_check(None, "a", "two", 5, lambda ctx: {}["x"])]
     res = grading.gradescope(outs, 1.25)
     assert res["score"] == 10 and res["output"] == "Score: 10/15", res
+    assert res["execution_time"] == 1 and isinstance(res["execution_time"], int)
     assert [(t["name"], t["score"], t["max_score"], t["status"]) for t in res["tests"]] == \
         [("a: one", 10, 10, "passed"), ("a: two", 0, 5, "failed")]
     assert all(isinstance(t["output"], str) for t in res["tests"])

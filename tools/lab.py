@@ -153,6 +153,15 @@ def copy_build(root, dest):
             shutil.rmtree(os.path.join(dest, "build", d), ignore_errors=True)
 
 
+def add_scaffold(dest):
+    """lab_todo() and its header, into the tree at dest."""
+    for d, _, names in os.walk(SCAFFOLD):
+        for n in names:
+            rel = os.path.relpath(os.path.join(d, n), SCAFFOLD)
+            os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+            shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
+
+
 def start(lab, dest, with_build=False, git=True):
     check_lab(lab)
     dest = os.path.abspath(dest)
@@ -163,11 +172,7 @@ def start(lab, dest, with_build=False, git=True):
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
     if with_build:
         copy_build(ROOT, dest)
-    for d, _, names in os.walk(SCAFFOLD):
-        for n in names:
-            rel = os.path.relpath(os.path.join(d, n), SCAFFOLD)
-            os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
-            shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
+    add_scaffold(dest)
     changed = apply_strip(dest, lab, read_strip(lab))
     with open(os.path.join(dest, STUDENT_MARK), "w") as f:
         f.write("%s\n# made by make lab-start LAB=%s; make grade LAB=%s grades it\n"

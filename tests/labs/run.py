@@ -11,7 +11,9 @@ labs/ORDER (results: build/results/labs.ktap):
   - each labs/<lab>/wrong/*.patch applies to the solved tree and grades
     below full;
   - every graded check fails in at least one stripped tree or wrong
-    solution (a check nothing fails cannot fail, and is a failure here).
+    solution (a check nothing fails cannot fail, and is a failure here);
+  - a stub the boot cannot do without (paging_init()) prints its
+    lab_todo() line before the kernel dies.
 
 Variants are copies of this tree with its build/ (cp -a), so make only
 rebuilds what the strip or the patch changed; they run one after another.
@@ -143,6 +145,43 @@ def test_wrong(t, name, patch, failed_somewhere, tmp):
     shutil.rmtree(tree, ignore_errors=True)
 
 
+BOOT = """
+import sys
+sys.path.insert(0, "tests/qemu")
+from guest import Guest, GuestError
+with Guest("todo-before-failure") as g:
+    try:
+        g.wait_ready()
+        print("READY")
+    except GuestError:
+        pass
+    print(g.out)
+"""
+
+
+def test_todo_before_failure(t, tmp):
+    """A stub the boot cannot do without (here paging_init(), as a lab
+    "demo" would strip it): the kernel must name it before it dies."""
+    tree = os.path.join(tmp, "todo")
+    copy_solved(tree)
+    lab.add_scaffold(tree)
+    lab.apply_strip(tree, "demo", [lab.Item("mm/init.c", "paging_init", "map the direct map",
+                                            "tests/labs/run.py")])
+    ok, out = make(tree)
+    if not t.check(ok, "a kernel without paging_init() builds", out[-1500:]):
+        return
+    r = subprocess.run([PYTHON, "-c", BOOT], cwd=tree, capture_output=True, text=True,
+                       timeout=120)
+    log = r.stdout
+    said = log.find("ronx: lab demo: paging_init() is not written yet - see docs/labs/demo.md")
+    died = max(log.find("Kernel panic"), log.find("BUG:"))
+    t.check("READY" not in log and died >= 0,
+            "a kernel without paging_init() does not boot (it panics)", log[-1200:])
+    t.check(0 <= said < died if died >= 0 else said >= 0,
+            "... and names the missing function before it dies", log[-1200:])
+    shutil.rmtree(tree, ignore_errors=True)
+
+
 def test_unit(t):
     for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading)):
         for name, fn in mod.TESTS:
@@ -188,6 +227,7 @@ def test_labs(t, labs):
                 % (n, got, total), "\n".join(failing(mine)) + "\n" + text[-1500:])
     tmp = tempfile.mkdtemp(prefix="ronx-labs-")
     try:
+        test_todo_before_failure(t, tmp)
         for n in present:
             failed_somewhere = set()
             progress("labs: %s" % n)

@@ -217,13 +217,17 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout):
     t0 = time.monotonic()
     outcomes = []
     failed_build = build(root)
+    if failed_build:
+        print("The tree does not build; every check scores 0. The end of make's output:\n"
+              + failed_build, file=out, flush=True)
+        errors = [ln for ln in failed_build.splitlines() if re.search(r"error:|\*\*\*", ln)]
+        failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
     ctx = grading.Context(root)
     try:
         for lab in labs:
             for name, points, fn in load_checks(lab, root):
                 if failed_build:
-                    o = grading.Outcome(lab, name, points, 0,
-                                        "the tree does not build:\n" + failed_build, 0)
+                    o = grading.Outcome(lab, name, points, 0, failed_build, 0)
                 else:
                     o = grading.run_check(ctx, lab, name, points, fn)
                 outcomes.append(o)

@@ -182,6 +182,22 @@ def test_todo_before_failure(t, tmp):
     shutil.rmtree(tree, ignore_errors=True)
 
 
+def test_broken_tree(t, tmp, name):
+    """A tree that does not build grades 0 on every check and says why."""
+    tree = os.path.join(tmp, "broken")
+    copy_solved(tree)
+    with open(os.path.join(tree, "mm", "init_32.c"), "a") as f:
+        f.write("int broken(\n")
+    checks, text = grade_tree(tree, [name])
+    with open(os.path.join(tree, "build", "grade", "results.json")) as f:
+        outputs = [x["output"] for x in json.load(f)["tests"]]
+    t.check(summary(checks)[0] == 0 and text.rstrip().endswith("Score: 0/%d" % summary(checks)[1]),
+            "a tree that does not build grades 0", text[-800:])
+    t.check(outputs and all("does not build: mm/init_32.c" in o and "error:" in o for o in outputs),
+            "... and each check says the compiler's error", "\n".join(outputs[:2]))
+    shutil.rmtree(tree, ignore_errors=True)
+
+
 def test_unit(t):
     for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading)):
         for name, fn in mod.TESTS:
@@ -228,6 +244,8 @@ def test_labs(t, labs):
     tmp = tempfile.mkdtemp(prefix="ronx-labs-")
     try:
         test_todo_before_failure(t, tmp)
+        if present:
+            test_broken_tree(t, tmp, present[0])
         for n in present:
             failed_somewhere = set()
             progress("labs: %s" % n)

@@ -112,15 +112,18 @@ def apply_strip(tree, lab, items):
             with open(path) as f:
                 src = f.read()
         try:
-            if it.path.endswith(".c"):
+            if it.path.endswith((".c", ".h")):
                 src = cstrip.strip_function(src, it.target, lab, it.hint, it.ret)
-            else:
+            elif it.path.endswith(".ld"):
                 src = strip_section_alignment(src, it.target, lab, it.hint)
+            else:
+                raise cstrip.StripError("can strip C functions (.c, .h) and linker "
+                                        "script sections (.ld) only")
         except cstrip.StripError as e:
             raise LabError("%s: %s: %s" % (it.where, it.path, e))
         changed[it.path] = src
     for rel, src in changed.items():
-        if rel.endswith(".c"):
+        if rel.endswith((".c", ".h")):
             src = cstrip.mark_unused_statics(cstrip.add_include(src, "ronx/lab.h"))
         with open(os.path.join(tree, rel), "w") as f:
             f.write(src)

@@ -108,7 +108,7 @@ def test_stripped(t, name, failed_somewhere, tmp):
             % (name, len(fails), len(checks)))
     failed_somewhere.update(fails)
     log = boot_logs(tree)
-    funcs = [it.target for it in lab.read_strip(name) if it.path.endswith(".c")]
+    funcs = [it.target for it in lab.read_strip(name) if it.path.endswith((".c", ".h"))]
     ready = "ronx: ready" in log
     told = [f for f in funcs if "ronx: lab %s: %s() is not written yet" % (name, f) in log]
     if funcs:

@@ -9,6 +9,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "labs"))
 
 import cstrip  # noqa: E402
 from cstrip import StripError, mark_unused_statics, strip_function  # noqa: E402
@@ -154,6 +155,38 @@ def test_add_include():
     out = cstrip.add_include(src, "ronx/lab.h")
     assert out == "// x\n#include <a.h>\n#include \"b.h\"\n#include <ronx/lab.h>\n\nint x;\n", out
     assert cstrip.add_include(out, "ronx/lab.h") == out
+
+
+
+
+def test_strip_list_errors_name_file_and_line():
+    import lab
+    with tempfile.TemporaryDirectory() as tree:
+        os.makedirs(os.path.join(tree, "mm"))
+        with open(os.path.join(tree, "mm", "a.c"), "w") as f:
+            f.write(PRELUDE + "int f(void)\n{\n\treturn 1;\n}\n")
+        with open(os.path.join(tree, "x.ld"), "w") as f:
+            f.write("SECTIONS\n{\n\t.text : {\n\t\t*(.text)\n\t}\n}\n")
+        open(os.path.join(tree, "README"), "w").close()
+        for item, words in [(lab.Item("mm/a.c", "g", "h", "labs/x/strip:3"),
+                             "labs/x/strip:3: mm/a.c: no definition of g()"),
+                            (lab.Item("mm/b.c", "f", "h", "labs/x/strip:4"),
+                             "labs/x/strip:4: no file mm/b.c"),
+                            (lab.Item("x.ld", ".text", "h", "labs/x/strip:5"),
+                             "output section .text has no . = ALIGN(PAGE_SIZE);"),
+                            (lab.Item("README", "f", "h", "labs/x/strip:6"),
+                             "can strip C functions")]:
+            try:
+                lab.apply_strip(tree, "x", [item])
+            except lab.LabError as e:
+                assert words in str(e), (words, str(e))
+            else:
+                raise AssertionError("no error for " + words)
+        changed = lab.apply_strip(tree, "x", [lab.Item("mm/a.c", "f", "h", "s:1")])
+        assert changed == ["mm/a.c"]
+        with open(os.path.join(tree, "mm", "a.c")) as f:
+            out = f.read()
+        assert "#include <ronx/lab.h>" in out and 'lab_todo("x", "f");' in out, out
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

@@ -178,11 +178,12 @@ class Context:
     def where(self, va):
         """va with the nearest symbol at or below it, for messages."""
         best = None
-        if self.syms.get("_text", 0) <= va < self.syms.get("_end", 0):
-            for name, a in self.syms.items():
-                if a <= va and (best is None or a > best[1] or
-                                (a == best[1] and name < best[0])):
-                    best = (name, a)
+        lo, hi = self.syms.get("_text", 0), self.syms.get("_end", 1 << 32)
+        for name, a in self.syms.items():
+            # only the image's symbols: nm also lists constants (EFER = 0xc0000080)
+            if lo <= a < hi and a <= va and va - a < 1 << 20 and (best is None or a > best[1] or
+                                                 (a == best[1] and name < best[0])):
+                best = (name, a)
         if best is None:
             return "0x%08x" % va
         off = va - best[1]

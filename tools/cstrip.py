@@ -235,11 +235,15 @@ def static_definitions(code):
         if not end:
             continue
         head = code[m.end():end.start()]
-        if "(" in head and not re.search(r"\(\s*\*", head):
+        if "(" in head and not re.match(r"[^(]*\(\s*\*", head):
             names = list(IDENT.finditer(head[:head.index("(")]))
             if end.group() == "{" and names:
                 out.append((names[-1].group(), m.end() + names[-1].start(), m.start(),
                             end.start(), match(code, end.start(), "{", "}")))
+            continue
+        fp = re.match(r"[^(]*(\()\s*\*\s*([A-Za-z_]\w*)", head)  # a function pointer
+        if fp:
+            out.append((fp.group(2), m.end() + fp.start(1), m.start(), end.start(), end.start()))
             continue
         names = [n for n in IDENT.finditer(head) if "[" not in head[:n.start()]]
         if names:

@@ -94,6 +94,25 @@ def test_used_helper_not_marked():
     compiles(out)
 
 
+def test_static_function_with_function_pointer_parameter():
+    src = PRELUDE + """static int apply(int (*fn)(int), int x)
+{
+	return fn(x);
+}
+
+static int (*hook)(int);
+
+int target(int x)
+{
+	return hook ? apply(hook, x) : x;
+}
+"""
+    out = mark_unused_statics(strip_function(src, "target", "lab", "h"))
+    assert "static int __maybe_unused apply(int (*fn)(int), int x)" in out, out
+    assert "static int __maybe_unused (*hook)(int);" in out, out
+    compiles(out)
+
+
 def test_neutral_returns():
     cases = {
         "void f(void)": None, "bool f(void)": "return false;", "int f(void)": "return -ENOSYS;",

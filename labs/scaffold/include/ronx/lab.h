@@ -6,17 +6,11 @@
  */
 #ifndef RONX_LAB_H
 #define RONX_LAB_H
-
-/* What stubs use, also in the pure files that include no kernel header. */
-#ifndef __maybe_unused
-#define __maybe_unused	__attribute__((unused))
-#endif
-#ifndef ENOSYS
-#define ENOSYS	38
-#endif
+#include <stdbool.h>
+#include <ronx/compiler.h>
 
 #if __STDC_HOSTED__
-/* the host unit tests #include kernel files: there, say it on stderr */
+/* The pure code is also built for the host (make host-test, make fuzz). */
 #include <stdio.h>
 static inline void lab_todo(const char *lab, const char *fn)
 {

@@ -17,12 +17,14 @@ never reaches the prompt or a kernel panic also scores 0, with the reason
 and the end of the serial log, and grading goes on.
 
 ctx (Context), one per `make grade` run, shared by every lab graded in it:
-    ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None)
+    ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="")
                         -> Boot: a -kernel boot (with build/initrd.cpio
                         unless initrd names another) up to the first
                         `ronx> ` prompt; cached per options, so checks that
                         boot alike share one QEMU; a boot that failed is not
-                        retried (every check using it fails with its reason)
+                        retried (every check using it fails with its reason).
+                        Checks that change the kernel's state (load modules,
+                        patch text) pass their own tag and get their own boot
     ctx.syms            {symbol: address} from nm build/kernel.elf
     ctx.elf             path of build/kernel.elf (for readelf checks)
     ctx.root            the tree being graded
@@ -31,7 +33,7 @@ ctx (Context), one per `make grade` run, shared by every lab graded in it:
 
 g (Boot):
     g.pt                tlb.PageTables from QEMU's `info tlb`, read at the
-                        prompt before any command ran
+                        prompt before any command ran; g.tlb() reads them now
     g.log               the serial output up to the first prompt
     g.sh("lsmod")       run one shell command, return what it printed (a
                         command that times out marks the boot dead: the next
@@ -153,6 +155,10 @@ class Boot:
             self._ktap[suite] = cases
         return self._ktap[suite]
 
+    def tlb(self):
+        """The page tables now (g.pt is as they were at the prompt)."""
+        return PageTables(self.monitor("info tlb"))
+
     def tail(self, n=1200):
         return self.guest.out[-n:]
 
@@ -189,14 +195,15 @@ class Context:
         off = va - best[1]
         return "0x%08x (%s%s)" % (va, best[0], "+0x%x" % off if off else "")
 
-    def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None):
-        key = (cmdline, cpu, memory, iso, initrd)
+    def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag=""):
+        key = (cmdline, cpu, memory, iso, initrd, tag)
         got = self._boots.get(key)
         if isinstance(got, Boot) and not got.alive():
             got.guest.close()
             got = None
         if got is None:
-            name = "grade-%s-%s" % (cmdline or "default", "nx" if cpu == CPU_NX else "cpu")
+            name = "grade-%s%s-%s" % (tag + "-" if tag else "", cmdline or "default",
+                                       "nx" if cpu == CPU_NX else "cpu")
             guest = Guest(re.sub(r"[^\w.=-]", "_", name), cmdline=cmdline, cpu=cpu,
                           memory=memory, iso=iso, initrd=initrd).start()
             try:
@@ -230,12 +237,13 @@ def _describe(m):
 def expect_pages(ctx, g, start, end, want, what=None):
     """Every 4 KiB page in [start, end) has the permission want: "RO+X",
     "RW+NX", ... or one half of it ("RO", "NX"); start and end may be
-    symbol names."""
+    symbol names; g is a Boot (its g.pt) or PageTables (e.g. g.tlb())."""
+    pt = g if isinstance(g, PageTables) else g.pt
     lo, hi = _addr(ctx, start), _addr(ctx, end)
     what = what or ("%s..%s" % (start, end) if isinstance(start, str) else "range")
     parts = want.split("+")
     bad = []
-    for va, m in g.pt.pages(lo, hi):
+    for va, m in pt.pages(lo, hi):
         if m is None or any(p not in m.perm().split("+") for p in parts):
             bad.append((va, m))
     if bad:

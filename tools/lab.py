@@ -6,11 +6,14 @@
                                     the whole project with LAB's items stripped
                                     (labs/LAB/strip), labs/*/wrong/ left out,
                                     a fresh git repository with one commit
-    tools/lab.py grade [LAB...]     build, run the labs' checks (all labs in
-                                    labs/ORDER if none named), print one line
-                                    per check and "Score: N/M", write
-                                    build/grade/results.json (Gradescope)
+    tools/lab.py grade [LAB...]     build, run the labs' checks (every lab of
+                                    labs/ORDER written so far if none named),
+                                    print one line per check and "Score: N/M",
+                                    write build/grade/results.json (Gradescope)
     tools/lab.py list               the labs, in order
+
+start --with-build also copies build/ (cp -a), so that make in the new tree
+rebuilds only what the strip changed: the test of the grader uses it.
 
 make lab-start LAB=... [DIR=...] and make grade [LAB=...] call this.
 The strip list and the checks are described in labs/grading.py and

@@ -114,6 +114,7 @@ test: all
 	$(MAKE) --no-print-directory fuzz-smoke || status=1; \
 	$(PYTHON) tests/docs/check_docs.py || status=1; \
 	$(PYTHON) tests/qemu/run.py || status=1; \
+	$(PYTHON) tests/labs/run.py || status=1; \
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \
 	exit $$status
 

@@ -118,3 +118,99 @@ KTEST(pageattr, unmapped_range_changes_nothing)
 {
 	KT_EXPECT(t, set_memory_ro(0x00400000, 1) == -EFAULT, "unmapped range accepted");
 }
+
+/*
+ * The CPU caches translations: a change is only in force once the TLB
+ * entry is flushed. Load the entry first (write, execute), then change
+ * the page and use it again at once.
+ */
+KTEST(pageattr, ro_takes_effect_at_once)
+{
+	unsigned long pa = alloc_page(), va = (unsigned long)__va(pa);
+	enum pg_level level;
+
+	if (!lookup_address(va, &level) || level != PG_LEVEL_4K) {
+		free_page(pa);
+		return kt_skip(t, "no page in a 4K mapping");
+	}
+	KT_EXPECT(t, probe_write_same((void *)va) == 0, "fresh page not writable");
+	KT_EXPECT(t, set_memory_ro(va, 1) == 0, "set_memory_ro failed");
+	KT_EXPECT(t, probe_write_same((void *)va) == -EFAULT,
+		  "page %08lx still writable after set_memory_ro: stale TLB entry?", va);
+	KT_EXPECT(t, set_memory_rw(va, 1) == 0, "set_memory_rw failed");
+	KT_EXPECT(t, probe_write_same((void *)va) == 0, "page %08lx not writable again", va);
+	free_page(pa);
+}
+
+KTEST(pageattr, nx_takes_effect_at_once)
+{
+	unsigned long pa = alloc_page(), va = (unsigned long)__va(pa);
+
+	if (!nx_enabled) {
+		free_page(pa);
+		return kt_skip(t, "NX is not in use");
+	}
+	*(unsigned char *)va = 0xc3;	/* ret */
+	KT_EXPECT(t, set_memory_ro(va, 1) == 0 && set_memory_x(va, 1) == 0,
+		  "could not make the page RO+X");
+	KT_EXPECT(t, probe_exec((void *)va, 0) == 0, "RO+X page %08lx not executable", va);
+	KT_EXPECT(t, set_memory_nx(va, 1) == 0, "set_memory_nx failed");
+	KT_EXPECT(t, probe_exec((void *)va, 0) == -EFAULT,
+		  "page %08lx still executable after set_memory_nx: stale TLB entry?", va);
+	KT_EXPECT(t, set_memory_rw(va, 1) == 0, "set_memory_rw failed");
+	free_page(pa);
+}
+
+/*
+ * Past CPA_FLUSH_CEILING pages one full flush replaces the invlpgs: the
+ * last page of a long request must be read-only at once too. The pages
+ * are low memory below 640K (4K ptes, never handed out; nothing else runs
+ * while they are read-only), each written once first to load its entry.
+ */
+KTEST(pageattr, long_request_flushes_everything)
+{
+	unsigned long va = PAGE_OFFSET + 0x10000;
+	int n = 48;
+
+	for (int i = 0; i < n; i++)
+		KT_EXPECT(t, probe_write_same((void *)(va + i * PAGE_SIZE)) == 0,
+			  "low page %d not writable", i);
+	KT_EXPECT(t, set_memory_ro(va, n) == 0, "set_memory_ro failed");
+	KT_EXPECT(t, probe_write_same((void *)(va + (n - 1) * PAGE_SIZE)) == -EFAULT,
+		  "page %08lx still writable after set_memory_ro of %d pages: stale TLB entry?",
+		  va + (n - 1) * PAGE_SIZE, n);
+	KT_EXPECT(t, set_memory_rw(va, n) == 0, "set_memory_rw failed");
+	KT_EXPECT(t, probe_write_same((void *)(va + (n - 1) * PAGE_SIZE)) == 0,
+		  "page not writable again");
+}
+
+/* A split must give all 512 ptes the large page's attributes and frames. */
+KTEST(pageattr, split_keeps_attributes)
+{
+	unsigned long va = PAGE_OFFSET + 32 * PMD_SIZE, bad = 0;
+	enum pg_level level;
+	pteval_t *pmd = lookup_address(va, &level), large;
+
+	if (!pmd || level != PG_LEVEL_2M)
+		return kt_skip(t, "no 2M page at 64M (less RAM?)");
+	KT_EXPECT(t, set_memory_ro(va, PTRS_PER_PTE) == 0, "set_memory_ro failed");
+	large = *pmd;
+	KT_EXPECT(t, set_memory_rw(va + 7 * PAGE_SIZE, 1) == 0, "set_memory_rw failed");
+	for (int i = 0; i < PTRS_PER_PTE; i++) {
+		pteval_t *pte = lookup_address(va + i * PAGE_SIZE, &level);
+		pteval_t want = (large & ~PMD_PFN_MASK & ~_PAGE_PSE & ~_PAGE_ACCESSED & ~_PAGE_DIRTY) |
+				((large & PMD_PFN_MASK) + ((pteval_t)i << PAGE_SHIFT)) |
+				(i == 7 ? _PAGE_RW : 0);
+
+		if (!pte || level != PG_LEVEL_4K ||
+		    (*pte & ~(pteval_t)(_PAGE_ACCESSED | _PAGE_DIRTY)) != want) {
+			if (!bad++)
+				kt_fail(t, __FILE__, __LINE__, "pte %d: %llx, expected %llx", i,
+					pte ? *pte : 0, want);
+		}
+	}
+	KT_EXPECT(t, !bad, "%lu of 512 ptes wrong after the split", bad);
+	KT_EXPECT(t, set_memory_rw(va, PTRS_PER_PTE) == 0, "set_memory_rw failed");
+	KT_EXPECT(t, lookup_address(va, &level) && level == PG_LEVEL_2M,
+		  "uniform again but not collapsed back to a 2M page");
+}

@@ -5,10 +5,9 @@
  *
  * Linux 6.1 on 32-bit PAE says "passed" with the PCI BIOS hole wide open,
  * because its walk starts from PDPT entries, which under PAE carry no RW
- * bit, so nothing ever looks writable. ronx's walk decides on the leaf
- * entry (page directories pointing to tables are always RW and never NX
- * here, so the leaf's bits are the effective ones), and it names the
- * declared hole instead of hiding it.
+ * bit, so nothing ever looks writable. ronx's walk decides at the leaf,
+ * from the levels that really carry permissions (effective_prot()), and
+ * it names the declared hole instead of hiding it (check_page()).
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -45,6 +44,23 @@ static bool is_wx(pteval_t e)
 	return (e & _PAGE_PRESENT) && (e & _PAGE_RW) && !(e & _PAGE_NX);
 }
 
+/*
+ * What a leaf really allows, from the entries that map it. Under PAE a
+ * PDPTE has no RW and no NX bit (they are reserved there), so only the
+ * PDE and the PTE take part: writable if both allow it, executable if
+ * neither forbids it. pte is NULL when the PDE maps a 2 MiB page itself.
+ * Returns PRESENT, RW and NX as they apply to the page.
+ */
+pteval_t effective_prot(pteval_t pdpte, pteval_t pde, const pteval_t *pte)
+{
+	pteval_t leaf = pte ? *pte : pde;
+
+	if (!(pdpte & _PAGE_PRESENT) || !(pde & _PAGE_PRESENT) || !(leaf & _PAGE_PRESENT))
+		return 0;
+	return _PAGE_PRESENT | (pde & leaf & _PAGE_RW) | ((pde | leaf) & _PAGE_NX);
+}
+
+/* One page (or 2 MiB page) of the walk, with its effective permission. */
 static void check_page(struct wx_walk *w, unsigned long va, pteval_t e, unsigned long size)
 {
 	bool hole = pcibios_enabled && in_bios_hole(va);
@@ -67,19 +83,20 @@ struct wx_report ptdump_check_wx(void)
 	struct wx_walk w = { 0 };
 
 	for (unsigned pgd = 0; pgd < PTRS_PER_PGD; pgd++) {
-		pteval_t *pmds = pmd_table(pgd);
+		pteval_t *pmds = pmd_table(pgd), pdpte = swapper_pg_dir[pgd];
 		unsigned long va = (unsigned long)pgd << 30;
 
 		for (int i = 0; pmds && i < PTRS_PER_PMD; i++, va += PMD_SIZE) {
 			pteval_t pmd = pmds[i];
 
 			if (!(pmd & _PAGE_PRESENT) || (pmd & _PAGE_PSE)) {
-				check_page(&w, va, pmd, PMD_SIZE);
+				check_page(&w, va, effective_prot(pdpte, pmd, 0), PMD_SIZE);
 				continue;
 			}
 			pteval_t *ptes = __va(pmd & PTE_PFN_MASK);
 			for (int j = 0; j < PTRS_PER_PTE; j++)
-				check_page(&w, va + j * PAGE_SIZE, ptes[j], PAGE_SIZE);
+				check_page(&w, va + j * PAGE_SIZE,
+					   effective_prot(pdpte, pmd, &ptes[j]), PAGE_SIZE);
 		}
 	}
 	report_run(&w);

@@ -17,6 +17,8 @@ StripError with one line that names what is wrong.
 import re
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
+C_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed",
+                "unsigned", "_Bool", "bool", "const", "volatile"}
 
 
 class StripError(Exception):
@@ -161,7 +163,7 @@ def param_names(params):
                 continue
             p = re.sub(r"\[[^\]]*\]", "", p)
             ids = IDENT.findall(p)
-            if len(ids) >= 2 or "*" in p:
+            if (len(ids) >= 2 or "*" in p) and ids[-1] not in C_TYPE_WORDS:
                 names.append(ids[-1])
             continue
         depth += c in "(["
@@ -193,7 +195,8 @@ def neutral_return(specs):
 
 def stub_body(fn, lab, hint, ret):
     lines = ["{", "\t/* LAB %s: %s */" % (lab, hint)]
-    lines += ["\t(void)%s;" % p for p in param_names(fn.params)]
+    lines += ["\t(void)%s;" % p for p in param_names(fn.params)
+              if not (ret and re.search(r"\b%s\b" % p, ret))]
     lines.append('\tlab_todo("%s", "%s");' % (lab, fn.name))
     if ret is None:
         ret = neutral_return(fn.specs)
@@ -221,8 +224,8 @@ def strip_function(src, name, lab, hint, ret=None):
 
 
 def static_definitions(code):
-    """(name, decl_start, body_start, body_end) of every file-scope static
-    function or variable; body is empty for variables."""
+    """(name, name_at, decl_start, body_start, body_end) of every file-scope
+    static function or variable; body is empty for variables."""
     dep = depths(code)
     out = []
     for m in re.finditer(r"\bstatic\b", code):
@@ -233,13 +236,19 @@ def static_definitions(code):
             continue
         head = code[m.end():end.start()]
         if "(" in head and not re.match(r"[^(]*\(\s*\*", head):
-            name = IDENT.findall(head[:head.index("(")])[-1:]
-            if end.group() == "{":
-                out.append((name[0], m.start(), end.start(), match(code, end.start(), "{", "}")))
+            names = list(IDENT.finditer(head[:head.index("(")]))
+            if end.group() == "{" and names:
+                out.append((names[-1].group(), m.end() + names[-1].start(), m.start(),
+                            end.start(), match(code, end.start(), "{", "}")))
             continue
-        ids = IDENT.findall(re.sub(r"\[[^\]]*\]", "", head))
-        if ids:
-            out.append((ids[-1], m.start(), end.start(), end.start()))
+        fp = re.match(r"[^(]*(\()\s*\*\s*([A-Za-z_]\w*)", head)  # a function pointer
+        if fp:
+            out.append((fp.group(2), m.end() + fp.start(1), m.start(), end.start(), end.start()))
+            continue
+        names = [n for n in IDENT.finditer(head) if "[" not in head[:n.start()]]
+        if names:
+            out.append((names[-1].group(), m.end() + names[-1].start(), m.start(),
+                        end.start(), end.start()))
     return out
 
 
@@ -247,11 +256,14 @@ def mark_unused_statics(src):
     """Prefix __maybe_unused to static definitions nothing refers to."""
     code = code_only(src)
     inserts = []
-    for name, start, body, end in static_definitions(code):
+    for name, name_at, start, body, end in static_definitions(code):
         uses = [m.start() for m in re.finditer(r"\b%s\b" % re.escape(name), code)]
         outside = [u for u in uses if not (start <= u < end)]
         if not outside and "__maybe_unused" not in code[start:body]:
-            inserts.append(start)
+            # Linux's place for it: static int __maybe_unused *name(...)
+            while name_at > start and code[name_at - 1] == "*":
+                name_at -= 1
+            inserts.append(name_at)
     for at in sorted(inserts, reverse=True):
         src = src[:at] + "__maybe_unused " + src[at:]
     return src

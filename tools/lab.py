@@ -6,11 +6,14 @@
                                     the whole project with LAB's items stripped
                                     (labs/LAB/strip), labs/*/wrong/ left out,
                                     a fresh git repository with one commit
-    tools/lab.py grade [LAB...]     build, run the labs' checks (all labs in
-                                    labs/ORDER if none named), print one line
-                                    per check and "Score: N/M", write
-                                    build/grade/results.json (Gradescope)
+    tools/lab.py grade [LAB...]     build, run the labs' checks (every lab of
+                                    labs/ORDER written so far if none named),
+                                    print one line per check and "Score: N/M",
+                                    write build/grade/results.json (Gradescope)
     tools/lab.py list               the labs, in order
+
+start --with-build also copies build/ (cp -a), so that make in the new tree
+rebuilds only what the strip changed: the test of the grader uses it.
 
 make lab-start LAB=... [DIR=...] and make grade [LAB=...] call this.
 The strip list and the checks are described in labs/grading.py and
@@ -33,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cstrip  # noqa: E402
 
 SCAFFOLD = os.path.join(LABS, "scaffold")   # lab_todo(), added to student trees
+STUDENT_MARK = os.path.join("labs", "student-tree")   # names the lab a student's tree is for
 ALIGN_LINE = re.compile(r"^(\s*)\.\s*=\s*ALIGN\(PAGE_SIZE\);\s*$", re.M)
 
 
@@ -49,6 +53,14 @@ def check_lab(name, root=ROOT):
     order = lab_order(root)
     if name not in order:
         raise LabError("no lab named %r; the labs are: %s" % (name, " ".join(order)))
+    if not os.path.exists(os.path.join(root, "labs", name, "checks.py")):
+        raise LabError("lab %s is in labs/ORDER but not written yet (no labs/%s/checks.py)"
+                       % (name, name))
+
+
+def written_labs(root=ROOT):
+    """The labs of labs/ORDER that exist in this tree, in order."""
+    return [n for n in lab_order(root) if os.path.exists(os.path.join(root, "labs", n, "checks.py"))]
 
 
 # -- the strip list ----------------------------------------------------------
@@ -103,15 +115,18 @@ def apply_strip(tree, lab, items):
             with open(path) as f:
                 src = f.read()
         try:
-            if it.path.endswith(".c"):
+            if it.path.endswith((".c", ".h")):
                 src = cstrip.strip_function(src, it.target, lab, it.hint, it.ret)
-            else:
+            elif it.path.endswith(".ld"):
                 src = strip_section_alignment(src, it.target, lab, it.hint)
+            else:
+                raise cstrip.StripError("can strip C functions (.c, .h) and linker "
+                                        "script sections (.ld) only")
         except cstrip.StripError as e:
             raise LabError("%s: %s: %s" % (it.where, it.path, e))
         changed[it.path] = src
     for rel, src in changed.items():
-        if rel.endswith(".c"):
+        if rel.endswith((".c", ".h")):
             src = cstrip.mark_unused_statics(cstrip.add_include(src, "ronx/lab.h"))
         with open(os.path.join(tree, rel), "w") as f:
             f.write(src)
@@ -135,6 +150,24 @@ def project_files(root):
             and os.path.isfile(os.path.join(root, f))]
 
 
+def copy_build(root, dest):
+    """root's build/ into dest with its times (cp -a), so that make there
+    rebuilds only what changes; without root's grades and test logs."""
+    if os.path.isdir(os.path.join(root, "build")):
+        subprocess.run(["cp", "-a", os.path.join(root, "build"), dest], check=True)
+        for d in ("grade", "results"):
+            shutil.rmtree(os.path.join(dest, "build", d), ignore_errors=True)
+
+
+def add_scaffold(dest):
+    """lab_todo() and its header, into the tree at dest."""
+    for d, _, names in os.walk(SCAFFOLD):
+        for n in names:
+            rel = os.path.relpath(os.path.join(d, n), SCAFFOLD)
+            os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+            shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
+
+
 def start(lab, dest, with_build=False, git=True):
     check_lab(lab)
     dest = os.path.abspath(dest)
@@ -143,16 +176,13 @@ def start(lab, dest, with_build=False, git=True):
     for rel in project_files(ROOT):
         os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
-    if with_build and os.path.isdir(os.path.join(ROOT, "build")):
-        # the test of the grader: keep objects so make rebuilds only what changed
-        subprocess.run(["cp", "-a", os.path.join(ROOT, "build"), dest], check=True)
-        shutil.rmtree(os.path.join(dest, "build", "grade"), ignore_errors=True)
-    for d, _, names in os.walk(SCAFFOLD):
-        for n in names:
-            rel = os.path.relpath(os.path.join(d, n), SCAFFOLD)
-            os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
-            shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
+    if with_build:
+        copy_build(ROOT, dest)
+    add_scaffold(dest)
     changed = apply_strip(dest, lab, read_strip(lab))
+    with open(os.path.join(dest, STUDENT_MARK), "w") as f:
+        f.write("%s\n# made by make lab-start LAB=%s; make grade LAB=%s grades it\n"
+                % (lab, lab, lab))
     if git:
         g = ["git", "-C", dest, "-c", "user.name=ronx lab", "-c", "user.email=lab@ronx.invalid"]
         subprocess.run(g[:3] + ["init", "-q"], check=True)
@@ -177,8 +207,10 @@ def load_checks(lab, root=ROOT):
 
 
 def build(root=ROOT):
-    """make all; returns None, or the end of the failed build's output."""
-    r = subprocess.run(["make", "-C", root, "--no-print-directory", "all"],
+    """Builds what grading boots; returns None, or the end of the failed
+    build's output."""
+    r = subprocess.run(["make", "-C", root, "--no-print-directory",
+                        "build/kernel.elf", "build/initrd.cpio"],
                        capture_output=True, text=True)
     if r.returncode == 0:
         return None
@@ -191,13 +223,17 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout):
     t0 = time.monotonic()
     outcomes = []
     failed_build = build(root)
+    if failed_build:
+        print("The tree does not build; every check scores 0. The end of make's output:\n"
+              + failed_build, file=out, flush=True)
+        errors = [ln for ln in failed_build.splitlines() if re.search(r"error:|\*\*\*", ln)]
+        failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
     ctx = grading.Context(root)
     try:
         for lab in labs:
             for name, points, fn in load_checks(lab, root):
                 if failed_build:
-                    o = grading.Outcome(lab, name, points, 0,
-                                        "the tree does not build:\n" + failed_build, 0)
+                    o = grading.Outcome(lab, name, points, 0, failed_build, 0)
                 else:
                     o = grading.run_check(ctx, lab, name, points, fn)
                 outcomes.append(o)
@@ -237,7 +273,7 @@ def main(argv):
             print("ronx: lab %s: your tree is %s (stripped: %s)" % (args[0], dest, ", ".join(changed)))
             print("ronx: read docs/labs/%s.md there; 'make grade LAB=%s' grades it" % (args[0], args[0]))
         else:
-            labs = [a for a in argv[1:] if a] or lab_order()
+            labs = [a for a in argv[1:] if a] or written_labs()
             for lab in labs:
                 check_lab(lab)
             score, total, _ = grade(labs, os.path.join(ROOT, "build", "grade", "results.json"))

@@ -18,6 +18,7 @@ declare -A need=(
 	[cpio]=cpio
 	[python3]=python3
 	[make]=make
+	[patch]=patch
 	[librsvg2-bin]=rsvg-convert
 	[clang]=clang
 	[valgrind]=valgrind

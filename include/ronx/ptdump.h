@@ -9,6 +9,9 @@ struct wx_report {
 	unsigned long wx_pages;		/* outside the declared PCI BIOS hole */
 	unsigned long hole_pages;	/* inside it */
 };
+/* PRESENT, RW and NX as they apply to a page mapped by these entries;
+ * pte is NULL for a 2 MiB page (mm/wxcheck.c). */
+pteval_t effective_prot(pteval_t pdpte, pteval_t pde, const pteval_t *pte);
 /* Logs every W+X range outside the declared hole, and a verdict. */
 struct wx_report ptdump_check_wx(void);
 #endif

@@ -3,7 +3,7 @@
 steps 1-2, seed 002's vmlinux_32.lds.S hunks). See docs/labs/layout.md."""
 import re
 
-from grading import CheckFailed, check, expect_ktap, expect_log, expect_pages, readelf
+from grading import CheckFailed, check, expect_log, ktap_check, pages_check, readelf
 
 PAGE = 4096
 # (symbol, the section it must start or end) in image order
@@ -79,22 +79,13 @@ def policy_applied(ctx):
     expect_log(g, r"^Write protecting the kernel text: \d+k$", "the text write-protected")
 
 
-@check(points=10, name="text RO+X, rodata RO+NX page by page (info tlb)")
-def text_rodata_pages(ctx):
-    g = ctx.boot()
-    expect_pages(ctx, g, "_text", "_etext", "RO+X", ".text")
-    expect_pages(ctx, g, "__start_rodata", "__end_ro_after_init", "RO+NX",
-                 ".rodata and ro_after_init")
+pages_check(10, "text RO+X, rodata RO+NX page by page (info tlb)", [
+    ("_text", "_etext", "RO+X", ".text"),
+    ("__start_rodata", "__end_ro_after_init", "RO+NX", ".rodata and ro_after_init")])
+pages_check(10, "data, freed init and bss RW+NX page by page (info tlb)", [
+    ("_sdata", "_edata", "RW+NX", ".data"),
+    ("__init_begin", "__init_end", "RW+NX", "freed init memory"),
+    ("__bss_start", "_end", "RW+NX", ".bss")])
 
 
-@check(points=10, name="data, freed init and bss RW+NX page by page (info tlb)")
-def data_bss_pages(ctx):
-    g = ctx.boot()
-    expect_pages(ctx, g, "_sdata", "_edata", "RW+NX", ".data")
-    expect_pages(ctx, g, "__init_begin", "__init_end", "RW+NX", "freed init memory")
-    expect_pages(ctx, g, "__bss_start", "_end", "RW+NX", ".bss")
-
-
-@check(points=5, name="selftest image: the kernel's own probes of its image")
-def image_selftest(ctx):
-    expect_ktap(ctx.boot(), "image")
+ktap_check(5, "selftest image: the kernel's own probes of its image", "image")

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Keep the docs true: every ronx symbol docs/seed-map.md names must be
-defined in the file it names. Writes build/results/docs.ktap."""
+defined in the file it names; every lab in labs/ORDER that exists has a
+handout docs/labs/<lab>.md whose symbols exist, whose relative links
+resolve, and which lists each of the lab's graded checks.
+Writes build/results/docs.ktap."""
 import os
 import re
 import sys
@@ -32,20 +35,66 @@ def rows(md):
                 yield m.group(1), m.group(2)
 
 
+def labs():
+    """The labs in labs/ORDER that have a directory (written so far)."""
+    with open(os.path.join(ROOT, "labs", "ORDER")) as f:
+        names = [ln.split("#")[0].strip() for ln in f]
+    return [n for n in names if n and os.path.isdir(os.path.join(ROOT, "labs", n))]
+
+
+def anchors(md):
+    """The #anchors of md's headings, as GitHub makes them."""
+    with open(md) as f:
+        heads = re.findall(r"^#+\s+(.*)$", f.read(), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+def handout_problems(lab):
+    """What is wrong with docs/labs/<lab>.md, as a list of lines."""
+    doc = os.path.join(ROOT, "docs", "labs", lab + ".md")
+    if not os.path.exists(doc):
+        return ["docs/labs/%s.md: no handout for lab %s" % (lab, lab)]
+    with open(doc) as f:
+        text = f.read()
+    bad = []
+    for link, anchor in re.findall(r"\]\(([^)#:]+)(?:#([^)]*))?\)", text):
+        target = os.path.join(os.path.dirname(doc), link)
+        if not os.path.exists(target):
+            bad.append("docs/labs/%s.md: link %s leads nowhere" % (lab, link))
+        elif anchor and anchor not in anchors(target):
+            bad.append("docs/labs/%s.md: %s has no heading #%s" % (lab, link, anchor))
+    with open(os.path.join(ROOT, "labs", lab, "checks.py")) as f:
+        src = f.read()
+        names = re.findall(r"@check\(points=\d+, name=\"([^\"]+)\"\)", src)
+        names += re.findall(r"^(?:ktap|pages)_check\(\d+, \"([^\"]+)\"", src, re.M)
+        for name in names:
+            if name not in text:
+                bad.append("docs/labs/%s.md: the graded check %r is not listed" % (lab, name))
+    return bad
+
+
 def main():
     out, n, failed = [], 0, 0
-    for doc in ("docs/seed-map.md",):
+    docs = ["docs/seed-map.md"] + ["docs/labs/%s.md" % lab for lab in labs()
+                                   if os.path.exists(os.path.join(ROOT, "docs", "labs", lab + ".md"))]
+    for doc in docs:
         for path, name in rows(os.path.join(ROOT, doc)):
             n += 1
             full = os.path.join(ROOT, path)
             ok = os.path.exists(full) and defines(full, name)
             failed += not ok
             out.append("%sok %d %s names %s in %s" % ("" if ok else "not ", n, doc, name, path))
+    for lab in labs():
+        n += 1
+        bad = handout_problems(lab)
+        failed += bool(bad)
+        out.append("%sok %d handout for lab %s" % ("not " if bad else "", n, lab))
+        out += ["# " + b for b in bad]
     os.makedirs(os.path.join(ROOT, "build", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "build", "results", "docs.ktap"), "w") as f:
         f.write("KTAP version 1\n1..%d\n%s\n" % (n, "\n".join(out)))
     for line in out:
-        if line.startswith("not"):
+        if line.startswith("not") or line.startswith("# "):
             print(line)
     print("docs: %d symbols checked, %d missing" % (n, failed))
     return 1 if failed or n == 0 else 0

@@ -6,12 +6,8 @@ lsmod's regions, and seed 003's layout computed here, in Python, from the
 import os
 import re
 import struct
-import types
-
-import grading
 from grading import CheckFailed, expect_pages
 from test_modules import FREED, regions
-from tlb import PageTables
 
 PAGE = 4096
 MODULES_VADDR, MODULES_END = 0xF8000000, 0xFC000000
@@ -26,36 +22,8 @@ AUTOLOADED = ("hello", "provider", "user")
 
 def own_boot(ctx, tag, cmdline=""):
     """A boot for one lab's checks alone: they load, unload and patch
-    modules, which must not change what another lab's checks see in the
-    boots ctx.boot() shares. Cached in the grade run like ctx.boot()."""
-    key = ("labs-b", tag, cmdline)
-    got = ctx._boots.get(key)
-    if isinstance(got, grading.Boot) and not got.alive():
-        got.guest.close()
-        got = None
-    if got is None:
-        name = re.sub(r"[^\w.=-]", "_", "grade-%s-%s" % (tag, cmdline or "default"))
-        guest = grading.Guest(name, cmdline=cmdline).start()
-        try:
-            got = grading.Boot(guest)
-        except grading.GuestError as e:
-            guest.close()
-            got = "the kernel did not reach the shell prompt (boot %s): %s" % (
-                cmdline or "default", e)
-        ctx._boots[key] = got
-    if isinstance(got, str):
-        raise CheckFailed(got)
-    return got
-
-
-def tlb(g):
-    """The page tables now (g.pt is as they were at the prompt)."""
-    return PageTables(g.monitor("info tlb"))
-
-
-def expect_range(ctx, pt, start, end, want, what):
-    """expect_pages() on page tables read after some command."""
-    expect_pages(ctx, types.SimpleNamespace(pt=pt), start, end, want, what)
+    modules, which must not change what another lab's checks see."""
+    return ctx.boot(cmdline=cmdline, tag=tag)
 
 
 def insmod(g, name):
@@ -107,7 +75,7 @@ def expect_groups(ctx, pt, name, groups, when=""):
     for grp in GROUPS:
         start, size = groups[grp]
         try:
-            expect_range(ctx, pt, start, start + size, WANT[grp],
+            expect_pages(ctx, pt, start, start + size, WANT[grp],
                          "%s's %s group%s" % (name, grp, when))
         except CheckFailed as e:
             bad.append(str(e))

@@ -8,7 +8,7 @@ and compared with what the kernel reports (lsmod, modinfo) and maps (info
 tlb)."""
 from grading import CheckFailed, check, expect_ktap
 from modlab import (AUTOLOADED, core_regions, expect_groups, exports, freed_init, group_sizes,
-                    insmod, own_boot, read_ko, seed_layout, symbols, tlb)
+                    insmod, own_boot, read_ko, seed_layout, symbols)
 
 MODULES = AUTOLOADED + ("big", "patchme")
 
@@ -89,7 +89,7 @@ def symbols_placed(ctx):
 @check(points=15, name="each group's pages carry its protection in the real page tables")
 def groups_protected(ctx):
     g = loaded_boot(ctx)
-    regs, pt = core_regions(g, MODULES), tlb(g)
+    regs, pt = core_regions(g, MODULES), g.tlb()
     bad = []
     for name in MODULES:
         try:

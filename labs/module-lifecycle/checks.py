@@ -8,7 +8,7 @@ import re
 
 from grading import CheckFailed, check, expect_ktap
 from modlab import (AUTOLOADED, MODULES_END, MODULES_VADDR, core_regions, expect_groups,
-                    freed_init, insmod, own_boot, short, tlb)
+                    freed_init, insmod, own_boot, short)
 import test_modules
 
 MODULES = AUTOLOADED + ("big",)
@@ -35,7 +35,7 @@ def no_warnings(text, when):
 @check(points=15, name="after the load: text RO+X, rodata and ro_after_init RO+NX, data RW+NX")
 def protected_at_load(ctx):
     g = loaded_boot(ctx)
-    regs, pt = core_regions(g, MODULES), tlb(g)
+    regs, pt = core_regions(g, MODULES), g.tlb()
     bad = []
     for name in MODULES:
         try:
@@ -65,7 +65,7 @@ def init_protected(ctx):
 def init_freed(ctx):
     g = loaded_boot(ctx)
     lsmod = g.sh("lsmod")
-    regs, pt, bad = core_regions(g, MODULES, lsmod), tlb(g), []
+    regs, pt, bad = core_regions(g, MODULES, lsmod), g.tlb(), []
     freed = freed_init(lsmod)
     for name in ("hello", "big"):
         if name not in freed:
@@ -105,7 +105,7 @@ def unload_resets(ctx):
             raise CheckFailed("expected `rmmod %s` to work, found:\n%s" % (name, r.strip()))
         out += r
     no_warnings(out, "while unloading big, user, provider and hello")
-    left = [m for m in tlb(g).maps if MODULES_VADDR <= m.va < MODULES_END]
+    left = [m for m in g.tlb().maps if MODULES_VADDR <= m.va < MODULES_END]
     if left:
         raise CheckFailed("expected nothing mapped in the module area after rmmod, found:\n  %s"
                           % "\n  ".join("0x%08x %s" % (m.va, m.perm()) for m in left[:4]))
@@ -137,7 +137,7 @@ def failed_init(ctx):
 @check(points=10, name="module_ronx=noalign and =off: the seed's partial pages, and no protection")
 def ronx_choices(ctx):
     g = loaded_boot(ctx, cmdline="module_ronx=noalign")
-    regs, pt, page, bad = core_regions(g, ("hello", "big")), tlb(g), 4096, []
+    regs, pt, page, bad = core_regions(g, ("hello", "big")), g.tlb(), 4096, []
     up = lambda a: (a + page - 1) // page * page  # noqa: E731
     for name in ("hello", "big"):
         core = regs[name]
@@ -155,7 +155,7 @@ def ronx_choices(ctx):
                              % (name, va, want, m.perm() if m else "not mapped"))
         bad += wrong[:3]
     g = loaded_boot(ctx, cmdline="module_ronx=off")
-    regs, pt = core_regions(g, ("hello", "big")), tlb(g)
+    regs, pt = core_regions(g, ("hello", "big")), g.tlb()
     for name in ("hello", "big"):
         start, end = regs[name]["text"][0], regs[name]["rw"][0] + regs[name]["rw"][1]
         bad += ["module_ronx=off: %s page 0x%08x: expected RW+X (as before seed 003), found %s"

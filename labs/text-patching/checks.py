@@ -6,9 +6,9 @@ W+X page (a temporary RW+NX alias of the text page). The client is
 docs/labs/text-patching.md."""
 import re
 
-from grading import CheckFailed, check
-from modlab import (AUTOLOADED, POKE_ALIAS, core_regions, expect_range, insmod, own_boot,
-                    short, tlb)
+from grading import CheckFailed, check, expect_pages
+from modlab import (AUTOLOADED, POKE_ALIAS, core_regions, insmod, own_boot,
+                    short)
 
 HOLE = (0xC00A0000, 0xC0100000)   # the PCI BIOS hole, W+X by design (lab 5)
 MODULES = AUTOLOADED + ("patchme",)
@@ -51,7 +51,7 @@ def expect_texts(ctx, pt, regs, want, when):
     bad = []
     for name, r in sorted(regs.items()):
         try:
-            expect_range(ctx, pt, r["text"][0], r["text"][0] + r["text"][1], want,
+            expect_pages(ctx, pt, r["text"][0], r["text"][0] + r["text"][1], want,
                          "%s's text %s" % (name, when))
         except CheckFailed as e:
             bad.append(str(e))
@@ -67,7 +67,7 @@ def seed_patch(ctx):
     if not m or int(m.group(1)) == 0:
         raise CheckFailed("expected the W^X audit inside seed 003's window to see the module "
                           "text W+X (> 0 pages), found: %s" % (m.group(0) if m else out.strip()))
-    pt = tlb(g)
+    pt = g.tlb()
     expect_texts(ctx, pt, core_regions(g, MODULES), "RO+X", "after `patch seed`")
     left = wx_outside_hole(pt)
     if left:
@@ -81,9 +81,9 @@ def seed_window(ctx):
     insmod(g, "patchme")
     regs = core_regions(g, MODULES)
     out = g.sh("patch open")
-    pt = tlb(g)
+    pt = g.tlb()
     g.sh("patch close")
-    after = tlb(g)
+    after = g.tlb()
     want = text_pages(regs)
     found = {m.va for m in wx_outside_hole(pt)}
     if found != want:
@@ -112,7 +112,7 @@ def alias_no_wx(ctx):
     if not m or m.groups() != ("0", "0"):
         raise CheckFailed("expected the W^X audit run while the alias is mapped to find no W+X "
                           "page, found: %s" % (m.group(0) if m else out.strip()))
-    pt = tlb(g)
+    pt = g.tlb()
     alias = pt.lookup(POKE_ALIAS)
     if alias:
         raise CheckFailed("expected the alias at 0x%08x unmapped after `patch alias`, found it "

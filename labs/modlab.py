@@ -69,18 +69,23 @@ def freed_init(lsmod):
             for m in FREED.finditer(lsmod)}
 
 
-def expect_groups(ctx, pt, name, groups, when=""):
-    """Each group of a core region has its seed 003 protection in pt."""
+def each(items, fn):
+    """fn(item) for every item; one CheckFailed with every failure's words."""
     bad = []
-    for grp in GROUPS:
-        start, size = groups[grp]
+    for x in items:
         try:
-            expect_pages(ctx, pt, start, start + size, WANT[grp],
-                         "%s's %s group%s" % (name, grp, when))
+            fn(x)
         except CheckFailed as e:
             bad.append(str(e))
     if bad:
         raise CheckFailed("\n".join(bad))
+
+
+def expect_groups(ctx, pt, regs, names):
+    """Each group of each module's core region has its seed 003 protection in pt."""
+    each([(n, grp) for n in names for grp in GROUPS], lambda x: expect_pages(
+        ctx, pt, regs[x[0]][x[1]][0], regs[x[0]][x[1]][0] + regs[x[0]][x[1]][1], WANT[x[1]],
+        "%s's %s group" % x))
 
 
 # -- seed 003's layout, from the .ko file --------------------------------------

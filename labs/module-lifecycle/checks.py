@@ -26,24 +26,21 @@ def loaded_boot(ctx, tag="module-lifecycle", cmdline=""):
     return g
 
 
-def no_warnings(text, when):
+def warned(text, when):
+    """[a failure message] if text has a warning, else []."""
     found = WARNINGS.findall(text)
-    if found:
-        raise CheckFailed("expected no warning %s, found:\n%s" % (when, "\n".join(found[:4])))
+    return ["expected no warning %s, found:\n%s" % (when, "\n".join(found[:4]))] if found else []
+
+
+def no_warnings(text, when):
+    for msg in warned(text, when):
+        raise CheckFailed(msg)
 
 
 @check(points=15, name="after the load: text RO+X, rodata and ro_after_init RO+NX, data RW+NX")
 def protected_at_load(ctx):
     g = loaded_boot(ctx)
-    regs, pt = core_regions(g, MODULES), g.tlb()
-    bad = []
-    for name in MODULES:
-        try:
-            expect_groups(ctx, pt, name, regs[name])
-        except CheckFailed as e:
-            bad.append(str(e))
-    if bad:
-        raise CheckFailed("\n".join(bad))
+    expect_groups(ctx, g.tlb(), core_regions(g, MODULES), MODULES)
 
 
 @check(points=10, name="while init ran: init text RO+X, init data RW+NX")
@@ -86,10 +83,7 @@ def init_freed(ctx):
         if rw:
             bad.append("%s's ro_after_init group: expected RO after init, found RW at %s"
                        % (name, ", ".join(rw[:4])))
-    try:
-        no_warnings(g.log, "in the boot log (modules loaded at boot)")
-    except CheckFailed as e:
-        bad.append(str(e))
+    bad += warned(g.log, "in the boot log (modules loaded at boot)")
     if bad:
         raise CheckFailed("\n".join(bad))
 

@@ -7,7 +7,7 @@ docs/labs/text-patching.md."""
 import re
 
 from grading import CheckFailed, check, expect_pages
-from modlab import (AUTOLOADED, POKE_ALIAS, core_regions, insmod, own_boot,
+from modlab import (AUTOLOADED, POKE_ALIAS, core_regions, each, insmod, own_boot,
                     short)
 
 HOLE = (0xC00A0000, 0xC0100000)   # the PCI BIOS hole, W+X by design (lab 5)
@@ -48,15 +48,9 @@ def text_pages(regs):
 
 
 def expect_texts(ctx, pt, regs, want, when):
-    bad = []
-    for name, r in sorted(regs.items()):
-        try:
-            expect_pages(ctx, pt, r["text"][0], r["text"][0] + r["text"][1], want,
-                         "%s's text %s" % (name, when))
-        except CheckFailed as e:
-            bad.append(str(e))
-    if bad:
-        raise CheckFailed("\n".join(bad))
+    each(sorted(regs.items()), lambda nr: expect_pages(
+        ctx, pt, nr[1]["text"][0], nr[1]["text"][0] + nr[1]["text"][1], want,
+        "%s's text %s" % (nr[0], when)))
 
 
 @check(points=20, name="patch seed: the probe runs while patched, then every text is RO+X again")

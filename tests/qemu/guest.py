@@ -120,16 +120,19 @@ class Guest:
         """Sends one shell line; returns what it printed before the next prompt."""
         with self.lock:
             start = len(self.out)
-        self.proc.stdin.write(line.encode() + b"\r")
-        self.proc.stdin.flush()
+        self.send(line.encode() + b"\r")
         echo = self.wait_for(re.escape(line) + r"\n", timeout, start)
         m = self.wait_for("^" + re.escape(PROMPT), timeout, echo.end())
         return self.out[echo.end():m.start()]
 
+    def send(self, data):
+        """Bytes to the serial console (QEMU's stdio; BochsGuest overrides it)."""
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
     def poweroff(self, timeout=20):
         """'poweroff': QEMU's isa-debug-exit makes it exit with status 1."""
-        self.proc.stdin.write(b"poweroff\r")
-        self.proc.stdin.flush()
+        self.send(b"poweroff\r")
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:

@@ -73,8 +73,11 @@ _start:
 	wrmsr
 	mov	byte [nx_supported - PAGE_OFFSET], 1
 .no_nx:
-	; paging on, and WP so that ring 0 too faults on read-only pages
+	; paging on, and WP so that ring 0 too faults on read-only pages.
+	; CD and NW cleared: a firmware may hand over with the caches off
+	; (Bochs's BIOS does), and nothing after us turns them back on.
 	mov	eax, cr0
+	and	eax, ~((1 << 30) | (1 << 29))
 	or	eax, (1 << 31) | (1 << 16)
 	mov	cr0, eax
 

@@ -3,7 +3,10 @@
  * Power off. Under the test runner QEMU has an isa-debug-exit device at
  * port 0xf4: writing v makes QEMU exit with status (v << 1) | 1. Without
  * it, the PIIX4 ACPI power-off register that SeaBIOS sets up at 0x604
- * ends a plain "make run" QEMU.
+ * ends a plain "make run" QEMU. Bochs's BIOS puts that register elsewhere
+ * (0xb004), and Bochs has no isa-debug-exit: it ends when the string
+ * "Shutdown" is written to its shutdown port 0x8900. On a machine where a
+ * port is not decoded the write does nothing, so trying all three is safe.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -14,12 +17,20 @@
 #define ISA_DEBUG_EXIT_PORT	0xf4
 #define PIIX4_PM1A_CNT		0x604
 #define SLP_EN			0x2000
+#define BOCHS_SHUTDOWN_PORT	0x8900
+
+static void bochs_shutdown(void)
+{
+	for (const char *p = "Shutdown"; *p; p++)
+		outb(BOCHS_SHUTDOWN_PORT, (uint8_t)*p);
+}
 
 void poweroff(int code)
 {
 	pr_info("ronx: power off\n");
 	outb(ISA_DEBUG_EXIT_PORT, (uint8_t)code);
 	outw(PIIX4_PM1A_CNT, SLP_EN);
+	bochs_shutdown();
 	halt_forever();
 	__builtin_unreachable();
 }

@@ -88,6 +88,7 @@ static const struct { uint16_t class; const char *name; } class_names[] = {
 	{ 0x0601, "ISA bridge" },
 	{ 0x0604, "PCI bridge" },
 	{ 0x0680, "Bridge" },
+	{ 0x0c03, "USB controller" },	/* Bochs's PIIX3 UHCI */
 };
 
 static const char *class_name(uint16_t class)

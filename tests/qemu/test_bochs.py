@@ -40,6 +40,7 @@ DIRECT_MAP = re.compile(r"^Direct map: 0xc0000000-0x([0-9a-f]{8})", re.M)
 BIOS_LINES = re.compile(r"^(PCI: BIOS32 |PCI: PCI BIOS revision |Memory: |Direct map: )")
 CR0_PG, CR0_CD, CR0_NW, CR0_WP = 1 << 31, 1 << 30, 1 << 29, 1 << 16
 CR4_PAE, EFER_NXE = 1 << 5, 1 << 11
+PDPTE_RESERVED = 0xFFF00000000001E6     # bits 1-2, 5-8, 52-63 (Intel SDM 4.4.1)
 MODULES = ("hello", "provider", "user")
 MODULE_AREA = (0xF8000000, 0xFC000000)
 
@@ -99,6 +100,15 @@ def check_registers(t, g):
     t.check(regs.get("CR4", 0) & CR4_PAE, "Bochs: CR4.PAE set", "CR4=%#x" % regs.get("CR4", 0))
     t.check(regs.get("EFER", 0) & EFER_NXE, "Bochs: EFER.NXE set",
             "EFER=%#x" % regs.get("EFER", 0))
+    # the PDPT, read from physical memory: Bochs loads these four at each
+    # CR3 write and raises #GP on a reserved bit (QEMU does not look)
+    dump = g.monitor("xp /8wx %#x" % (regs.get("CR3", 0) & ~31))
+    words = [int(w, 16) for line in re.findall(r">:(.*)$", dump, re.M)
+             for w in re.findall(r"0x([0-9a-f]+)", line)]
+    pdpt = [words[i] | words[i + 1] << 32 for i in range(0, len(words) - 1, 2)]
+    t.check(len(pdpt) == 4 and all(e & 1 and not e & PDPTE_RESERVED for e in pdpt),
+            "Bochs: the 4 PDPT entries are present with no reserved bit set",
+            " ".join("%016x" % e for e in pdpt))
 
 
 def check_selftest(t, g):
@@ -181,8 +191,11 @@ def check_lspci(t, g, log):
             "lspci reads through Bochs's PCI BIOS, at the BIOS32 entry found at boot", out)
     for dev, what in (("00:00.0 8086:1237", "i440FX host bridge"),
                       ("00:01.0 8086:7000", "PIIX3 ISA bridge"),
+                      ("00:01.2 8086:7020", "PIIX3 USB controller"),
                       ("00:01.3 8086:7113", "PIIX4 power management (Bochs's ACPI)")):
         t.check(re.search("^%s " % dev, out, re.M), "lspci lists the %s %s" % (what, dev), out)
+    t.check(not re.search(r"\(rev [0-9a-f]{2}\)\s*$", out, re.M),
+            "lspci names every device's class", out)
 
 
 # -- modules ----------------------------------------------------------------

@@ -36,8 +36,15 @@ POLICY_LINES = [
 ]
 BIOS32 = re.compile(r"BIOS32 Service Directory structure at 0x([0-9a-f]+), entry at 0x([0-9a-f]+)")
 DIRECT_MAP = re.compile(r"^Direct map: 0xc0000000-0x([0-9a-f]{8})", re.M)
-# the boot lines that carry what the BIOS decided
-BIOS_LINES = re.compile(r"^(PCI: BIOS32 |PCI: PCI BIOS revision |Memory: |Direct map: )")
+# what the BIOS decides, in the boot log: where its BIOS32 directory and
+# $PCI entry are, and the top of RAM in its memory map
+BIOS_NUMBERS = [
+    (r"^(PCI: BIOS32 Service Directory structure at )0x[0-9a-f]+(, entry at )0x[0-9a-f]+",
+     r"\1ADDR\2ADDR"),
+    (r"^(PCI: PCI BIOS revision \d+\.\d+ entry at )0x[0-9a-f]+", r"\1ADDR"),
+    (r"^Memory: \d+K/\d+K", "Memory: NK/NK"),
+    (r"^Direct map: 0xc0000000-0x[0-9a-f]+ \(\d+M", "Direct map: 0xc0000000-END (NM"),
+]
 CR0_PG, CR0_CD, CR0_NW, CR0_WP = 1 << 31, 1 << 30, 1 << 29, 1 << 16
 CR4_PAE, EFER_NXE = 1 << 5, 1 << 11
 PDPTE_RESERVED = 0xFFF00000000001E6     # bits 1-2, 5-8, 52-63 (Intel SDM 4.4.1)
@@ -70,9 +77,10 @@ def test_bochs(t):
 
 # -- boot -------------------------------------------------------------------
 def mask_bios(log):
-    """The boot log with the BIOS's numbers on BIOS_LINES replaced by N."""
-    return [re.sub(r"(0x)?[0-9a-f]{2,}|\d+", "N", l) if BIOS_LINES.match(l) else l
-            for l in log.splitlines()]
+    """The boot log with the BIOS_NUMBERS written as names."""
+    for pattern, name in BIOS_NUMBERS:
+        log = re.sub(pattern, name, log, flags=re.M)
+    return log.splitlines()
 
 
 def check_boot_log(t, log, qlog):

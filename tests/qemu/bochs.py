@@ -17,7 +17,6 @@ the results. Debian's Bochs has no "nogui" display: tools/bochsrc uses rfb
 with timeout=0, a VNC server nobody connects to, so the display is off.
 """
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -27,7 +26,7 @@ import time
 from guest import BUILD, ROOT, Guest, GuestError
 
 BOCHSRC = os.path.join(ROOT, "tools", "bochsrc")
-DEBUGGER_PROMPT = re.compile(r"<bochs:\d+> $")
+DEBUGGER_PROMPT = r"<bochs:\d+> \Z"     # the last thing Bochs printed
 
 
 def bochsrc_text(port, log):
@@ -85,28 +84,17 @@ class BochsGuest(Guest):
 
     def _reader(self):
         """COM1: what ronx prints."""
-        while True:
-            try:
-                data = self.conn.recv(4096)
-            except OSError:
-                data = b""
-            if not data:
-                break
-            with self.lock:
-                self.out += data.decode("utf-8", "replace").replace("\r", "")
-                self.lock.notify_all()
-        with self.lock:
-            self.lock.notify_all()
+        self._pump(self._recv)
+
+    def _recv(self):
+        try:
+            return self.conn.recv(4096)
+        except OSError:
+            return b""
 
     def _bochs_reader(self):
         """Bochs's stdout: its exit message and the debugger's answers."""
-        while True:
-            data = self.proc.stdout.read1(4096)
-            if not data:
-                break
-            with self.lock:
-                self.bochs_out += data.decode("utf-8", "replace")
-                self.lock.notify_all()
+        self._pump(lambda: self.proc.stdout.read1(4096), "bochs_out")
 
     def close(self):
         if self.conn:
@@ -171,14 +159,4 @@ class BochsGuest(Guest):
         self.proc.stdin.flush()
 
     def _wait_prompt(self, start, timeout):
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while True:
-                m = DEBUGGER_PROMPT.search(self.bochs_out, start)
-                if m:
-                    return m
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None:
-                    raise GuestError("%s: no Bochs debugger prompt within %ss:\n%s"
-                                     % (self.name, timeout, self.bochs_out[-800:]))
-                self.lock.wait(min(left, 0.2))
+        return self.wait_for(DEBUGGER_PROMPT, timeout, start, "bochs_out")

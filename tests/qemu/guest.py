@@ -67,12 +67,17 @@ class Guest:
         return self
 
     def _reader(self):
+        self._pump(lambda: self.proc.stdout.read1(4096))
+
+    def _pump(self, read, field="out"):
+        """Appends what read() returns to self.<field> until it returns b""."""
         while True:
-            data = self.proc.stdout.read1(4096)
+            data = read()
             if not data:
                 break
             with self.lock:
-                self.out += data.decode("utf-8", "replace").replace("\r", "")
+                text = data.decode("utf-8", "replace").replace("\r", "")
+                setattr(self, field, getattr(self, field) + text)
                 self.lock.notify_all()
         with self.lock:
             self.lock.notify_all()
@@ -95,19 +100,20 @@ class Guest:
         self.close()
 
     # -- serial console ----------------------------------------------------
-    def wait_for(self, pattern, timeout=BOOT_TIMEOUT, start=0):
-        """Waits until pattern (a regex) appears in the output after start."""
+    def wait_for(self, pattern, timeout=BOOT_TIMEOUT, start=0, field="out"):
+        """Waits until pattern (a regex) appears in the output (self.<field>) after start."""
         deadline = time.monotonic() + timeout
         rx = re.compile(pattern, re.M)
         with self.lock:
             while True:
-                m = rx.search(self.out, start)
+                text = getattr(self, field)
+                m = rx.search(text, start)
                 if m:
                     return m
                 left = deadline - time.monotonic()
                 if left <= 0 or self.proc.poll() is not None or PANIC in self.out:
                     raise GuestError("%s: no %r within %ss; last output:\n%s"
-                                     % (self.name, pattern, timeout, self.out[-1500:]))
+                                     % (self.name, pattern, timeout, text[-1500:]))
                 self.lock.wait(min(left, 0.5))
 
     def wait_ready(self):

@@ -22,7 +22,7 @@ from bochs import BochsGuest
 from guest import Guest
 from ptdump import parse as parse_ptdump
 from test_crash import crash_all
-from test_modules import free_pages, regions, wx_clean
+from test_modules import INSMOD_ALL, RMMOD_ALL, regions, reload_leaks_nothing, run_clean
 
 POLICY_LINES = [
     "NX (Execute Disable) protection: active",
@@ -224,21 +224,10 @@ def check_modules(t, g):
              if not page_walk(w) or page_walk(w)[:2] != want]
     t.check(probes and not wrong, "Bochs walks each module group as RO+X text, RO+NX "
             "rodata, RW+NX data", "\n".join(wrong))
-    for cmd in ("rmmod user", "rmmod provider", "rmmod hello"):
-        out = g.command(cmd)
-        t.check("rmmod:" not in out, cmd, out)
-        wx_clean(t, g, cmd)
+    run_clean(t, g, RMMOD_ALL)
     left = [(s, e) for s, e in info_tab(g) if s < MODULE_AREA[1] and e > MODULE_AREA[0]]
     t.check(not left, "Bochs: nothing mapped in the module area after rmmod",
             ", ".join("%08x-%08x" % r for r in left))
-    before = free_pages(g)
-    for cmd in ("insmod hello", "insmod provider", "insmod user"):
-        out = g.command(cmd)
-        t.check("insmod:" not in out, cmd, out)
-        wx_clean(t, g, cmd)
-    for cmd in ("rmmod user", "rmmod provider", "rmmod hello"):
-        g.command(cmd)
-    t.check(free_pages(g) == before, "a load and unload of all three leaks nothing")
+    reload_leaks_nothing(t, g)
     # back to the boot state for what follows (the crash demos use hello)
-    for name in MODULES:
-        g.command("insmod " + name)
+    run_clean(t, g, INSMOD_ALL)

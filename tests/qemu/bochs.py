@@ -62,7 +62,6 @@ class BochsGuest(Guest):
         listener = socket.socket()
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
-        listener.settimeout(30)
         rc = os.path.join(self.tmp, "bochsrc")
         with open(rc, "w") as f:
             f.write(bochsrc_text(listener.getsockname()[1], self.bochs_log))
@@ -73,14 +72,25 @@ class BochsGuest(Guest):
             stderr=subprocess.STDOUT)
         threading.Thread(target=self._bochs_reader, daemon=True).start()
         try:
-            self.conn, _ = listener.accept()
-        except socket.timeout:
-            raise GuestError("%s: Bochs did not connect COM1 within 30s:\n%s"
-                             % (self.name, self.bochs_out[-1500:]))
+            self.conn = self._accept(listener)
         finally:
             listener.close()
         threading.Thread(target=self._reader, daemon=True).start()
         return self
+
+    def _accept(self, listener, timeout=30):
+        """Bochs's COM1 connecting; a Bochs that stops first (a bad bochsrc)
+        is reported with what it said."""
+        listener.settimeout(0.5)
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            try:
+                return listener.accept()[0]
+            except socket.timeout:
+                pass
+        time.sleep(0.5)         # Bochs's last words, for the message
+        raise GuestError("%s: Bochs did not connect COM1 (exit status %s):\n%s"
+                         % (self.name, self.proc.poll(), self.bochs_out[-1500:]))
 
     def _reader(self):
         """COM1: what ronx prints."""

@@ -17,15 +17,6 @@
 #include <ronx/module.h>
 #include <ronx/walk.h>
 
-/* Page tables live in low memory, so the direct map reaches every one. */
-static const pteval_t *read_direct_map(void *ctx, uint64_t phys, unsigned n)
-{
-	(void)ctx;
-	if (phys + 8ULL * n > ((uint64_t)max_low_pfn << PAGE_SHIFT))
-		return 0;
-	return (const pteval_t *)__va((unsigned long)phys);
-}
-
 /* Each loaded module's core and init (or freed init) region. */
 static int module_spans(struct mod_span *s, int max)
 {
@@ -66,12 +57,6 @@ static void region_of(uint32_t va, char *buf, size_t size)
 	va_region_name(&l, va, buf, size);
 }
 
-static void print_line(void *ctx, const char *line)
-{
-	(void)ctx;
-	cprintf("%s\n", line);
-}
-
 static int cmd_walk(int argc, char **argv)
 {
 	struct pt_walk w;
@@ -86,11 +71,11 @@ static int cmd_walk(int argc, char **argv)
 		cprintf("walk: %s\n", err);
 		return -EINVAL;
 	}
-	pt_walk(&w, va, read_cr3(), read_direct_map, 0);
+	pt_walk(&w, va, read_cr3(), pt_read_direct_map, 0);
 	w.wp = read_cr0() & X86_CR0_WP;
 	w.nxe = rdmsr(MSR_EFER) & EFER_NX;
 	region_of(va, region, sizeof(region));
-	pt_walk_print(&w, region, print_line, 0);
+	pt_walk_print(&w, region, shell_print_line, 0);
 	return 0;
 }
 SHELL_COMMAND("walk", cmd_walk, "walk VA",

@@ -17,11 +17,6 @@
 /* Under PAE, CR3 bits 31-5 hold the PDPT's physical address. */
 #define CR3_PDPT_MASK	0xffffffe0ULL
 
-/*
- * Reads n 64-bit entries at a physical address; returns them, or 0 when
- * that memory cannot be read. The pointer need only live until the next call.
- */
-typedef const pteval_t *(*pt_read_fn)(void *ctx, uint64_t phys, unsigned n);
 typedef void (*emit_fn)(void *ctx, const char *line);
 
 struct pt_walk {

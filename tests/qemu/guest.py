@@ -31,13 +31,14 @@ class GuestError(Exception):
 
 class Guest:
     def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
-                 initrd=None):
+                 initrd=None, extra_args=()):
         self.name = name
         self.cmdline = cmdline
         self.cpu = cpu
         self.iso = iso
         self.memory = memory
         self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
+        self.extra_args = list(extra_args)	# e.g. a gdb stub (tests/qemu/test_gdb.py)
         self.out = ""
         self.lock = threading.Condition()
         self.proc = None
@@ -57,7 +58,7 @@ class Guest:
         else:
             args += ["-kernel", os.path.join(BUILD, "kernel.elf"),
                      "-initrd", self.initrd, "-append", self.cmdline]
-        return args
+        return args + self.extra_args
 
     def start(self):
         self.started = time.monotonic()

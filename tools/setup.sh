@@ -21,6 +21,7 @@ declare -A need=(
 	[librsvg2-bin]=rsvg-convert
 	[clang]=clang
 	[valgrind]=valgrind
+	[gdb]=gdb
 )
 
 have() {

@@ -47,6 +47,7 @@ def gdb_script(stops, at_prompt):
     cmds += ["break mark_rodata_ro", "continue"] + probe("before", stops)
     cmds += ["finish"] + probe("after", stops)
     cmds += ["delete", "break cmd_ptdump", "continue", "echo ===dump\\n", "ronx-ptdump",
+             "set ronx-read xp", "echo ===dump-xp\\n", "ronx-ptdump", "set ronx-read phys",
              "echo ===prompt\\n"] + ["ronx-walk 0x%x" % a for a in at_prompt]
     cmds += ["echo ===end\\n", "delete", "detach"]
     return [a for c in cmds for a in ("-ex", c)]
@@ -128,6 +129,9 @@ def test_gdb_walk_across_mark_rodata_ro(t):
     t.check(gdb_dump == shell_dump.strip().splitlines() and len(gdb_dump) > 5,
             "gdb's ronx-ptdump is the shell's ptdump, line for line",
             "gdb:\n%s\nshell:\n%s" % ("\n".join(gdb_dump), shell_dump))
+    t.check(part["dump-xp"].strip().splitlines() == gdb_dump,
+            "gdb's ronx-ptdump reads the same through monitor xp as in physical mode",
+            part["dump-xp"])
     gdb_walks = walks(part["prompt"])
     for what, va in at_prompt.items():
         gw, sw = gdb_walks.get(va), shell_walks[va]

@@ -19,7 +19,8 @@ through the direct map (0xc0000000 + phys) fails before paging is on and
 covers only 64 MiB on the early tables. So we switch the gdbstub to
 physical accesses for the duration of a command (QEMU's
 `maint packet Qqemu.PhyMemMode:1`), and fall back to the monitor's
-`xp` (`monitor xp /Ngx PHYS`) where that packet is not understood.
+`xp` (`monitor xp /Ngx PHYS`) where that packet is not understood
+(`set ronx-read xp` forces that path).
 """
 import ctypes
 import os
@@ -99,6 +100,24 @@ def register(name):
         return int(m.group(1), 16)
 
 
+class ReadMode(gdb.Parameter):
+    """How ronx-walk and ronx-ptdump read physical memory: phys (the gdbstub
+in physical mode, falling back to xp if QEMU does not know it) or xp (the
+monitor's xp command, slower)."""
+    set_doc = "Set how the ronx commands read guest-physical memory."
+    show_doc = "Show how the ronx commands read guest-physical memory."
+
+    def __init__(self):
+        super().__init__("ronx-read", gdb.COMMAND_DATA, gdb.PARAM_ENUM, ["phys", "xp"])
+        self.value = "phys"
+
+    def get_show_string(self, svalue):
+        return "ronx commands read physical memory with: " + svalue
+
+
+READ_MODE = ReadMode()
+
+
 class PhysMem:
     """Reads guest-physical memory while the command runs (see the top of this file).
 
@@ -111,8 +130,9 @@ class PhysMem:
         self.callback = READ_FN(self._read)
 
     def __enter__(self):
-        reply = gdb.execute("maint packet Qqemu.PhyMemMode:1", to_string=True)
-        self.phys_mode = '"OK"' in reply
+        if READ_MODE.value != "xp":
+            reply = gdb.execute("maint packet Qqemu.PhyMemMode:1", to_string=True)
+            self.phys_mode = '"OK"' in reply
         return self
 
     def __exit__(self, *exc):

@@ -104,7 +104,7 @@ run-kernel: all
 # and loads ronx-walk and ronx-ptdump (tools/gdb/ronx.py).
 GDB_PORT ?= 1234
 debug: all $(GDB_LIB)
-	@echo "ronx: QEMU waits for gdb on :$(GDB_PORT); in another terminal: gdb -x tools/gdbinit"
+	@echo "ronx: QEMU waits for gdb on :$(GDB_PORT); in another terminal: gdb -x tools/gdbinit (then ronx-walk VA, ronx-ptdump)"
 	$(QEMU_BASE) -kernel $(B)/kernel.elf -initrd $(B)/initrd.cpio -append "$(CMDLINE)" -serial mon:stdio -gdb tcp::$(GDB_PORT) -S
 
 -include linux/linux.mk

@@ -13,14 +13,20 @@
  */
 #include <stdint.h>
 #include <ronx/printk.h>
-#include <ronx/string.h>
 #include <ronx/walk.h>
+
+static const char *const level_names[3] = { "PDPTE", "PDE", "PTE" };
+
+/* level 0 PDPTE, 1 PDE, 2 PTE */
+static unsigned level_index(uint32_t va, int level)
+{
+	return level == 0 ? pgd_index(va) : level == 1 ? pmd_index(va) : pte_index(va);
+}
 
 /* The walk itself; read() gets the physical address of each entry. */
 void pt_walk(struct pt_walk *w, uint32_t va, uint64_t cr3, pt_read_fn read, void *ctx)
 {
 	uint64_t table = cr3 & CR3_PDPT_MASK;
-	const unsigned index[3] = { pgd_index(va), pmd_index(va), pte_index(va) };
 	pteval_t *slot[3] = { &w->pdpte, &w->pde, &w->pte };
 
 	w->va = va;
@@ -29,7 +35,7 @@ void pt_walk(struct pt_walk *w, uint32_t va, uint64_t cr3, pt_read_fn read, void
 	w->unreadable = false;
 	w->pdpte = w->pde = w->pte = 0;
 	for (int level = 0; level < 3; level++) {
-		const pteval_t *e = read(ctx, table + 8ULL * index[level], 1);
+		const pteval_t *e = read(ctx, table + 8ULL * level_index(va, level), 1);
 
 		if (!e) {
 			w->unreadable = true;
@@ -96,35 +102,30 @@ static void decode_bits(pteval_t e, int level, char *buf, size_t size)
 		 (int)(e >> 63));
 }
 
-static const char *what_it_maps(int level, pteval_t e)
+/* "-> page table at 0x00151000": what a present entry points to. */
+static void target(pteval_t e, int level, char *buf, size_t size)
 {
-	if (!(e & _PAGE_PRESENT))
-		return "not present";
-	if (level == 0)
-		return "page directory at";
-	if (level == 1)
-		return (e & _PAGE_PSE) ? "2M page at" : "page table at";
-	return "4K page at";
-}
+	bool large = level == 1 && (e & _PAGE_PSE);
+	const char *what = level == 0 ? "page directory" : level == 2 ? "4K page" :
+			   large ? "2M page" : "page table";
 
-static const char *const level_names[3] = { "PDPTE", "PDE", "PTE" };
+	if (!(e & _PAGE_PRESENT))
+		snprintf(buf, size, "-> not present");
+	else
+		snprintf(buf, size, "-> %s at 0x%08llx", what,
+			 (unsigned long long)(e & (large ? PMD_PFN_MASK : PTE_PFN_MASK)));
+}
 
 static void print_entry(const struct pt_walk *w, int level, emit_fn emit, void *ctx)
 {
-	const unsigned index[3] = { pgd_index(w->va), pmd_index(w->va), pte_index(w->va) };
 	const pteval_t e = level == 0 ? w->pdpte : level == 1 ? w->pde : w->pte;
-	uint64_t phys = e & ((level == 1 && (e & _PAGE_PSE)) ? PMD_PFN_MASK : PTE_PFN_MASK);
-	char tag[16], bits[96], line[224];
+	char tag[16], bits[96], to[48], line[224];
 
-	snprintf(tag, sizeof(tag), "%s[%u]", level_names[level], index[level]);
+	snprintf(tag, sizeof(tag), "%s[%u]", level_names[level], level_index(w->va, level));
 	decode_bits(e, level, bits, sizeof(bits));
-	if (e & _PAGE_PRESENT)
-		snprintf(line, sizeof(line), "%-11s 0x%016llx  %s -> %s 0x%08llx", tag,
-			 (unsigned long long)e, bits, what_it_maps(level, e),
-			 (unsigned long long)phys);
-	else
-		snprintf(line, sizeof(line), "%-11s 0x%016llx  %s -> not present", tag,
-			 (unsigned long long)e, bits);
+	target(e, level, to, sizeof(to));
+	snprintf(line, sizeof(line), "%-11s 0x%016llx  %s %s", tag, (unsigned long long)e,
+		 bits, to);
 	emit(ctx, line);
 }
 

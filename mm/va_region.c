@@ -73,9 +73,12 @@ void va_region_name(const struct va_layout *l, uint32_t va, char *buf, size_t si
 	} else if (va < l->direct_map_end) {
 		snprintf(buf, size, "direct map");
 	} else if (in(va, MODULES_VADDR, MODULES_END)) {
-		for (int i = 0; i < l->nr_mods; i++)
-			if (module_part(&l->mods[i], va, buf, size))
-				return;
+		/* live groups first: a freed init region's addresses may be reused */
+		for (int freed = 0; freed < 2; freed++)
+			for (int i = 0; i < l->nr_mods; i++)
+				if (l->mods[i].freed == freed &&
+				    module_part(&l->mods[i], va, buf, size))
+					return;
 		snprintf(buf, size, "module area (no module here)");
 	} else if (in(va, ALIAS_VADDR, ALIAS_END)) {
 		snprintf(buf, size, "text patching alias area");

@@ -242,12 +242,14 @@ static const struct mod_span mods[] = {
 	{ "hello", 0xf8004000, 0, 0, 0, 0x2000, true, true },
 	{ "user", 0xf8006000, 0x1000, 0x1000, 0x1000, 0x2000, false, false },
 	{ "user", 0xf8008000, 0x1000, 0x2000, 0x2000, 0x3000, true, false },
+	/* loaded later into the second page of hello's freed init */
+	{ "late", 0xf8005000, 0x1000, 0x1000, 0x1000, 0x1000, false, false },
 };
 
 static const struct va_layout layout = {
 	0xc0100000, 0xc010d000, 0xc010d000, 0xc0115000, 0xc0115000, 0xc0116000,
 	0xc0116000, 0xc0118000, 0xc0118000, 0xc011b000, 0xc011b000, 0xc0130000, 0xc0130000,
-	0xc7fe0000, true, true, mods, 4,
+	0xc7fe0000, true, true, mods, 5,
 };
 
 static bool region_is(const struct va_layout *l, uint32_t va, const char *want)
@@ -282,7 +284,8 @@ TEST(regions_of_the_policy)
 	CHECK(region_is(&l, 0xf8001000, "module hello: core rodata"));
 	CHECK(region_is(&l, 0xf8002fff, "module hello: core ro_after_init"));
 	CHECK(region_is(&l, 0xf8003000, "module hello: core data"));
-	CHECK(region_is(&l, 0xf8005000, "module hello: init (freed)"));
+	CHECK(region_is(&l, 0xf8004000, "module hello: init (freed)"));
+	CHECK(region_is(&l, 0xf8005000, "module late: core text"));
 	CHECK(region_is(&l, 0xf8006000, "module user: core text"));
 	CHECK(region_is(&l, 0xf8007000, "module user: core data"));
 	CHECK(region_is(&l, 0xf8009000, "module user: init rodata"));

@@ -15,6 +15,7 @@
 #include <ronx/init.h>
 #include <ronx/pageattr.h>
 #include <ronx/module.h>
+#include <ronx/kallsyms.h>
 #include <ronx/walk.h>
 
 /* Each loaded module's core and init (or freed init) region. */
@@ -64,10 +65,11 @@ static int cmd_walk(int argc, char **argv)
 	uint32_t va;
 
 	if (argc != 2) {
-		cprintf("walk: usage: walk VA (one hex address, like walk 0xc0100000)\n");
+		cprintf("walk: usage: walk VA (a hex address like 0xc0100000, or a function name)\n");
 		return -EINVAL;
 	}
-	if (parse_va(argv[1], &va, err, sizeof(err))) {
+	va = (uint32_t)kallsyms_lookup_name(argv[1]);
+	if (!va && parse_va(argv[1], &va, err, sizeof(err))) {
 		cprintf("walk: %s\n", err);
 		return -EINVAL;
 	}
@@ -78,5 +80,5 @@ static int cmd_walk(int argc, char **argv)
 	pt_walk_print(&w, region, shell_print_line, 0);
 	return 0;
 }
-SHELL_COMMAND("walk", cmd_walk, "walk VA",
+SHELL_COMMAND("walk", cmd_walk, "walk VA|FUNCTION",
 	      "the page walk for one address: each level's entry, the permission and why");

@@ -236,14 +236,14 @@ int parse_va(const char *s, uint32_t *va, char *err, size_t errlen)
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
 	if (!*p) {
-		snprintf(err, errlen, "'%s' is not an address (want hex, like 0xc0100000)", s);
+		snprintf(err, errlen, "'%s' is neither a hex address (like 0xc0100000) nor a kernel function", s);
 		return -1;
 	}
 	for (; *p; p++) {
 		int d = hex_digit(*p);
 
 		if (d < 0) {
-			snprintf(err, errlen, "'%s' is not an address (want hex, like 0xc0100000)", s);
+			snprintf(err, errlen, "'%s' is neither a hex address (like 0xc0100000) nor a kernel function", s);
 			return -1;
 		}
 		v = v * 16 + (uint64_t)d;

@@ -37,7 +37,8 @@ const char *pt_walk_perm(const struct pt_walk *w);
 /* Every line of the walk's explanation, region last. */
 void pt_walk_print(const struct pt_walk *w, const char *region, emit_fn emit, void *ctx);
 
-/* Parses "0xc0100000" or "c0100000" (hex); 0 or a one-line error. */
+/* Parses "0xc0100000" or "c0100000" (hex); 0 or a one-line error
+ * (which says a function name would do too: the shell tries those first). */
 int parse_va(const char *s, uint32_t *va, char *err, size_t errlen);
 
 /* The regions of the policy, as the image and the modules lay them out. */

@@ -227,7 +227,7 @@ TEST(parse_va_accepts_hex_and_names_bad_input)
 	CHECK_EQ(parse_va("0xffffffff", &va, err, sizeof(err)), 0);
 	CHECK_EQ(va, 0xffffffff);
 	CHECK_EQ(parse_va("xyz", &va, err, sizeof(err)), -1);
-	CHECK(!strcmp(err, "'xyz' is not an address (want hex, like 0xc0100000)"));
+	CHECK(!strcmp(err, "'xyz' is neither a hex address (like 0xc0100000) nor a kernel function"));
 	CHECK_EQ(parse_va("0x", &va, err, sizeof(err)), -1);
 	CHECK_EQ(parse_va("", &va, err, sizeof(err)), -1);
 	CHECK_EQ(parse_va("0x12g", &va, err, sizeof(err)), -1);

@@ -118,11 +118,12 @@ def test_walk_without_pci_bios_or_nx(t):
             "[no-nx cpu] data's reason says EFER.NXE is off", walks["data"].text)
 
 
-def test_walk_bad_input(t):
+def test_walk_bad_input_and_names(t):
+    sym = kernel_symbols(os.path.join(BUILD, "kernel.elf"))["mark_rodata_ro"]
     with Guest("walk bad input") as g:
         g.wait_ready()
         for line, want in (("walk", "walk: usage: walk VA"),
-                           ("walk xyz", "walk: 'xyz' is not an address"),
+                           ("walk xyz", "walk: 'xyz' is neither a hex address"),
                            ("walk 0x1234567890", "walk: '0x1234567890' does not fit in 32 bits"),
                            ("walk 0xc0100000 0xc0101000", "walk: usage: walk VA")):
             out = g.command(line).strip()
@@ -130,4 +131,7 @@ def test_walk_bad_input(t):
                     "'%s' gets one line: %s" % (line, want), out)
         out = g.command("help")
         t.check("walk VA" in out, "help lists walk VA", out)
+        by_name, by_addr = g.command("walk mark_rodata_ro"), g.command("walk 0x%x" % sym)
+        t.check(by_name.replace("\n", " ").startswith("walk 0x%08x" % sym) and by_name == by_addr,
+                "walk mark_rodata_ro walks its address (from kallsyms)", by_name)
         g.poweroff()

@@ -32,7 +32,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LIB_PATH = os.path.join(ROOT, "build", "host", "libronx-pt.so")
 PAGE_OFFSET = 0xC0000000
 CR0_PG, CR0_WP, EFER_NXE = 1 << 31, 1 << 16, 1 << 11
-MAX_MODULES = 16
 
 READ_FN = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint)
 EMIT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
@@ -173,8 +172,10 @@ def variable(expr, default):
     """A kernel variable read through the current page tables, or default
     where they do not map it yet (before paging, or before it exists)."""
     try:
-        return gdb.parse_and_eval(expr)
-    except gdb.error:
+        v = gdb.parse_and_eval(expr)
+        v.fetch_lazy()
+        return v
+    except gdb.error:	# gdb.MemoryError too
         return default
 
 
@@ -185,7 +186,8 @@ def module_spans():
     if mods is None:
         return spans
     try:
-        for i in range(MAX_MODULES):
+        lo, hi = mods.type.range()
+        for i in range(lo, hi + 1):
             m = mods[i]
             if int(m["state"]) == 0:
                 continue

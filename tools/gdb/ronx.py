@@ -20,7 +20,12 @@ covers only 64 MiB on the early tables. So we switch the gdbstub to
 physical accesses for the duration of a command (QEMU's
 `maint packet Qqemu.PhyMemMode:1`), and fall back to the monitor's
 `xp` (`monitor xp /Ngx PHYS`) where that packet is not understood
-(`set ronx-read xp` forces that path).
+(`set ronx-read xp` forces that path). Before paging is on (CR0.PG clear,
+the first instructions of boot/entry.asm) there is nothing to walk and the
+commands say so.
+
+Registers: QEMU's i386 gdbstub has $cr0, $cr3 and $efer (checked on QEMU
+7.2); where one is missing we parse `monitor info registers`.
 """
 import ctypes
 import os

@@ -66,3 +66,17 @@ void __init paging_init(void)
 	pr_info("Direct map: 0x%08lx-0x%08lx (%luM of low memory)\n",
 		PAGE_OFFSET, PAGE_OFFSET + end, end >> 20);
 }
+
+/* The highest 2 MiB page of the direct map (the self-tests use one), or 0. */
+unsigned long direct_map_large_page(void)
+{
+	enum pg_level level;
+
+	for (unsigned long pa = (max_low_pfn << PAGE_SHIFT) & PMD_MASK; pa >= PMD_SIZE; pa -= PMD_SIZE) {
+		unsigned long va = (unsigned long)__va(pa - PMD_SIZE);
+
+		if (lookup_address(va, &level) && level == PG_LEVEL_2M)
+			return va;
+	}
+	return 0;
+}

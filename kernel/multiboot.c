@@ -69,6 +69,7 @@ static void __init parse_mb1(uint32_t info)
 	uint32_t flags = mbi[0];
 
 	boot_info.loader = "multiboot1";
+	boot_info.mmap_source = "flags bit 6, mmap_addr/mmap_length";
 	boot_info.info_start = info;
 	boot_info.info_end = info + 120;
 	if (flags & (1 << 2))
@@ -96,6 +97,7 @@ static void __init parse_mb2(uint32_t info)
 	uint32_t p = info + 8;
 
 	boot_info.loader = "multiboot2";
+	boot_info.mmap_source = "tag type 6";
 	boot_info.info_start = info;
 	boot_info.info_end = info + total;
 	while (p + 8 <= info + total) {

@@ -24,6 +24,24 @@ void poweroff(int code)
 	__builtin_unreachable();
 }
 
+/*
+ * A machine ronx cannot run on: one line saying why, then stop. Under the
+ * test runner QEMU exits with status 7 (boot/cpucheck.asm, which refuses a
+ * CPU without PAE, uses the same code); on a plain machine, halt with
+ * interrupts off (the ACPI power-off would hide the line).
+ */
+void refuse_boot(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+	outb(ISA_DEBUG_EXIT_PORT, BOOT_REFUSED);
+	halt_forever();
+	__builtin_unreachable();
+}
+
 static int cmd_poweroff(int argc, char **argv)
 {
 	int code = 0;

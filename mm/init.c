@@ -15,6 +15,7 @@
 #include <ronx/printk.h>
 #include <ronx/x86.h>
 #include <ronx/mm.h>
+#include <ronx/init.h>
 
 static bool is_kernel_text(unsigned long addr)
 {
@@ -33,7 +34,7 @@ static void __init map_region_ptes(unsigned long pa, unsigned long end)
 		pteval_t prot = is_kernel_text(va) ? PAGE_KERNEL_EXEC : PAGE_KERNEL;
 
 		if (map_page(va, p, prot))
-			halt_forever();	/* no memory for page tables at boot */
+			refuse_boot(KERN_ERR "ronx: cannot boot: no free page for the direct map's page tables\n");
 	}
 }
 
@@ -57,7 +58,7 @@ void __init paging_init(void)
 	for (int i = 0; i < PTRS_PER_PGD; i++) {
 		unsigned long pmds = alloc_pagetable_page();
 		if (!pmds)
-			halt_forever();
+			refuse_boot(KERN_ERR "ronx: cannot boot: no free page for the direct map's page tables\n");
 		/* under PAE a PDPT entry has only present, PWT and PCD */
 		swapper_pg_dir[i] = pmds | _PAGE_PRESENT;
 	}

@@ -47,7 +47,9 @@ KTEST(pageattr, split_only_the_covered_page)
 	unsigned long splits = cpa_stats.splits;
 	enum pg_level level;
 
-	KT_EXPECT(t, pa, "no page in a 2M mapping");
+	if (!pa && !direct_map_large_page())
+		return kt_skip(t, "no 2M page in the direct map (under 4M of RAM)");
+	KT_EXPECT(t, pa, "no free page in a 2M mapping");
 	if (!pa)
 		return;
 	KT_EXPECT(t, set_memory_ro(va, 1) == 0, "set_memory_ro failed");

@@ -31,13 +31,14 @@ class GuestError(Exception):
 
 class Guest:
     def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
-                 initrd=None):
+                 initrd=None, extra=()):
         self.name = name
         self.cmdline = cmdline
         self.cpu = cpu
         self.iso = iso
         self.memory = memory
         self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
+        self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
         self.out = ""
         self.lock = threading.Condition()
         self.proc = None
@@ -57,13 +58,14 @@ class Guest:
         else:
             args += ["-kernel", os.path.join(BUILD, "kernel.elf"),
                      "-initrd", self.initrd, "-append", self.cmdline]
-        return args
+        return args + self.extra
 
     def start(self):
         self.started = time.monotonic()
         self.proc = subprocess.Popen(self.qemu_args(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        threading.Thread(target=self._reader, daemon=True).start()
+        self.reader = threading.Thread(target=self._reader, daemon=True)
+        self.reader.start()
         return self
 
     def _reader(self):
@@ -125,6 +127,15 @@ class Guest:
         echo = self.wait_for(re.escape(line) + r"\n", timeout, start)
         m = self.wait_for("^" + re.escape(PROMPT), timeout, echo.end())
         return self.out[echo.end():m.start()]
+
+    def exit_status(self, timeout=BOOT_TIMEOUT):
+        """Waits for QEMU to end by itself; its exit status, or None."""
+        try:
+            status = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self.reader.join(5)     # the last output, read to its end
+        return status
 
     def poweroff(self, timeout=20):
         """'poweroff': QEMU's isa-debug-exit makes it exit with status 1."""

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Machines ronx cannot run on (issue 10, point 3): it must say why in one
+line and stop, and under the test runner QEMU must exit with status 7
+(isa-debug-exit code 3), not 0 as after a triple fault with -no-reboot."""
+import re
+
+from guest import Guest
+
+REFUSED = 7
+NO_PAE = re.escape("ronx: cannot boot: this CPU has no PAE (CPUID 1 EDX bit 6); "
+                   "ronx needs a CPU with PAE (Pentium Pro or later)")
+
+
+def refused(t, name, line, **kwargs):
+    """line: a regex for the one line that must say why."""
+    with Guest("refuse " + name, **kwargs) as g:
+        status = g.exit_status()
+        lines = [ln for ln in g.out.splitlines() if "cannot boot" in ln]
+        t.check(status == REFUSED, "[%s] QEMU exits with status %d" % (name, REFUSED),
+                "status %s; output:\n%s" % (status, g.out[-600:]))
+        t.check(len(lines) == 1 and re.search(line, lines[0]), "[%s] one line says why" % name,
+                "\n".join(lines) or g.out[-600:])
+        t.check("ronx: ready" not in g.out, "[%s] the boot goes no further" % name)
+
+
+def test_cpu_without_pae(t):
+    # QEMU's 486 and pentium models have CPUID but no PAE; qemu32,-pae is a
+    # CPU that has everything else. (A 486 without CPUID, the first check
+    # in boot/cpucheck.asm, is not a model QEMU offers.)
+    for cpu in ("486", "pentium", "qemu32,-pae"):
+        refused(t, "-cpu " + cpu, NO_PAE, cpu=cpu)
+    refused(t, "-cpu qemu32,-pge", re.escape("no global pages (CPUID 1 EDX bit 13 PGE)"),
+            cpu="qemu32,-pge")
+    refused(t, "-cpu qemu32,-cmov", re.escape("no CMOV (CPUID 1 EDX bit 15)"), cpu="qemu32,-cmov")
+
+
+def test_too_little_memory(t):
+    # 1536K leaves 80K free after the kernel and the initrd; ronx needs 128K
+    refused(t, "-m 1536K", r"only \d+K free after the kernel and initrd \(RAM ends at 1408K\); "
+            r"ronx needs 128K free \(2M of RAM will do\)$", memory="1536K")
+
+
+def test_smallest_machine(t):
+    """2M, the smallest size the refusal promises, boots and passes selftest."""
+    with Guest("refuse smallest 2M", memory="2M") as g:
+        g.wait_ready()
+        t.ktap(g.command("selftest", timeout=180), "selftest[2M]")
+        t.check(g.poweroff() == 1, "[2M] poweroff ends QEMU")

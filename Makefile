@@ -38,6 +38,7 @@ SETUP := $(B)/.setup-done
 # sample modules (MODULES_KO), their broken twins, host tests and the fuzzer
 -include modules/modules.mk
 -include tests/host/host.mk
+-include tests/qemu/qemu.mk
 
 all: $(B)/kernel.elf $(B)/ronx.iso
 

@@ -39,6 +39,7 @@ class Guest:
         self.memory = memory
         self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
         self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
+        self.kernel = os.path.join(BUILD, "kernel.elf")
         self.out = ""
         self.lock = threading.Condition()
         self.proc = None
@@ -56,7 +57,7 @@ class Guest:
         if self.iso:
             args += ["-cdrom", os.path.join(BUILD, "ronx.iso")]
         else:
-            args += ["-kernel", os.path.join(BUILD, "kernel.elf"),
+            args += ["-kernel", self.kernel,
                      "-initrd", self.initrd, "-append", self.cmdline]
         return args + self.extra
 

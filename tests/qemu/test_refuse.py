@@ -2,18 +2,19 @@
 """Machines ronx cannot run on (issue 10, point 3): it must say why in one
 line and stop, and under the test runner QEMU must exit with status 7
 (isa-debug-exit code 3), not 0 as after a triple fault with -no-reboot."""
+import os
 import re
 
-from guest import Guest
+from guest import BUILD, Guest
 
 REFUSED = 7
 NO_PAE = re.escape("ronx: cannot boot: this CPU has no PAE (CPUID 1 EDX bit 6); "
                    "ronx needs a CPU with PAE (Pentium Pro or later)")
 
 
-def refused(t, name, line, **kwargs):
+def refused(t, name, line, guest=None, **kwargs):
     """line: a regex for the one line that must say why."""
-    with Guest("refuse " + name, **kwargs) as g:
+    with guest or Guest("refuse " + name, **kwargs) as g:
         status = g.exit_status()
         lines = [ln for ln in g.out.splitlines() if "cannot boot" in ln]
         t.check(status == REFUSED, "[%s] QEMU exits with status %d" % (name, REFUSED),
@@ -46,3 +47,21 @@ def test_smallest_machine(t):
         g.wait_ready()
         t.ktap(g.command("selftest", timeout=180), "selftest[2M]")
         t.check(g.poweroff() == 1, "[2M] poweroff ends QEMU")
+
+
+def shim(name, cmdline):
+    """ronx loaded by tests/qemu/mbshim.c, a multiboot1 loader without a memory map."""
+    g = Guest(name, cmdline=cmdline, initrd=os.path.join(BUILD, "kernel.elf") + ","
+              + os.path.join(BUILD, "initrd.cpio"))
+    g.kernel = os.path.join(BUILD, "mbshim.elf")
+    return g
+
+
+def test_no_memory_map(t):
+    # control: the same loader passing the map on boots ronx to the prompt
+    with shim("refuse shim keepmap", "keepmap") as g:
+        g.wait_ready()
+        t.check(g.poweroff() == 1, "[shim keepmap] the shim boots ronx when it passes the map")
+    refused(t, "no memory map", re.escape(
+        "ronx: cannot boot: multiboot1 gave no memory map (flags bit 6, mmap_addr/mmap_length); "
+        "ronx needs one to know where RAM is"), guest=shim("refuse no mmap", ""))

@@ -31,7 +31,7 @@ class GuestError(Exception):
 
 class Guest:
     def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
-                 initrd=None, extra=()):
+                 initrd=None, extra=(), debug_exit=True):
         self.name = name
         self.cmdline = cmdline
         self.cpu = cpu
@@ -40,6 +40,7 @@ class Guest:
         self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
         self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
         self.kernel = os.path.join(BUILD, "kernel.elf")
+        self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has
         self.out = ""
         self.lock = threading.Condition()
         self.proc = None
@@ -52,8 +53,9 @@ class Guest:
         args = ["qemu-system-i386", "-accel", "tcg", "-cpu", self.cpu,
                 "-m", self.memory, "-no-reboot", "-display", "none",
                 "-serial", "stdio", "-monitor", "none",
-                "-qmp", "unix:%s,server=on,wait=off" % sock,
-                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+                "-qmp", "unix:%s,server=on,wait=off" % sock]
+        if self.debug_exit:
+            args += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
         if self.iso:
             args += ["-cdrom", os.path.join(BUILD, "ronx.iso")]
         else:

@@ -35,6 +35,33 @@ def test_cpu_without_pae(t):
     refused(t, "-cpu qemu32,-cmov", re.escape("no CMOV (CPUID 1 EDX bit 15)"), cpu="qemu32,-cmov")
 
 
+def vga_text(g, chars):
+    """The first chars of the VGA text screen, read from outside (QEMU's xp)."""
+    words = []
+    for line in g.monitor("xp /%dhx 0xb8000" % chars).splitlines():
+        words += [int(w, 16) for w in line.split(":", 1)[1].split()]
+    return "".join(chr(w & 0xff) for w in words)
+
+
+def test_cpu_without_pae_plain_qemu(t):
+    """Without isa-debug-exit (plain `make run` QEMU) ronx halts, interrupts
+    off, with the reason on the VGA screen too, and no triple fault."""
+    line = ("ronx: cannot boot: this CPU has no PAE (CPUID 1 EDX bit 6); "
+            "ronx needs a CPU with PAE (Pentium Pro or later)")
+    with Guest("refuse 486 plain", cpu="486", debug_exit=False) as g:
+        g.wait_for(re.escape(line))
+        first = g.monitor("info registers")
+        again = g.monitor("info registers")
+        efl = int(re.search(r"EFL=([0-9a-f]+)", again).group(1), 16)
+        t.check("HLT=1" in again and not efl & (1 << 9),
+                "[486 plain] the CPU halts with interrupts off", again[:200])
+        t.check(re.search(r"EIP=(\w+)", first).group(1) == re.search(r"EIP=(\w+)", again).group(1),
+                "[486 plain] and stays halted", "%s / %s" % (first[:40], again[:40]))
+        t.check(vga_text(g, len(line)) == line, "[486 plain] the VGA text screen has the line",
+                vga_text(g, len(line)))
+        t.check(g.proc.poll() is None, "[486 plain] QEMU still runs: no triple fault")
+
+
 def test_too_little_memory(t):
     # 1536K leaves 80K free after the kernel and the initrd; ronx needs 128K
     refused(t, "-m 1536K", r"only \d+K free after the kernel and initrd \(RAM ends at 1408K\); "

@@ -31,6 +31,8 @@ static void add_mmap(uint64_t addr, uint64_t len, uint32_t type)
 {
 	if (boot_info.nr_mmap < MAX_MMAP)
 		boot_info.mmap[boot_info.nr_mmap++] = (struct mmap_entry){ addr, len, type };
+	else
+		boot_info.mmap_dropped++;	/* reported at boot, never silently */
 }
 
 static void add_module(uint32_t start, uint32_t end, uint32_t name_phys)

@@ -24,6 +24,7 @@ struct boot_info {
 	uint32_t info_start, info_end;	/* physical, to keep it reserved */
 	int nr_mmap;
 	struct mmap_entry mmap[MAX_MMAP];
+	int mmap_dropped;		/* entries beyond MAX_MMAP */
 	int nr_mods;
 	struct boot_module mods[MAX_BOOT_MODS];
 };

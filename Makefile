@@ -39,6 +39,7 @@ SETUP := $(B)/.setup-done
 -include modules/modules.mk
 -include tests/host/host.mk
 -include tools/gdb/gdb.mk
+-include tests/qemu/qemu.mk
 
 all: $(B)/kernel.elf $(B)/ronx.iso
 

@@ -30,4 +30,5 @@ void load_page_tables(void);
 
 /* mm/init.c */
 void paging_init(void);
+unsigned long direct_map_large_page(void);
 #endif

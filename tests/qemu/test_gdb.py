@@ -85,7 +85,7 @@ def test_gdb_walk_across_mark_rodata_ro(t):
     log = os.path.join(BUILD, "results", "logs", "gdb-batch.log")
     os.makedirs(os.path.dirname(log), exist_ok=True)
     # gdb writes to a file: a pipe nobody reads while the guest boots would fill and stop it
-    with Guest("gdb", extra_args=["-gdb", "tcp:127.0.0.1:%d" % port, "-S"]) as g, \
+    with Guest("gdb", extra=["-gdb", "tcp:127.0.0.1:%d" % port, "-S"]) as g, \
             open(log, "w") as logf:
         gdb = subprocess.Popen(
             # no debuginfod look-ups from a test (an error, harmless, where gdb has none)

@@ -39,6 +39,8 @@ SETUP := $(B)/.setup-done
 # sample modules (MODULES_KO), their broken twins, host tests and the fuzzer
 -include modules/modules.mk
 -include tests/host/host.mk
+-include tools/gdb/gdb.mk
+-include tests/qemu/qemu.mk
 
 all: $(B)/kernel.elf $(B)/ronx.iso
 
@@ -108,13 +110,17 @@ run-bochs: all
 	[ -z "$$tty" ] || stty "$$tty" 2>/dev/null; \
 	grep -q "Shutdown port: shutdown requested" $(B)/bochs.log
 
-debug: all
-	@echo "ronx: QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
-	$(QEMU_BASE) -kernel $(B)/kernel.elf -initrd $(B)/initrd.cpio -append "$(CMDLINE)" -serial mon:stdio -s -S
+# QEMU stops before the first instruction and waits for gdb on GDB_PORT
+# (1234, as -s); tools/gdbinit connects (RONX_GDB_PORT=N for another port)
+# and loads ronx-walk and ronx-ptdump (tools/gdb/ronx.py).
+GDB_PORT ?= 1234
+debug: all $(GDB_LIB)
+	@echo "ronx: QEMU waits for gdb on :$(GDB_PORT); in another terminal: gdb -x tools/gdbinit (then ronx-walk VA, ronx-ptdump)"
+	$(QEMU_BASE) -kernel $(B)/kernel.elf -initrd $(B)/initrd.cpio -append "$(CMDLINE)" -serial mon:stdio -gdb tcp::$(GDB_PORT) -S
 
 -include linux/linux.mk
 
-test: all
+test: all $(GDB_LIB)
 	@rm -rf $(B)/results && mkdir -p $(B)/results
 	@status=0; \
 	$(MAKE) --no-print-directory linux-check || status=1; \

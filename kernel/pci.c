@@ -116,6 +116,8 @@ static int cmd_lspci(int argc, char **argv)
 	cprintf("lspci: read through the PCI BIOS %x.%02x via BIOS32 at 0x%05lx ($PCI entry 0x%05lx), pci=%s\n",
 		pcibios.major, pcibios.minor, pcibios.bios32_entry, pcibios.pci_entry,
 		pcibios_policy_name(pcibios.policy));
+	if (nr_pci_devices == 0)
+		cprintf("lspci: no devices: the PCI BIOS answers, but this machine has no PCI bus\n");
 	for (int i = 0; i < nr_pci_devices; i++) {
 		const struct pci_device *d = &pci_devices[i];
 		uint16_t class = d->class_rev >> 16;

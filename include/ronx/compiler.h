@@ -25,4 +25,5 @@
 #define EPERM	1
 #define EIO	5
 #define ENODEV	19
+#define ERANGE	34
 #endif

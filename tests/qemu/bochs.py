@@ -75,7 +75,8 @@ class BochsGuest(Guest):
             self.conn = self._accept(listener)
         finally:
             listener.close()
-        threading.Thread(target=self._reader, daemon=True).start()
+        self.reader = threading.Thread(target=self._reader, daemon=True)
+        self.reader.start()
         return self
 
     def _accept(self, listener, timeout=30):

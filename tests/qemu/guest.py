@@ -31,13 +31,16 @@ class GuestError(Exception):
 
 class Guest:
     def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
-                 initrd=None):
+                 initrd=None, extra=(), debug_exit=True):
         self.name = name
         self.cmdline = cmdline
         self.cpu = cpu
         self.iso = iso
         self.memory = memory
         self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
+        self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
+        self.kernel = os.path.join(BUILD, "kernel.elf")
+        self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has
         self.out = ""
         self.lock = threading.Condition()
         self.proc = None
@@ -50,20 +53,22 @@ class Guest:
         args = ["qemu-system-i386", "-accel", "tcg", "-cpu", self.cpu,
                 "-m", self.memory, "-no-reboot", "-display", "none",
                 "-serial", "stdio", "-monitor", "none",
-                "-qmp", "unix:%s,server=on,wait=off" % sock,
-                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+                "-qmp", "unix:%s,server=on,wait=off" % sock]
+        if self.debug_exit:
+            args += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
         if self.iso:
             args += ["-cdrom", os.path.join(BUILD, "ronx.iso")]
         else:
-            args += ["-kernel", os.path.join(BUILD, "kernel.elf"),
+            args += ["-kernel", self.kernel,
                      "-initrd", self.initrd, "-append", self.cmdline]
-        return args
+        return args + self.extra
 
     def start(self):
         self.started = time.monotonic()
         self.proc = subprocess.Popen(self.qemu_args(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        threading.Thread(target=self._reader, daemon=True).start()
+        self.reader = threading.Thread(target=self._reader, daemon=True)
+        self.reader.start()
         return self
 
     def _reader(self):
@@ -135,6 +140,15 @@ class Guest:
         """Bytes to the serial console (QEMU's stdio; BochsGuest overrides it)."""
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
+
+    def exit_status(self, timeout=BOOT_TIMEOUT):
+        """Waits for QEMU to end by itself; its exit status, or None."""
+        try:
+            status = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self.reader.join(5)     # the last output, read to its end
+        return status
 
     def poweroff(self, timeout=20):
         """'poweroff': QEMU's isa-debug-exit makes it exit with status 1."""

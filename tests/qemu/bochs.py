@@ -13,10 +13,12 @@ close, out), so helpers written for QEMU work here too. The machine is the
 one `make run-bochs` boots, tools/bochsrc, with three lines replaced: COM1
 connects to a socket this class listens on (Bochs is the client, so no port
 has to be guessed free), the ISO path is made absolute, and the log goes to
-the results. Debian's Bochs has no "nogui" display: tools/bochsrc uses rfb
-with timeout=0, a VNC server nobody connects to, so the display is off.
+the results; BochsGuest(name, cpu="p3_katmai") also picks another CPU
+model. Debian's Bochs has no "nogui" display: tools/bochsrc uses rfb with
+timeout=0, a VNC server nobody connects to, so the display is off.
 """
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -29,12 +31,15 @@ BOCHSRC = os.path.join(ROOT, "tools", "bochsrc")
 DEBUGGER_PROMPT = r"<bochs:\d+> \Z"     # the last thing Bochs printed
 
 
-def bochsrc_text(port, log):
-    """tools/bochsrc, with COM1 on 127.0.0.1:port, the ISO by absolute path, and log."""
+def bochsrc_text(port, log, cpu=None):
+    """tools/bochsrc, with COM1 on 127.0.0.1:port, the ISO by absolute path,
+    log, and another CPU model if cpu is given."""
     lines = []
     for line in open(BOCHSRC).read().splitlines():
         key = line.split(":", 1)[0].strip()
-        if key == "com1":
+        if key == "cpu" and cpu:
+            line = re.sub(r"model=\w+", "model=" + cpu, line)
+        elif key == "com1":
             line = "com1: enabled=1, mode=socket-client, dev=127.0.0.1:%d" % port
         elif key == "ata0-master":
             line = line.replace("path=build/ronx.iso",
@@ -46,8 +51,8 @@ def bochsrc_text(port, log):
 
 
 class BochsGuest(Guest):
-    def __init__(self, name):
-        super().__init__(name, iso=True)
+    def __init__(self, name, cpu=None):
+        super().__init__(name, iso=True, cpu=cpu)
         self.conn = None
         self.bochs_out = ""          # Bochs's own stdout: messages, debugger
         logs = os.path.join(BUILD, "results", "logs")
@@ -64,7 +69,7 @@ class BochsGuest(Guest):
         listener.listen(1)
         rc = os.path.join(self.tmp, "bochsrc")
         with open(rc, "w") as f:
-            f.write(bochsrc_text(listener.getsockname()[1], self.bochs_log))
+            f.write(bochsrc_text(listener.getsockname()[1], self.bochs_log, self.cpu))
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             ["bochs", "-q", "-f", rc, "-rc", os.path.join(ROOT, "tools", "bochs.rc")],

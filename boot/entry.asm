@@ -12,7 +12,7 @@ PAGE_OFFSET	equ 0xC0000000
 EARLY_MAP_MB	equ 64
 EFER		equ 0xC0000080
 
-extern start_kernel
+extern start_kernel, check_cpu
 extern __bss_start, _end
 global _start, early_pdpt, boot_stack_top, nx_supported
 
@@ -33,6 +33,8 @@ _start:
 	mov	[boot_magic - PAGE_OFFSET], esi
 	mov	[boot_info - PAGE_OFFSET], edx
 	mov	esp, boot_stack_top - PAGE_OFFSET
+	call	check_cpu			; refuses, in words, a CPU without PAE
+
 
 	; page directory: EARLY_MAP_MB of 2 MiB pages, present + writable + PSE
 	mov	edi, early_pd - PAGE_OFFSET
@@ -73,8 +75,11 @@ _start:
 	wrmsr
 	mov	byte [nx_supported - PAGE_OFFSET], 1
 .no_nx:
-	; paging on, and WP so that ring 0 too faults on read-only pages
+	; paging on, and WP so that ring 0 too faults on read-only pages.
+	; CD and NW cleared: a firmware may hand over with the caches off
+	; (Bochs's BIOS does), and nothing after us turns them back on.
 	mov	eax, cr0
+	and	eax, ~((1 << 30) | (1 << 29))
 	or	eax, (1 << 31) | (1 << 16)
 	mov	cr0, eax
 

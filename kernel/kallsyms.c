@@ -5,6 +5,7 @@
  * second link pass moves no code (see the Makefile).
  */
 #include <ronx/printk.h>
+#include <ronx/string.h>
 #include <ronx/sections.h>
 #include <ronx/kallsyms.h>
 #include <ronx/init.h>
@@ -45,6 +46,15 @@ const char *kallsyms_lookup(unsigned long addr, unsigned long *size,
 	*size = (lo + 1 < kallsyms_num && kallsyms_addresses[lo + 1] < region_end ?
 		 kallsyms_addresses[lo + 1] : region_end) - kallsyms_addresses[lo];
 	return kallsyms_names[lo];
+}
+
+/* Linux's kallsyms_lookup_name(): a function's address, or 0. */
+unsigned long kallsyms_lookup_name(const char *name)
+{
+	for (unsigned long i = 0; i < kallsyms_num; i++)
+		if (strcmp(kallsyms_names[i], name) == 0)
+			return kallsyms_addresses[i];
+	return 0;
 }
 
 void sprint_symbol(char *buf, size_t size, unsigned long addr)

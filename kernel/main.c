@@ -56,6 +56,12 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	}
 	pr_info("ronx: a 32-bit PAE teaching kernel, booted by %s\n", boot_info.loader);
 	pr_info("Command line: %s\n", boot_command_line);
+	if (!boot_info.nr_mmap)
+		refuse_boot(KERN_ERR "ronx: cannot boot: %s gave no memory map (%s); ronx needs one to know where RAM is\n",
+			    boot_info.loader, boot_info.mmap_source);
+	if (boot_info.mmap_dropped)
+		pr_warn("ronx: the memory map has %d entries beyond the %d ronx keeps: ignored\n",
+			boot_info.mmap_dropped, MAX_MMAP);
 	parse_boot_params();
 	x86_configure_nx();
 	x86_report_nx();

@@ -31,6 +31,8 @@ static void add_mmap(uint64_t addr, uint64_t len, uint32_t type)
 {
 	if (boot_info.nr_mmap < MAX_MMAP)
 		boot_info.mmap[boot_info.nr_mmap++] = (struct mmap_entry){ addr, len, type };
+	else
+		boot_info.mmap_dropped++;	/* reported at boot, never silently */
 }
 
 static void add_module(uint32_t start, uint32_t end, uint32_t name_phys)
@@ -69,6 +71,7 @@ static void __init parse_mb1(uint32_t info)
 	uint32_t flags = mbi[0];
 
 	boot_info.loader = "multiboot1";
+	boot_info.mmap_source = "flags bit 6, mmap_addr/mmap_length";
 	boot_info.info_start = info;
 	boot_info.info_end = info + 120;
 	if (flags & (1 << 2))
@@ -96,6 +99,7 @@ static void __init parse_mb2(uint32_t info)
 	uint32_t p = info + 8;
 
 	boot_info.loader = "multiboot2";
+	boot_info.mmap_source = "tag type 6";
 	boot_info.info_start = info;
 	boot_info.info_end = info + total;
 	while (p + 8 <= info + total) {

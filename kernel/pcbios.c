@@ -327,6 +327,10 @@ void __init pcibios_init(void)
 		clear_bios_hole();
 		return;
 	}
+	/* SeaBIOS answers the PCI BIOS even on an ISA-only machine: say so */
+	if (pci_bios_scan() == 0)
+		pr_info("PCI: the PCI BIOS answers, but no device is on bus 0-%u: no PCI bus on this machine\n",
+			pcibios.last_bus);
 	if (pcibios.policy == PCIBIOS_TIGHT && nx_enabled)
 		pr_info("PCI : PCI BIOS code at 0x%05lx-0x%05lx is ro and x, the rest of 640K-1M rw and NX (pci=bios_tight)\n",
 			pcibios.hole_start, pcibios.hole_end);

@@ -88,6 +88,7 @@ static const struct { uint16_t class; const char *name; } class_names[] = {
 	{ 0x0601, "ISA bridge" },
 	{ 0x0604, "PCI bridge" },
 	{ 0x0680, "Bridge" },
+	{ 0x0c03, "USB controller" },	/* Bochs's PIIX3 UHCI */
 };
 
 static const char *class_name(uint16_t class)
@@ -115,6 +116,8 @@ static int cmd_lspci(int argc, char **argv)
 	cprintf("lspci: read through the PCI BIOS %x.%02x via BIOS32 at 0x%05lx ($PCI entry 0x%05lx), pci=%s\n",
 		pcibios.major, pcibios.minor, pcibios.bios32_entry, pcibios.pci_entry,
 		pcibios_policy_name(pcibios.policy));
+	if (nr_pci_devices == 0)
+		cprintf("lspci: no devices: the PCI BIOS answers, but this machine has no PCI bus\n");
 	for (int i = 0; i < nr_pci_devices; i++) {
 		const struct pci_device *d = &pci_devices[i];
 		uint16_t class = d->class_rev >> 16;

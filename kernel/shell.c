@@ -102,6 +102,12 @@ void shell_run(void)
 	}
 }
 
+void shell_print_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	cprintf("%s\n", line);
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	(void)argc;

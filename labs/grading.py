@@ -147,6 +147,8 @@ class Boot:
             cases = {}
             for s, name, status, detail in parse(out):
                 if s == suite:
+                    # "# EXPECTATION FAILED at f.c:12: msg | ..." -> "f.c:12: msg | ..."
+                    detail = re.sub(r"(^|\| )# (EXPECTATION FAILED at )?", r"\1", detail)
                     cases[name] = (status == "ok",
                                    "skipped: " + detail if status == "skip" else detail)
             if not cases:
@@ -266,9 +268,10 @@ def expect_ktap(g, suite, cases=None):
         elif res[n][1].startswith("skipped"):
             bad.append("%s.%s: expected ok, found %s" % (suite, n, res[n][1]))
         elif not res[n][0]:
-            diag = res[n][1] if len(res[n][1]) < 300 else res[n][1][:300] + " ..."
-            bad.append("%s.%s: expected ok, found not ok%s" % (
-                suite, n, (" - " + diag) if diag else ""))
+            diag = [d for d in res[n][1].split(" | ") if d]
+            more = ["  ... and %d more" % (len(diag) - 4)] if len(diag) > 4 else []
+            bad.append("\n".join(["%s.%s: expected ok, found not ok%s" % (
+                suite, n, ":" if diag else "")] + ["  " + d for d in diag[:4]] + more))
     if bad:
         raise CheckFailed("\n".join(bad))
 

@@ -15,6 +15,7 @@
 #include <ronx/printk.h>
 #include <ronx/x86.h>
 #include <ronx/mm.h>
+#include <ronx/init.h>
 
 static bool is_kernel_text(unsigned long addr)
 {
@@ -33,7 +34,7 @@ static void __init map_region_ptes(unsigned long pa, unsigned long end)
 		pteval_t prot = is_kernel_text(va) ? PAGE_KERNEL_EXEC : PAGE_KERNEL;
 
 		if (map_page(va, p, prot))
-			halt_forever();	/* no memory for page tables at boot */
+			refuse_boot(KERN_ERR "ronx: cannot boot: no free page for the direct map's page tables\n");
 	}
 }
 
@@ -57,7 +58,7 @@ void __init paging_init(void)
 	for (int i = 0; i < PTRS_PER_PGD; i++) {
 		unsigned long pmds = alloc_pagetable_page();
 		if (!pmds)
-			halt_forever();
+			refuse_boot(KERN_ERR "ronx: cannot boot: no free page for the direct map's page tables\n");
 		/* under PAE a PDPT entry has only present, PWT and PCD */
 		swapper_pg_dir[i] = pmds | _PAGE_PRESENT;
 	}
@@ -65,4 +66,18 @@ void __init paging_init(void)
 	load_page_tables();
 	pr_info("Direct map: 0x%08lx-0x%08lx (%luM of low memory)\n",
 		PAGE_OFFSET, PAGE_OFFSET + end, end >> 20);
+}
+
+/* The highest 2 MiB page of the direct map (the self-tests use one), or 0. */
+unsigned long direct_map_large_page(void)
+{
+	enum pg_level level;
+
+	for (unsigned long pa = (max_low_pfn << PAGE_SHIFT) & PMD_MASK; pa >= PMD_SIZE; pa -= PMD_SIZE) {
+		unsigned long va = (unsigned long)__va(pa - PMD_SIZE);
+
+		if (lookup_address(va, &level) && level == PG_LEVEL_2M)
+			return va;
+	}
+	return 0;
 }

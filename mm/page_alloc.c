@@ -11,6 +11,8 @@
 #include <ronx/string.h>
 #include <ronx/printk.h>
 #include <ronx/bootinfo.h>
+#include <ronx/e820.h>
+#include <ronx/init.h>
 #include <ronx/pfn_bitmap.h>
 #include <ronx/mm.h>
 
@@ -19,31 +21,36 @@ static struct pfn_bitmap frames;
 unsigned long max_low_pfn;
 static unsigned long total_pages;
 
-static unsigned long __init find_max_low_pfn(void)
-{
-	unsigned long long top = 0;
+/*
+ * The fewest free pages ronx runs with: paging_init()'s tables, the
+ * autoloaded modules, the shell and every self-test. Measured with QEMU
+ * -m: 1600K of RAM leaves 144K free and passes selftest; 1536K leaves 80K
+ * and the "big" module no longer loads. tests/qemu/test_refuse.py boots
+ * 2M (the smallest size we promise) and 1536K (refused).
+ */
+#define MIN_FREE_PAGES	32
 
-	for (int i = 0; i < boot_info.nr_mmap; i++) {
-		const struct mmap_entry *e = &boot_info.mmap[i];
-		if (e->type == E820_RAM && e->addr + e->len > top)
-			top = e->addr + e->len;
-	}
-	if (top > MAXMEM)
-		top = MAXMEM;
-	return (unsigned long)(top >> PAGE_SHIFT);
+/* Linux prints "NMB HIGHMEM available."; ronx has no highmem, so it says so. */
+static void __init report_highmem(void)
+{
+	uint64_t high = e820_ram_above(boot_info.mmap, boot_info.nr_mmap, MAXMEM);
+
+	if (high)
+		pr_info("%luMB HIGHMEM available, not used: ronx maps only the %luMB LOWMEM of its direct map\n",
+			(unsigned long)(high >> 20), max_low_pfn >> (20 - PAGE_SHIFT));
 }
 
 void __init page_alloc_init(void)
 {
-	max_low_pfn = find_max_low_pfn();
+	unsigned long start, end;
+
+	max_low_pfn = (unsigned long)(e820_ram_end(boot_info.mmap, boot_info.nr_mmap, MAXMEM)
+				      >> PAGE_SHIFT);
 	pfn_bitmap_init(&frames, pfn_bits, max_low_pfn);
 
-	for (int i = 0; i < boot_info.nr_mmap; i++) {
-		const struct mmap_entry *e = &boot_info.mmap[i];
-		if (e->type == E820_RAM && e->addr < MAXMEM)
-			pfn_bitmap_free_range(&frames, PFN_UP(e->addr),
-					      PFN_DOWN(e->addr + e->len));
-	}
+	for (int i = 0; i < boot_info.nr_mmap; i++)
+		if (e820_low_pfns(&boot_info.mmap[i], MAXMEM, &start, &end))
+			pfn_bitmap_free_range(&frames, start, end);
 	/* The low 1 MiB holds the BIOS, the IVT and ISA holes: never hand it out. */
 	pfn_bitmap_reserve_range(&frames, 0, PFN_DOWN(BIOS_END));
 	pfn_bitmap_reserve_range(&frames, PFN_DOWN(__pa(_text)), PFN_UP(__pa(_end)));
@@ -56,6 +63,10 @@ void __init page_alloc_init(void)
 	pr_info("Memory: %luK/%luK available (%luK kernel image)\n",
 		frames.nr_free * 4, max_low_pfn * 4,
 		(unsigned long)(_end - _text) >> 10);
+	report_highmem();
+	if (frames.nr_free < MIN_FREE_PAGES)
+		refuse_boot(KERN_ERR "ronx: cannot boot: only %luK free after the kernel and initrd (RAM ends at %luK); ronx needs %luK free (2M of RAM will do)\n",
+			    frames.nr_free * 4, max_low_pfn * 4, MIN_FREE_PAGES * 4UL);
 }
 
 unsigned long alloc_page(void)

@@ -47,6 +47,15 @@ static pteval_t *pte_table(pteval_t pmd)
 	return __va(pmd & PTE_PFN_MASK);
 }
 
+/* A pt_read_fn: page tables live in low memory, which the direct map covers. */
+const pteval_t *pt_read_direct_map(void *ctx, uint64_t phys, unsigned n)
+{
+	(void)ctx;
+	if (phys + 8ULL * n > ((uint64_t)max_low_pfn << PAGE_SHIFT))
+		return 0;
+	return (const pteval_t *)__va((unsigned long)phys);
+}
+
 /* Linux's lookup_address(): the entry that maps va, and its level. */
 pteval_t *lookup_address(unsigned long va, enum pg_level *level)
 {

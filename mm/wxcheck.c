@@ -49,7 +49,9 @@ static bool is_wx(pteval_t e)
  * PDPTE has no RW and no NX bit (they are reserved there), so only the
  * PDE and the PTE take part: writable if both allow it, executable if
  * neither forbids it. pte is NULL when the PDE maps a 2 MiB page itself.
- * Returns PRESENT, RW and NX as they apply to the page.
+ * Returns PRESENT, RW and NX as they apply to the page. (walk's reasons,
+ * mm/walk_format.c, decide on their own: they stay right in a lab tree
+ * where this function is the student's.)
  */
 pteval_t effective_prot(pteval_t pdpte, pteval_t pde, const pteval_t *pte)
 {

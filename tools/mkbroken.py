@@ -75,76 +75,84 @@ def first_rel(elf):
 
 def truncated(elf):
     del elf.data[20:]
-    return 'file too short for an ELF header'
+    return 'file too short for an ELF header (20 bytes, need 52)'
 
 
 def bad_class(elf):
     elf.data[4] = 2
-    return 'ELF class 2 is not ELFCLASS32'
+    return 'e_ident[EI_CLASS] 2 is not ELFCLASS32 (1)'
+
+
+def bad_ident_version(elf):
+    elf.data[6] = 0
+    return 'e_ident[EI_VERSION] 0 is not EV_CURRENT (1)'
 
 
 def bad_machine(elf):
     struct.pack_into('<H', elf.data, 18, 62)
-    return 'machine 62 is not EM_386'
+    return 'e_machine 62 is not EM_386 (3, i386)'
 
 
 def not_rel(elf):
     struct.pack_into('<H', elf.data, 16, 2)
-    return 'ELF type 2 is not ET_REL'
+    return 'e_type 2 is not ET_REL (1, relocatable)'
 
 
 def sec_beyond(elf):
     i = elf.index('.text')
     off = len(elf.data) - 4
     elf.set_field('.text', OFFSET, off)
-    return 'section %d (.text) offset 0x%x size 0x%x beyond file' % (
+    return 'section %d (.text) sh_offset 0x%x sh_size 0x%x beyond file' % (
         i, off, elf.section('.text')[SIZE])
 
 
 def sec_overlap(elf):
-    elf.set_field('.data', OFFSET, elf.section('.text')[OFFSET])
-    return 'section .text overlaps section .data'
+    off, size = elf.section('.text')[OFFSET:SIZE + 1]
+    elf.set_field('.data', OFFSET, off)
+    return 'section .text (sh_offset 0x%x sh_size 0x%x) overlaps section .data (sh_offset 0x%x sh_size 0x%x)' % (
+        off, size, off, elf.section('.data')[SIZE])
 
 
 def strtab_unterminated(elf):
     off, size = elf.section('.strtab')[OFFSET:SIZE + 1]
     elf.data[off + size - 1] = ord('x')
-    return '.strtab (section %d) is not NUL-terminated' % elf.index('.strtab')
+    return '.strtab (section %d) is not NUL-terminated: its last byte is 0x78' % elf.index('.strtab')
 
 
 def sym_out_of_range(elf):
     nsyms = elf.section('.symtab')[SIZE] // 16
     off, (r_offset, info) = first_rel(elf)
     REL.pack_into(elf.data, off, r_offset, ((nsyms + 5) << 8) | (info & 0xff))
-    return 'relocation 0 in .rel.text symbol index %d out of range' % (nsyms + 5)
+    return 'relocation 0 in .rel.text: r_info symbol %d out of range (%d symbols)' % (nsyms + 5, nsyms)
 
 
 def reloc_beyond(elf):
     size = elf.section('.text')[SIZE]
     off, (r_offset, info) = first_rel(elf)
     REL.pack_into(elf.data, off, size - 2, info)
-    return 'relocation 0 offset 0x%x beyond section .text (size 0x%x)' % (size - 2, size)
+    return 'relocation 0 in .rel.text: r_offset 0x%x beyond section .text (sh_size 0x%x)' % (size - 2, size)
 
 
 def bad_reltype(elf):
     off, (r_offset, info) = first_rel(elf)
     REL.pack_into(elf.data, off, r_offset, (info & ~0xff) | 10)
-    return 'unsupported type R_386_GOTPC (10)'
+    return 'relocation 0 in .rel.text: r_info type R_386_GOTPC (10) is not R_386_32 or R_386_PC32'
 
 
 def rela(elf):
     elf.set_field('.rel.text', TYPE, SHT_RELA)
-    return 'RELA relocations are not used on i386'
+    return 'section .rel.text sh_type is SHT_RELA (4): RELA relocations are not used on i386'
 
 
 def wx_section(elf):
-    elf.set_field('.data', FLAGS, elf.section('.data')[FLAGS] | 4)
-    return 'section .data is both writable and executable'
+    flags = elf.section('.data')[FLAGS] | 4
+    elf.set_field('.data', FLAGS, flags)
+    return 'section .data sh_flags 0x%x: both writable and executable (SHF_WRITE|SHF_EXECINSTR)' % flags
 
 
 def bad_shstrndx(elf):
     struct.pack_into('<H', elf.data, 50, elf.shnum + 3)
-    return 'section name table index %d out of range' % (elf.shnum + 3)
+    return 'e_shstrndx %d out of range (%d sections)' % (elf.shnum + 3, elf.shnum)
 
 
 def undef_sym(elf):
@@ -161,7 +169,7 @@ def no_init(elf):
     return 'no init_module symbol'
 
 
-BREAKAGES = [truncated, bad_class, bad_machine, not_rel, sec_beyond, sec_overlap,
+BREAKAGES = [truncated, bad_class, bad_ident_version, bad_machine, not_rel, sec_beyond, sec_overlap,
              strtab_unterminated, sym_out_of_range, reloc_beyond, bad_reltype, rela,
              wx_section, bad_shstrndx, undef_sym, dup_hello, no_init]
 

@@ -22,6 +22,14 @@ declare -A need=(
 	[librsvg2-bin]=rsvg-convert
 	[clang]=clang
 	[valgrind]=valgrind
+	[gdb]=gdb
+	# the second platform: Bochs with its own BIOS (tests/qemu/test_bochs.py,
+	# make run-bochs). bochs-term is the small display plugin that satisfies
+	# bochs's need for one (else apt picks bochs-wx and GTK).
+	[bochs]=bochs
+	[bochs-term]=/usr/lib/*/bochs/plugins/libbx_term_gui.so*
+	[bochsbios]=/usr/share/bochs/BIOS-bochs-latest
+	[vgabios]=/usr/share/vgabios/vgabios.bin
 )
 
 have() {

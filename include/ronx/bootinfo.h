@@ -20,9 +20,11 @@ struct boot_module {
 /* What the boot loader told us, copied out of its structures. */
 struct boot_info {
 	const char *loader;		/* "multiboot2" or "multiboot1" */
+	const char *mmap_source;	/* where the memory map comes from */
 	uint32_t info_start, info_end;	/* physical, to keep it reserved */
 	int nr_mmap;
 	struct mmap_entry mmap[MAX_MMAP];
+	int mmap_dropped;		/* entries beyond MAX_MMAP */
 	int nr_mods;
 	struct boot_module mods[MAX_BOOT_MODS];
 };

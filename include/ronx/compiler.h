@@ -26,5 +26,6 @@
 #define EPERM	1
 #define EIO	5
 #define ENODEV	19
+#define ERANGE	34
 #define ENOSYS	38
 #endif

@@ -11,4 +11,6 @@ extern bool init_mem_freed;
 void mark_rodata_ro(void);
 void print_policy(void);
 void poweroff(int code) __attribute__((noreturn));
+#define BOOT_REFUSED	3	/* isa-debug-exit code: QEMU exits with 7 */
+void refuse_boot(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 #endif

@@ -23,10 +23,12 @@ int unmap_page(unsigned long va);
 int split_large_page(unsigned long va);
 bool collapse_large_page(unsigned long va);
 pteval_t *pmd_table(unsigned pgd);
+const pteval_t *pt_read_direct_map(void *ctx, uint64_t phys, unsigned n);
 unsigned long alloc_pagetable_page(void);
 extern unsigned long nr_pagetable_pages;
 void load_page_tables(void);
 
 /* mm/init.c */
 void paging_init(void);
+unsigned long direct_map_large_page(void);
 #endif

@@ -41,4 +41,9 @@ void ptdump_begin(struct ptdump_state *st, const struct ptdump_marker *markers,
 		  void (*emit)(void *ctx, const char *line), void *ctx);
 void note_page(struct ptdump_state *st, unsigned long addr, pteval_t prot, int level);
 void ptdump_end(struct ptdump_state *st);
+
+/* mm/ptdump_walk.c: every pmd and pte under a PDPT, in order, then ptdump_end(). */
+extern const struct ptdump_marker ptdump_address_markers[];
+void ptdump_walk_tables(struct ptdump_state *st, uint64_t pdpt_phys, pt_read_fn read,
+			void *ctx);
 #endif

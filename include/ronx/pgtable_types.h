@@ -41,6 +41,14 @@ static inline unsigned pgd_index(uint32_t va) { return va >> 30; }
 static inline unsigned pmd_index(uint32_t va) { return (va >> 21) & 511; }
 static inline unsigned pte_index(uint32_t va) { return (va >> 12) & 511; }
 
+/*
+ * How pure code reads page tables: n 64-bit entries at a physical address,
+ * or 0 when that memory cannot be read. The answer must stay valid until
+ * the walk that asked for it ends. The kernel reads through its direct map (pt_read_direct_map),
+ * gdb reads the guest's physical memory (tools/gdb/ronx.py).
+ */
+typedef const pteval_t *(*pt_read_fn)(void *ctx, uint64_t phys, unsigned n);
+
 /* Levels as Linux's lookup_address() reports them. */
 enum pg_level { PG_LEVEL_NONE, PG_LEVEL_4K, PG_LEVEL_2M, PG_LEVEL_1G };
 

@@ -19,4 +19,6 @@ struct shell_cmd {
 int split_words(char *line, char **argv, int max);
 void shell_run(void) __attribute__((noreturn));
 int shell_execute(char *line);
+/* An emit callback for pure printers (ptdump, walk): one line to the console. */
+void shell_print_line(void *ctx, const char *line);
 #endif

@@ -31,13 +31,16 @@ class GuestError(Exception):
 
 class Guest:
     def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
-                 initrd=None):
+                 initrd=None, extra=(), debug_exit=True):
         self.name = name
         self.cmdline = cmdline
         self.cpu = cpu
         self.iso = iso
         self.memory = memory
         self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
+        self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
+        self.kernel = os.path.join(BUILD, "kernel.elf")
+        self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has
         self.out = ""
         self.lock = threading.Condition()
         self.proc = None
@@ -50,29 +53,36 @@ class Guest:
         args = ["qemu-system-i386", "-accel", "tcg", "-cpu", self.cpu,
                 "-m", self.memory, "-no-reboot", "-display", "none",
                 "-serial", "stdio", "-monitor", "none",
-                "-qmp", "unix:%s,server=on,wait=off" % sock,
-                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+                "-qmp", "unix:%s,server=on,wait=off" % sock]
+        if self.debug_exit:
+            args += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
         if self.iso:
             args += ["-cdrom", os.path.join(BUILD, "ronx.iso")]
         else:
-            args += ["-kernel", os.path.join(BUILD, "kernel.elf"),
+            args += ["-kernel", self.kernel,
                      "-initrd", self.initrd, "-append", self.cmdline]
-        return args
+        return args + self.extra
 
     def start(self):
         self.started = time.monotonic()
         self.proc = subprocess.Popen(self.qemu_args(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        threading.Thread(target=self._reader, daemon=True).start()
+        self.reader = threading.Thread(target=self._reader, daemon=True)
+        self.reader.start()
         return self
 
     def _reader(self):
+        self._pump(lambda: self.proc.stdout.read1(4096))
+
+    def _pump(self, read, field="out"):
+        """Appends what read() returns to self.<field> until it returns b""."""
         while True:
-            data = self.proc.stdout.read1(4096)
+            data = read()
             if not data:
                 break
             with self.lock:
-                self.out += data.decode("utf-8", "replace").replace("\r", "")
+                text = data.decode("utf-8", "replace").replace("\r", "")
+                setattr(self, field, getattr(self, field) + text)
                 self.lock.notify_all()
         with self.lock:
             self.lock.notify_all()
@@ -95,19 +105,20 @@ class Guest:
         self.close()
 
     # -- serial console ----------------------------------------------------
-    def wait_for(self, pattern, timeout=BOOT_TIMEOUT, start=0):
-        """Waits until pattern (a regex) appears in the output after start."""
+    def wait_for(self, pattern, timeout=BOOT_TIMEOUT, start=0, field="out"):
+        """Waits until pattern (a regex) appears in the output (self.<field>) after start."""
         deadline = time.monotonic() + timeout
         rx = re.compile(pattern, re.M)
         with self.lock:
             while True:
-                m = rx.search(self.out, start)
+                text = getattr(self, field)
+                m = rx.search(text, start)
                 if m:
                     return m
                 left = deadline - time.monotonic()
                 if left <= 0 or self.proc.poll() is not None or PANIC in self.out:
                     raise GuestError("%s: no %r within %ss; last output:\n%s"
-                                     % (self.name, pattern, timeout, self.out[-1500:]))
+                                     % (self.name, pattern, timeout, text[-1500:]))
                 self.lock.wait(min(left, 0.5))
 
     def wait_ready(self):
@@ -120,16 +131,28 @@ class Guest:
         """Sends one shell line; returns what it printed before the next prompt."""
         with self.lock:
             start = len(self.out)
-        self.proc.stdin.write(line.encode() + b"\r")
-        self.proc.stdin.flush()
+        self.send(line.encode() + b"\r")
         echo = self.wait_for(re.escape(line) + r"\n", timeout, start)
         m = self.wait_for("^" + re.escape(PROMPT), timeout, echo.end())
         return self.out[echo.end():m.start()]
 
+    def send(self, data):
+        """Bytes to the serial console (QEMU's stdio; BochsGuest overrides it)."""
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def exit_status(self, timeout=BOOT_TIMEOUT):
+        """Waits for QEMU to end by itself; its exit status, or None."""
+        try:
+            status = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self.reader.join(5)     # the last output, read to its end
+        return status
+
     def poweroff(self, timeout=20):
         """'poweroff': QEMU's isa-debug-exit makes it exit with status 1."""
-        self.proc.stdin.write(b"poweroff\r")
-        self.proc.stdin.flush()
+        self.send(b"poweroff\r")
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:

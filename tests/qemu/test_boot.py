@@ -95,3 +95,24 @@ def test_selftest(t):
             t.check(free == after, "[%s] a second selftest run leaks no page" % name,
                     "before %s, after %s" % (free, after))
             t.check("Oopses:            0" in out, "[%s] self-tests caused no oops" % name, out)
+
+
+def test_poweroff_codes(t):
+    """`help` promises CODE 0-127 (isa-debug-exit's status is (CODE << 1) | 1)."""
+    with Guest("poweroff codes") as g:
+        g.wait_ready()
+        t.check("CODE 0-127" in g.command("help"), "help gives poweroff's range")
+        # 999 used to pass: the range check ran before the last digit was added
+        for arg in ("128", "999", "4294967424"):
+            out = g.command("poweroff " + arg)
+            t.check("exit code %s is out of range 0-127" % arg in out,
+                    "poweroff %s is refused as out of range" % arg, out)
+        for arg in ("-1", "+1", "0x10", "12a"):
+            out = g.command("poweroff " + arg)
+            t.check("exit code must be a number 0-127, not '%s'" % arg in out,
+                    "poweroff %s is refused as not a number" % arg, out)
+        out = g.command("poweroff 1 2")
+        t.check("usage: poweroff [CODE]" in out, "poweroff with two arguments is refused", out)
+        g.proc.stdin.write(b"poweroff 127\r")
+        g.proc.stdin.flush()
+        t.check(g.exit_status() == 255, "poweroff 127 ends QEMU with status 255")

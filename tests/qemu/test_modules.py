@@ -34,6 +34,28 @@ def wx_clean(t, g, after):
             out)
 
 
+RMMOD_ALL = ("rmmod user", "rmmod provider", "rmmod hello")
+INSMOD_ALL = ("insmod hello", "insmod provider", "insmod user")
+
+
+def run_clean(t, g, cmds):
+    """Each command must print no error of its own; wxcheck clean after each."""
+    for cmd in cmds:
+        out = g.command(cmd)
+        t.check(cmd.split()[0] + ":" not in out, cmd, out)
+        wx_clean(t, g, cmd)
+
+
+def reload_leaks_nothing(t, g):
+    """With the three unloaded: load and unload them again, no page lost."""
+    after = free_pages(g)
+    run_clean(t, g, INSMOD_ALL)
+    for cmd in RMMOD_ALL:
+        g.command(cmd)
+    t.check(free_pages(g) == after, "a second load and unload of all three leaks nothing",
+            "free pages %d -> %d" % (after, free_pages(g)))
+
+
 def check_groups(t, pt, name, groups, scenario):
     for group, want in (("text", "RO+X"), ("ro", "RO+NX"), ("roai", "RO+NX"), ("rw", "RW+NX")):
         start, size = groups[group]
@@ -63,24 +85,12 @@ def test_module_protections(t):
                     % (m.group(1), start, size), "still mapped: %s" % mapped[:4])
         t.check("in use by: user" in g.command("rmmod provider"),
                 "rmmod of a used module is refused with the user's name")
-        before = free_pages(g)
-        for cmd in ("rmmod user", "rmmod provider", "rmmod hello"):
-            out = g.command(cmd)
-            t.check("rmmod:" not in out, cmd, out)
-            wx_clean(t, g, cmd)
+        run_clean(t, g, RMMOD_ALL)
         pt = PageTables(g.monitor("info tlb"))
         left = [m for m in pt.maps if 0xF8000000 <= m.va < 0xFC000000]
         t.check(not left, "no page left mapped in the module area after rmmod",
                 ", ".join("%08x" % m.va for m in left[:4]))
-        after = free_pages(g)
-        for cmd in ("insmod hello", "insmod provider", "insmod user"):
-            out = g.command(cmd)
-            t.check("insmod:" not in out, cmd, out)
-            wx_clean(t, g, cmd)
-        for cmd in ("rmmod user", "rmmod provider", "rmmod hello"):
-            g.command(cmd)
-        t.check(free_pages(g) == after, "a second load and unload of all three leaks nothing",
-                "free pages %d -> %d" % (after, free_pages(g)))
+        reload_leaks_nothing(t, g)
         t.check("module_memfree:" not in g.out, "no module memory was freed without its reset",
                 "\n".join(l for l in g.out.splitlines() if "module_memfree:" in l))
 

@@ -98,3 +98,28 @@ def registers(text):
         if m:
             regs[name] = int(m.group(1), 16)
     return regs
+
+
+def xp64(monitor, phys):
+    """One 64-bit word of guest-physical memory, read by QEMU itself
+    (`xp`); monitor is a function that runs one monitor command."""
+    out = monitor("xp /1gx 0x%x" % phys)
+    m = re.search(r":\s*0x([0-9a-fA-F]+)", out)
+    if not m:
+        raise ValueError("xp 0x%x: %r" % (phys, out))
+    return int(m.group(1), 16)
+
+
+def pae_walk(monitor, cr3, va):
+    """The PAE walk for va as QEMU reads physical memory: a list of
+    (level, index, raw entry), PDPTE first, stopping at an entry that is
+    not present or at a 2 MiB PDE."""
+    entries, table = [], cr3 & 0xFFFFFFE0
+    for level, index in (("PDPTE", (va >> 30) & 3), ("PDE", (va >> 21) & 511),
+                         ("PTE", (va >> 12) & 511)):
+        e = xp64(monitor, table + 8 * index)
+        entries.append((level, index, e))
+        if not e & 1 or (level == "PDE" and e & 0x80):
+            break
+        table = e & 0x000FFFFFFFFFF000
+    return entries

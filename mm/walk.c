@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The shell's `walk VA`: reads CR3 and follows it through the tables the
+ * CPU really uses (not swapper_pg_dir by name), through the direct map.
+ * The explanation and the region names are pure (mm/walk_format.c,
+ * mm/va_region.c), shared with gdb's ronx-walk.
+ */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/sections.h>
+#include <ronx/printk.h>
+#include <ronx/shell.h>
+#include <ronx/x86.h>
+#include <ronx/mm.h>
+#include <ronx/init.h>
+#include <ronx/pageattr.h>
+#include <ronx/module.h>
+#include <ronx/kallsyms.h>
+#include <ronx/walk.h>
+
+/* Each loaded module's core and init (or freed init) region. */
+static int module_spans(struct mod_span *s, int max)
+{
+	int n = 0;
+
+	for (struct module *m = modules; m < modules + MAX_MODULES && n + 2 <= max; m++) {
+		if (m->state == MODULE_STATE_UNUSED)
+			continue;
+		s[n++] = (struct mod_span){ m->name, (uint32_t)m->module_core, m->core_text_size,
+					    m->core_ro_size, m->core_ro_after_init_size,
+					    m->core_size, false, false };
+		if (m->module_init)
+			s[n++] = (struct mod_span){ m->name, (uint32_t)m->module_init,
+						    m->init_text_size, m->init_ro_size,
+						    m->init_ro_after_init_size, m->init_size,
+						    true, false };
+		else if (m->freed_init)
+			s[n++] = (struct mod_span){ m->name, m->freed_init, 0, 0, 0,
+						    m->freed_init_size, true, true };
+	}
+	return n;
+}
+
+static void region_of(uint32_t va, char *buf, size_t size)
+{
+	static struct mod_span spans[2 * MAX_MODULES];
+	struct va_layout l = {
+		(uint32_t)_text, (uint32_t)_etext, (uint32_t)__start_rodata,
+		(uint32_t)__end_rodata, (uint32_t)__start_ro_after_init,
+		(uint32_t)__end_ro_after_init, (uint32_t)_sdata, (uint32_t)_edata,
+		(uint32_t)__init_begin, (uint32_t)__init_end, (uint32_t)__bss_start,
+		(uint32_t)__bss_stop, (uint32_t)_end,
+		(uint32_t)(PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT)),
+		init_mem_freed, pcibios_enabled, spans, 0,
+	};
+
+	l.nr_mods = module_spans(spans, 2 * MAX_MODULES);
+	va_region_name(&l, va, buf, size);
+}
+
+static int cmd_walk(int argc, char **argv)
+{
+	struct pt_walk w;
+	char err[96], region[96];
+	uint32_t va;
+
+	if (argc != 2) {
+		cprintf("walk: usage: walk VA (a hex address like 0xc0100000, or a function name)\n");
+		return -EINVAL;
+	}
+	va = (uint32_t)kallsyms_lookup_name(argv[1]);
+	if (!va && parse_va(argv[1], &va, err, sizeof(err))) {
+		cprintf("walk: %s\n", err);
+		return -EINVAL;
+	}
+	pt_walk(&w, va, read_cr3(), pt_read_direct_map, 0);
+	w.wp = read_cr0() & X86_CR0_WP;
+	w.nxe = rdmsr(MSR_EFER) & EFER_NX;
+	region_of(va, region, sizeof(region));
+	pt_walk_print(&w, region, shell_print_line, 0);
+	return 0;
+}
+SHELL_COMMAND("walk", cmd_walk, "walk VA|FUNCTION",
+	      "the page walk for one address: each level's entry, the permission and why");

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# What the QEMU tests boot besides ronx: a multiboot1 loader that gives no
+# memory map (tests/qemu/mbshim.c, used by test_refuse.py).
+all: $(B)/mbshim.elf
+
+$(B)/mbshim.elf: tests/qemu/mbshim.c tests/qemu/mbshim.ld | $(SETUP)
+	@mkdir -p $(B)
+	$(CC) -m32 -march=i686 -O2 -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pie \
+		-fno-stack-protector -fno-asynchronous-unwind-tables -c $< -o $(B)/mbshim.o
+	$(LD) -m elf_i386 -nostdlib -T tests/qemu/mbshim.ld -o $@ $(B)/mbshim.o

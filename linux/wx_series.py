@@ -145,7 +145,8 @@ def verdict_lines(b):
     res = b.wx_results()
     if not res:
         return "no W+X check ran"
-    pre = [l.split("x86/mm: ", 1)[-1] for l in b.dmesg if "PCI BIOS W+X mapping" in l]
+    pre = [l.split("x86/mm: ", 1)[-1] for l in b.dmesg
+           if "PCI BIOS W+X mapping" in l or "Found insecure W+X mapping" in l]
     return "; ".join(pre + [f"{t} tables: {r}" for t, r in res])
 
 
@@ -203,8 +204,8 @@ def table(meta, boots, cps):
         lambda v: " / ".join(str(B(v, "fixed", s).check_wx_pages() or "—") for s in ("bios", "nobios"))
         if vtuple(v) >= CHECK_WX_PAGES_SINCE else "no such file in this version")
     row("default command line: uses the PCI BIOS?",
-        lambda v: (lambda b: ("yes" if b.pcibios() else "no") + ", 640K-1M {}/{} RW+X in info tlb".format(
-            b.hole()[0], HOLE_PAGES))(B(v, "base", "default")))
+        lambda v: (lambda b: ("yes" if b.pcibios() else "no") + ", 640K-1M {}/{} RW+X in info tlb; ".format(
+            b.hole()[0], HOLE_PAGES) + "unpatched check: " + verdict_lines(b))(B(v, "base", "default")))
     row("checkpatch.pl from the same tree", lambda v: "; ".join(
         f"{n[:4]}: {e} errors, {w} warnings" + (f" ({', '.join(t)}, justified below ---)" if t else "")
         for n, e, w, t, _ in cps.get(v, [])))

@@ -104,6 +104,7 @@ def document(meta, boots, linux, ronx, kt, small, small_section):
       "(the module is the out-of-tree code; the kernel image's own sections are checked in "
       "`build/results/linux.ktap` as `kernel_*`).\n")
     extra = wx_series.extra_columns(meta)
+    deb = ".".join(meta.get("KVER", "?").split(".")[:2])
     if extra:
         w(", ".join(f"Linux {v}" for v in extra) + ": Debian has no i386 image of it, so its column "
           "is the small kernel built from `linux-source-" + "/".join(extra) + "` without the fix "
@@ -117,7 +118,7 @@ def document(meta, boots, linux, ronx, kt, small, small_section):
         name = {"pci=bios": "debian-bios", "pci=nobios": "debian-nobios"}[scen]
         b = boots[name]
         w(f"\n## {scen} (Linux booted with `{label}`)\n")
-        w("| check | Linux | Linux, info tlb | " + "".join(f"Linux {v}, info tlb | " for v in extra)
+        w(f"| check | Linux {deb} | Linux {deb}, info tlb | " + "".join(f"Linux {v}, info tlb | " for v in extra)
           + "ronx | note |")
         w("|---|---|---|" + "---|" * len(extra) + "---|---|")
         r = ronx.get(scen, {}) if ronx else {}
@@ -158,8 +159,12 @@ def document(meta, boots, linux, ronx, kt, small, small_section):
          if not boots["debian-default"].pcibios() else
          "Yet here it used the PCI BIOS, so 640K-1M is RW+X as with pci=bios. ")
       + "ronx's default follows 2.6.38 instead (it uses a BIOS32 directory when it finds one), "
-      "so ronx's default is compared with Linux's `pci=bios` above.\n")
-    w("| check | Linux |\n|---|---|")
+      "so ronx's default is compared with Linux's `pci=bios` above. "
+      + "".join(f"Linux {v}'s tree has `PCI_PROBE_BIOS` in the default on every kernel; its small "
+                f"kernel {'did' if small[wx_series.boot_name(v, 'base', 'default')].pcibios() else 'did not'}"
+                " use the PCI BIOS with the default command line (see the last section). "
+                for v in extra) + "\n")
+    w(f"| check | Linux {deb} |\n|---|---|")
     for c in CHECKS:
         w(f"| {c} | {d.get(c, 'not measured')} |")
     secs = re.findall(r"^section (\S+) (0x[0-9a-f]+)", boots["debian-bios"].text, re.M)

@@ -6,9 +6,9 @@
 # "debug_wx_selftest", so both kernels can face the same page tables
 # with and without it; only the fix differs. Also runs the tree's own
 # scripts/checkpatch.pl on the series. Everything is cached in
-# $CACHE/small/VERSION/SRCVER-KEY (KEY: a hash of the patches and the
-# config fragments); the last line printed is that directory. With no
-# VERSION, builds every series.
+# $CACHE/small/VERSION/SRCVER-KEY (KEY: a hash of the patches' diffs and
+# the config fragments); the last line printed is that directory. With
+# no VERSION, builds every series.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 if [ $# -eq 0 ]; then # every series
@@ -36,16 +36,21 @@ mapfile -t patches < <(ls "$LINUX_DIR/patches/$V"/*.patch | sort)
 fragments=("$LINUX_DIR/small-pae.config" "$LINUX_DIR/small-pae-$V.config")
 for f in "${fragments[@]}"; do [ -s "$f" ] || die "missing config fragment $f"; done
 
-key=$(cat "${patches[@]}" "${fragments[@]}" | sha256sum | cut -c1-12)
+# The kernels depend on the diffs only (rewording a commit message must
+# not cost a rebuild); checkpatch's verdicts depend on the whole patches.
+key=$(for p in "${patches[@]}"; do sed -n '/^diff --git /,$p' "$p"; done |
+	cat - "${fragments[@]}" | sha256sum | cut -c1-12)
+cpkey=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
 SM=$CACHE/small/$V
 OUT=$SM/$SRCVER-$key
-if [ -s "$OUT/bzImage-base" ] && [ -s "$OUT/bzImage-fixed" ]; then
+built() { [ -s "$OUT/bzImage-base" ] && [ -s "$OUT/bzImage-fixed" ]; }
+if built && [ "$(cat "$OUT/checkpatch/key" 2>/dev/null)" = "$cpkey" ]; then
 	say "small $V kernels cached in $OUT"
 	echo "$OUT"; exit 0
 fi
 
 # A private build directory, so that two runs sharing the cache do not
-# collide; the result appears under $OUT only when complete.
+# collide; results appear under $OUT only when complete.
 mkdir -p "$SM"
 B=$(mktemp -d "$SM/build.XXXXXX")
 trap 'rm -rf "$B"' EXIT
@@ -53,7 +58,7 @@ R=$B/out
 mkdir -p "$R/checkpatch"
 S=$B/linux-source-$V
 O=$B/obj
-run_logged "$R/unpack.log" "unpack linux-source-$V $SRCVER" bash -c \
+run_logged "$B/unpack.log" "unpack linux-source-$V $SRCVER" bash -c \
 	"dpkg-deb --fsys-tarfile '$SRC_DEB' | tar -xO --wildcards '*/linux-source-$V.tar.xz' | xz -dc | tar -x -C '$B'"
 [ -d "$S" ] || die "linux-source-$V did not unpack to $S"
 mkdir -p "$O"
@@ -63,6 +68,13 @@ for p in "${patches[@]}"; do
 	"$S/scripts/checkpatch.pl" --show-types "$p" >"$R/checkpatch/$(basename "$p" .patch).txt" 2>&1 || true
 	say "checkpatch $V/$(basename "$p"): $(grep -m1 '^total:' "$R/checkpatch/$(basename "$p" .patch).txt" || echo 'no summary')"
 done
+echo "$cpkey" >"$R/checkpatch/key"
+if built; then # only the commit messages changed
+	rm -rf "$OUT/checkpatch"
+	mv "$R/checkpatch" "$OUT/checkpatch"
+	say "small $V kernels cached in $OUT (checkpatch re-run)"
+	echo "$OUT"; exit 0
+fi
 
 apply() { say "applying $V/$(basename "$1")"; patch -d "$S" -p1 --quiet --forward <"$1"; }
 kmake() { nice -n 10 make -C "$S" O="$O" ARCH=i386 -j"$(nproc)" "$@"; }

@@ -13,6 +13,7 @@ import sys
 import time
 
 MARK = b"=== ronx-peer: ready-for-tlb"
+LOW_MAP = 0xC0000000  # PAGE_OFFSET: lowmem's direct map in every kernel used here
 ANSI = re.compile(rb"\x1b\[[0-9;]*[A-Za-z]|\x1b[()][A-Za-z0-9]")
 
 
@@ -162,11 +163,14 @@ def main():
         # Walk the addresses the guest reported (module objects, low 1 MiB).
         text = open(serial, "rb").read().decode(errors="replace")
         addrs = {int(x, 16) for x in re.findall(r"@ 0x([0-9a-f]{8})\]", text)}
-        # Kernel image sections from /proc/iomem (physical; lowmem is
-        # mapped at PAGE_OFFSET 0xc0000000 in both kernels used here).
+        # Kernel image sections from /proc/iomem (physical addresses).
         for m in re.finditer(r"^\s*([0-9a-f]+)-[0-9a-f]+ : Kernel (code|rodata|data|bss)",
                              text, re.M):
-            addrs.add(0xC0000000 + (int(m.group(1), 16) & ~0xFFF))
+            addrs.add(LOW_MAP + (int(m.group(1), 16) & ~0xFFF))
+        # Every page of 640K-1M, its neighbours, and the page the W+X
+        # self-test planted (if any): the W+X question is asked there.
+        addrs.update(LOW_MAP + a for a in [0, *range(0x9F000, 0x101000, 0x1000)])
+        addrs.update(int(x, 16) for x in re.findall(r"planted a W\+X page at 0x([0-9a-f]+)", text))
         addrs = sorted(addrs)
         with open(base + ".walk.txt", "w") as f:
             f.write(f"cr3=0x{cr3:x}\n")

@@ -1,13 +1,14 @@
 #!/bin/bash
 # Everything behind "make linux-check": fetch, build the module and the
-# two small kernels, boot every scenario, write the results and the
-# side-by-side document. Exit status is non-zero if any check failed.
+# small kernels of every series (base and fixed), boot every scenario,
+# write the results and the side-by-side document. Exit status is
+# non-zero if any check failed.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 t0=$SECONDS
 
 "$LINUX_DIR/fetch.sh"
-. "$CACHE/env"
+. "$CACHE/fetch.env"
 
 say "building ronx_peer.ko against $KVER headers"
 rm -rf "$WORK/module"; mkdir -p "$WORK/module"
@@ -29,7 +30,10 @@ mkinitrd() { # output [module]
 mkinitrd "$WORK/initrd-debian.cpio.gz" "$WORK/module/ronx_peer.ko"
 mkinitrd "$WORK/initrd-small.cpio.gz"
 
-SMALL=$("$LINUX_DIR/small-kernel.sh" | tail -n 1)
+declare -A SMALL
+for v in $SERIES; do
+	SMALL[$v]=$("$LINUX_DIR/small-kernel.sh" "$v" | tail -n 1)
+done
 
 BOOTS=$WORK/boots
 rm -rf "$BOOTS"; mkdir -p "$BOOTS"
@@ -40,23 +44,37 @@ boot() { # name kernel initrd append
 boot debian-bios "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" "acpi=off pci=bios"
 boot debian-nobios "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" "acpi=off pci=nobios"
 boot debian-default "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" ""
-for k in base fixed; do
-	boot "small-$k-bios" "$SMALL/bzImage-$k" "$WORK/initrd-small.cpio.gz" "pci=bios"
-	boot "small-$k-nobios" "$SMALL/bzImage-$k" "$WORK/initrd-small.cpio.gz" "pci=nobios"
+# Small kernels: pci=bios with the planted W+X page (both must be seen),
+# pci=nobios with nothing planted (the fix must not over-report), and
+# the default command line (does this version use the PCI BIOS?).
+for v in $SERIES; do
+	k=${SMALL[$v]}
+	for kind in base fixed; do
+		boot "small-$v-$kind-bios" "$k/bzImage-$kind" "$WORK/initrd-small.cpio.gz" "pci=bios debug_wx_selftest"
+		boot "small-$v-$kind-nobios" "$k/bzImage-$kind" "$WORK/initrd-small.cpio.gz" "pci=nobios"
+	done
+	boot "small-$v-base-default" "$k/bzImage-base" "$WORK/initrd-small.cpio.gz" ""
+	mkdir -p "$BOOTS/checkpatch-$v"
+	cp "$k"/checkpatch/*.txt "$BOOTS/checkpatch-$v/"
 done
 
-cat >"$BOOTS/meta.env" <<EOT
-KVER=$KVER
-PKGVER=$PKGVER
-SRCVER=$SRCVER
-BBVER=$BBVER
-QEMU=$(qemu-system-i386 --version | head -n 1)
-SMALL=$(basename "$SMALL")
-EOT
+{
+	echo "KVER=$KVER"
+	echo "PKGVER=$PKGVER"
+	echo "BBVER=$BBVER"
+	echo "QEMU=$(qemu-system-i386 --version | head -n 1)"
+	echo "SERIES=$SERIES"
+	for v in $SERIES; do
+		a=SRCVER_$(vvar "$v")
+		echo "SRCVER_$v=${!a}"
+		echo "SMALL_$v=$(basename "${SMALL[$v]}")"
+	done
+} >"$BOOTS/meta.env"
 
 rc=0
 python3 "$LINUX_DIR/report.py" --boots "$BOOTS" \
 	--ronx "$RESULTS/ronx-checks.json" --ktap "$RESULTS/linux.ktap" \
-	--json "$RESULTS/linux-checks.json" --doc "$REPO/docs/linux-vs-ronx.md" || rc=$?
+	--json "$RESULTS/linux-checks.json" --doc "$REPO/docs/linux-vs-ronx.md" \
+	--patches "$LINUX_DIR/patches" || rc=$?
 say "linux-check finished in $((SECONDS - t0))s (exit $rc)"
 exit $rc

@@ -7,6 +7,12 @@ RESULTS=$REPO/build/results
 WORK=$REPO/build/linux
 mkdir -p "$CACHE" "$RESULTS" "$WORK"
 
+# The kernel versions with a patch series (linux/patches/VERSION/),
+# oldest first.
+series() { (cd "$LINUX_DIR/patches" && ls -d */ | tr -d / | sort -V); }
+# Shell-variable suffix of a version: 6.12 -> 6_12.
+vvar() { printf '%s' "${1//./_}"; }
+
 say() { printf '[linux] %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Fetch Debian's i386 686-pae kernel, headers, kbuild, busybox-static and
-# linux-source-6.1 into the cache, unpack them there, and write
-# $CACHE/env describing what was unpacked. Needs root (apt-get).
+# linux-source-V for every series in linux/patches/V/ into the cache,
+# unpack the binary packages there, and write $CACHE/fetch.env
+# describing what was fetched. Needs root (apt-get).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -17,7 +18,13 @@ if ! dpkg --print-foreign-architectures | grep -qx i386; then
 	dpkg --add-architecture i386
 	updated=no
 fi
-if [ "${updated:-}" = no ] || ! apt-cache show linux-image-686-pae:i386 >/dev/null 2>&1 || [ ${#need[@]} -gt 0 ]; then
+mapfile -t SERIES < <(series)
+lists_ok() {
+	local v
+	apt-cache show linux-image-686-pae:i386 >/dev/null 2>&1 || return 1
+	for v in "${SERIES[@]}"; do apt-cache show "linux-source-$v" >/dev/null 2>&1 || return 1; done
+}
+if [ "${updated:-}" = no ] || ! lists_ok || [ ${#need[@]} -gt 0 ]; then
 	say "apt-get update"
 	apt-get update 2>&1 | sed 's/^/[linux]   apt: /' >&2
 fi
@@ -35,8 +42,8 @@ HDR=$(dep_of linux-headers-686-pae:i386); HDR=${HDR%:i386}
 KVER=${IMG#linux-image-}
 ABI=${KVER%-686-pae}
 PKGVER=$(candidate "$IMG:i386")
-SRCVER=$(candidate linux-source-6.1)
-[ "$PKGVER" = "$SRCVER" ] || say "note: image $PKGVER, linux-source-6.1 $SRCVER"
+src61=$(candidate linux-source-6.1)
+[ "$PKGVER" = "$src61" ] || say "note: image $PKGVER, linux-source-6.1 $src61"
 say "Debian kernel $KVER, package version $PKGVER"
 
 DEBS=$CACHE/debs
@@ -58,7 +65,15 @@ F_HDR=$(get "$HDR:i386" "$PKGVER")
 F_COM=$(get "linux-headers-$ABI-common" "$PKGVER")
 F_KB=$(get linux-kbuild-6.1 "$PKGVER")
 F_BB=$(get busybox-static:i386 "$BBVER")
-F_SRC=$(get linux-source-6.1 "$SRCVER")
+# One linux-source package per patch series (6.12 is a bookworm
+# security update with no i386 image: it is only built from source).
+src_env=
+for v in "${SERIES[@]}"; do
+	ver=$(candidate "linux-source-$v")
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "no linux-source-$v in the package lists (series linux/patches/$v)"
+	f=$(get "linux-source-$v" "$ver")
+	src_env+="SRCVER_$(vvar "$v")=$ver"$'\n'"SRCDEB_$(vvar "$v")=$f"$'\n'
+done
 
 ROOT=$CACHE/root-$PKGVER
 if [ ! -e "$ROOT/.unpacked" ]; then
@@ -72,15 +87,17 @@ if [ ! -e "$ROOT/.unpacked" ]; then
 	touch "$ROOT/.unpacked"
 fi
 
-cat >"$CACHE/env" <<EOT
+# (A new name: older checkouts sharing this cache still write "env".)
+cat >"$CACHE/fetch.env.tmp" <<EOT
 KVER=$KVER
 PKGVER=$PKGVER
-SRCVER=$SRCVER
 BBVER=$BBVER
 ROOT=$ROOT
 VMLINUZ=$ROOT/boot/vmlinuz-$KVER
 HEADERS=$ROOT/usr/src/linux-headers-$KVER
 BUSYBOX=$ROOT/bin/busybox
-SRC_DEB=$F_SRC
+SERIES="${SERIES[*]}"
+$src_env
 EOT
-say "fetched: $(tr '\n' ' ' <"$CACHE/env")"
+mv "$CACHE/fetch.env.tmp" "$CACHE/fetch.env"
+say "fetched: $(tr '\n' ' ' <"$CACHE/fetch.env")"

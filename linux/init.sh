@@ -29,6 +29,13 @@ grep -i kernel /proc/iomem
 echo "=== ronx-peer: dmesg"
 dmesg
 echo "=== ronx-peer: dmesg end"
+# In 6.12 (not in 6.1) reading this debugfs file re-runs the kernel
+# tables' W+X check, here with userspace running; after the dmesg
+# capture so the boot-time verdicts stay the only ones above.
+if [ -r /sys/kernel/debug/check_wx_pages ]; then
+	r=$(cat /sys/kernel/debug/check_wx_pages)
+	echo "=== ronx-peer: check_wx_pages $r ($(dmesg | grep 'Checked W+X' | tail -n 1 | sed 's/^\[[^]]*\] //'))"
+fi
 if [ -r /sys/kernel/debug/page_tables/kernel ]; then
 	echo "=== ronx-peer: page_tables"
 	cat /sys/kernel/debug/page_tables/kernel

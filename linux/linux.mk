@@ -5,8 +5,9 @@
 
 .PHONY: linux-check linux-fetch linux-small-kernels linux-clean
 
-# Everything: fetch, build the module and both small kernels, boot all
-# scenarios, write build/results/linux.ktap and docs/linux-vs-ronx.md.
+# Everything: fetch, build the module and the small kernels of every
+# series (linux/patches/VERSION/), boot all scenarios, write
+# build/results/linux.ktap and docs/linux-vs-ronx.md.
 # ronx's own readings are refreshed first when the top Makefile has them.
 linux-check:
 	@if $(MAKE) -n ronx-checks >/dev/null 2>&1; then \
@@ -20,8 +21,10 @@ linux-check:
 linux-fetch:
 	linux/fetch.sh
 
+# The small kernels of every series in linux/patches/ (or of one:
+# make linux-small-kernels LINUX_SERIES=6.12).
 linux-small-kernels:
-	linux/small-kernel.sh
+	linux/small-kernel.sh $(LINUX_SERIES)
 
 # Only this side's outputs; the download cache stays.
 linux-clean:

@@ -12,7 +12,9 @@
  * Pure: host-tested, and built into build/host/libronx-pt.so for gdb.
  */
 #include <stdint.h>
+#include <ronx/compiler.h>
 #include <ronx/printk.h>
+#include <ronx/kstrtox.h>
 #include <ronx/walk.h>
 
 static const char *const level_names[3] = { "PDPTE", "PDE", "PTE" };
@@ -217,41 +219,18 @@ void pt_walk_print(const struct pt_walk *w, const char *region, emit_fn emit, vo
 	emit(ctx, line);
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
+/* A hex address, 0x optional; err names what is wrong with it. */
 int parse_va(const char *s, uint32_t *va, char *err, size_t errlen)
 {
-	const char *p = s;
-	uint64_t v = 0;
+	unsigned int v;
+	int ret = kstrtouint(s, 16, &v);
 
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	if (!*p) {
+	if (ret == -ERANGE)
+		snprintf(err, errlen, "'%s' does not fit in 32 bits (0x0-0xffffffff)", s);
+	else if (ret)
 		snprintf(err, errlen, "'%s' is neither a hex address (like 0xc0100000) nor a kernel function", s);
+	if (ret)
 		return -1;
-	}
-	for (; *p; p++) {
-		int d = hex_digit(*p);
-
-		if (d < 0) {
-			snprintf(err, errlen, "'%s' is neither a hex address (like 0xc0100000) nor a kernel function", s);
-			return -1;
-		}
-		v = v * 16 + (uint64_t)d;
-		if (v > 0xffffffffULL) {
-			snprintf(err, errlen, "'%s' does not fit in 32 bits (0x0-0xffffffff)", s);
-			return -1;
-		}
-	}
-	*va = (uint32_t)v;
+	*va = v;
 	return 0;
 }

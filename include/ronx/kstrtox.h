@@ -3,5 +3,6 @@
 #ifndef RONX_KSTRTOX_H
 #define RONX_KSTRTOX_H
 
+int kstrtouint(const char *s, unsigned int base, unsigned int *res);
 int kstrtouint_range(const char *s, unsigned int min, unsigned int max, unsigned int *res);
 #endif

@@ -58,10 +58,33 @@ TEST(not_numbers)
 	CHECK_EQ(v, 0xdeadbeef);
 }
 
+TEST(hex_for_addresses)
+{
+	unsigned int v = 0;
+
+	CHECK_EQ(kstrtouint("0xc0100000", 16, &v), 0);
+	CHECK_EQ(v, 0xc0100000u);
+	CHECK_EQ(kstrtouint("C00A0000", 16, &v), 0);	/* 0x optional, either case */
+	CHECK_EQ(v, 0xc00a0000u);
+	CHECK_EQ(kstrtouint("0Xffffffff", 16, &v), 0);
+	CHECK_EQ(v, 0xffffffffu);
+	CHECK_EQ(kstrtouint("0x00000000ffffffff", 16, &v), 0);	/* leading zeros don't overflow */
+	CHECK_EQ(kstrtouint("0x100000000", 16, &v), -ERANGE);
+	CHECK_EQ(kstrtouint("0x1234567890", 16, &v), -ERANGE);
+	CHECK_EQ(v, 0xffffffffu);	/* untouched on error */
+	CHECK_EQ(kstrtouint("0x", 16, &v), -EINVAL);
+	CHECK_EQ(kstrtouint("", 16, &v), -EINVAL);
+	CHECK_EQ(kstrtouint("0x12g", 16, &v), -EINVAL);
+	CHECK_EQ(kstrtouint("xyz", 16, &v), -EINVAL);
+	CHECK_EQ(kstrtouint("0x0x1", 16, &v), -EINVAL);
+	CHECK_EQ(kstrtouint("ff", 10, &v), -EINVAL);	/* base 10 takes no hex digit */
+}
+
 int main(void)
 {
 	RUN(edges_of_the_range);
 	RUN(thirty_two_bits);
 	RUN(not_numbers);
+	RUN(hex_for_addresses);
 	return check_done();
 }

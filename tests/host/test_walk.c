@@ -8,6 +8,7 @@
 #include <string.h>
 #include "check.h"
 #include "../../kernel/vsprintf.c"
+#include "../../kernel/kstrtox.c"
 #include "../../mm/ptdump_format.c"
 #include "../../mm/ptdump_walk.c"
 #include "../../mm/walk_format.c"

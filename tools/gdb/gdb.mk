@@ -5,7 +5,7 @@
 # own code, so their lines are the shell's lines.
 GDB_LIB := $(B)/host/libronx-pt.so
 GDB_LIB_SRCS := mm/walk_format.c mm/va_region.c mm/ptdump_walk.c mm/ptdump_format.c \
-	kernel/vsprintf.c
+	kernel/vsprintf.c kernel/kstrtox.c
 
 # -Bsymbolic: the library's snprintf calls are the kernel's, not libc's
 $(GDB_LIB): $(GDB_LIB_SRCS) include/ronx/walk.h include/ronx/pageflags.h \

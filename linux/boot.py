@@ -12,6 +12,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "qemu"))
+from tlb import pae_walk  # noqa: E402
+
 MARK = b"=== ronx-peer: ready-for-tlb"
 LOW_MAP = 0xC0000000  # PAGE_OFFSET: lowmem's direct map in every kernel used here
 ANSI = re.compile(rb"\x1b\[[0-9;]*[A-Za-z]|\x1b[()][A-Za-z0-9]")
@@ -80,34 +83,21 @@ def freeze_in_kernel(mon, name):
     return mon.cmd("info registers")
 
 
-def xp64(mon, phys):
-    out = mon.cmd(f"xp /1gx 0x{phys:x}")
-    m = re.search(r":\s*0x([0-9a-fA-F]+)", out)
-    if not m:
-        raise RuntimeError(f"xp failed: {out!r}")
-    return int(m.group(1), 16)
-
-
 def walk(mon, cr3, va):
-    """PAE walk: returns text with PDPTE, PDE, PTE and the effective bits."""
-    pdpte = xp64(mon, (cr3 & ~0x1F) + ((va >> 30) & 3) * 8)
-    res = f"0x{va:08x} pdpte=0x{pdpte:016x}"
-    if not pdpte & 1:
+    """PAE walk (tests/qemu/tlb.py's, QEMU reading physical memory): the
+    PDPTE, PDE and PTE and the effective bits."""
+    entries = pae_walk(mon.cmd, cr3, va)
+    res = f"0x{va:08x}" + "".join(f" {level.lower()}=0x{e:016x}" for level, _, e in entries)
+    level, _, leaf = entries[-1]
+    if not leaf & 1:
         return res + " effective=not-present"
-    pde = xp64(mon, (pdpte & 0xFFFFFFFFFF000) + ((va >> 21) & 0x1FF) * 8)
-    res += f" pde=0x{pde:016x}"
-    if not pde & 1:
-        return res + " effective=not-present"
-    if pde & 0x80:
-        leaf, rw, nx = "2M", pde & 2, pde >> 63
+    pde = entries[1][2]
+    if level == "PDE":
+        size, rw, nx = "2M", pde & 2, pde >> 63
     else:
-        pte = xp64(mon, (pde & 0xFFFFFFFFFF000) + ((va >> 12) & 0x1FF) * 8)
-        res += f" pte=0x{pte:016x}"
-        if not pte & 1:
-            return res + " effective=not-present"
         # Effective: writable only if every level allows it; NX if any sets it.
-        leaf, rw, nx = "4K", pde & pte & 2, (pde | pte) >> 63
-    return res + f" level={leaf} effective={'RW' if rw else 'RO'}+{'NX' if nx else 'X'}"
+        size, rw, nx = "4K", pde & leaf & 2, (pde | leaf) >> 63
+    return res + f" level={size} effective={'RW' if rw else 'RO'}+{'NX' if nx else 'X'}"
 
 
 def main():

@@ -43,6 +43,8 @@ SETUP := $(B)/.setup-done
 -include tests/host/host.mk
 -include tools/gdb/gdb.mk
 -include tests/qemu/qemu.mk
+# the user programs for bin/ of the initrd (USER_BINS)
+-include user/user.mk
 
 all: $(B)/kernel.elf $(B)/ronx.iso
 
@@ -82,9 +84,10 @@ $(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
 	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
-# the sample modules, and the broken ones under broken/ for the loader's tests
-$(B)/initrd.cpio: $(MODULES_KO) $(BROKEN_MANIFEST) modules/autoload tools/mkinitrd.sh | $(SETUP)
-	bash tools/mkinitrd.sh $@ $(MODULES_KO) --dir broken $(BROKEN_DIR)/*.ko
+# the sample modules, the broken ones under broken/ for the loader's
+# tests, and the user programs under bin/
+$(B)/initrd.cpio: $(MODULES_KO) $(BROKEN_MANIFEST) $(USER_BINS) modules/autoload tools/mkinitrd.sh | $(SETUP)
+	bash tools/mkinitrd.sh $@ $(MODULES_KO) --dir broken $(BROKEN_DIR)/*.ko --dir bin $(USER_BINS)
 
 $(B)/ronx.iso: $(B)/kernel.elf $(B)/initrd.cpio iso/grub.cfg
 	rm -rf $(B)/isodir

@@ -5,6 +5,7 @@
 #   make run      boot the ISO in QEMU, serial console on this terminal
 #   make run-bochs the same in Bochs, with Bochs's own BIOS
 #   make test     every test; the last line is "N passed, N failed"
+#   make user-test the user programs under qemu-i386, before any kernel
 #   make debug    QEMU waits for gdb (see tools/gdbinit)
 #   make bench    measure what the policy costs
 #   make lab-start LAB=NAME [DIR=...]   a student's tree for one lab
@@ -130,6 +131,7 @@ test: all $(GDB_LIB)
 	@status=0; \
 	$(MAKE) --no-print-directory linux-check || status=1; \
 	$(MAKE) --no-print-directory host-test || status=1; \
+	$(MAKE) --no-print-directory user-test || status=1; \
 	$(MAKE) --no-print-directory fuzz-smoke || status=1; \
 	$(PYTHON) tests/docs/check_docs.py || status=1; \
 	$(PYTHON) tests/qemu/run.py || status=1; \

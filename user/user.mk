@@ -58,7 +58,14 @@ $(UB)/bin/%: $(UB)/%.elf
 	fi
 
 user: $(USER_BINS)
-.PHONY: user
+
+# the programs on the host under qemu-i386 (Debian's qemu-user):
+# build/results/user.ktap
+user-test: $(USER_BINS) | $(SETUP)
+	@mkdir -p $(B)/results
+	$(PYTHON) tests/user/run.py
+
+.PHONY: user user-test
 
 -include $(USER_LIB_OBJS:.o=.d) $(USER_PROGS:%=$(UB)/obj/user/bin/%.d)
 endif

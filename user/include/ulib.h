@@ -56,7 +56,9 @@
 #define ESPIPE	29
 #define ERANGE	34
 #define ENOSYS	38
+#define ENOLINK	67
 #define EOVERFLOW 75
+#define EOPNOTSUPP 95
 
 /* mmap and mprotect (Linux's values) */
 #define PROT_NONE	0x0

@@ -114,7 +114,7 @@ static const char *const errno_names[] = {
 	[EFAULT] = "EFAULT", [EBUSY] = "EBUSY", [EEXIST] = "EEXIST", [ENODEV] = "ENODEV",
 	[EINVAL] = "EINVAL", [ENFILE] = "ENFILE", [EMFILE] = "EMFILE", [ENOTTY] = "ENOTTY",
 	[ESPIPE] = "ESPIPE", [ERANGE] = "ERANGE", [ENOSYS] = "ENOSYS",
-	[EOVERFLOW] = "EOVERFLOW",
+	[ENOLINK] = "ENOLINK", [EOVERFLOW] = "EOVERFLOW", [EOPNOTSUPP] = "EOPNOTSUPP",
 };
 
 const char *errno_name(int e)

@@ -20,6 +20,8 @@
 #include <ronx/initrd.h>
 #include <ronx/module.h>
 #include <ronx/pcbios.h>
+#include <ronx/percpu.h>
+#include <ronx/irq.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -48,6 +50,7 @@ static noinline void __noreturn rest_init(void)
 
 void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 {
+	cpu_init(&cpus[0], 0);		/* GDT, TSS, %fs: this_cpu() works from here */
 	serial_init();
 	vga_init();
 	if (parse_multiboot(magic, info)) {
@@ -66,6 +69,9 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	x86_configure_nx();
 	x86_report_nx();
 	trap_init();
+	init_8259A();
+	time_init();
+	serial_init_irq();
 	page_alloc_init();
 	paging_init();
 	initrd_init();

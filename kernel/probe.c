@@ -4,10 +4,15 @@
  * Each answers with 0 or -EFAULT and never brings the kernel down.
  */
 #include <ronx/compiler.h>
+#include <ronx/percpu.h>
 #include <ronx/recovery.h>
 
-struct recovery *current_recovery;
 struct fault_info last_fault;
+
+struct recovery **recovery_slot(void)
+{
+	return &this_cpu()->recovery;
+}
 
 void recover_from_fault(const struct fault_info *fi)
 {

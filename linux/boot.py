@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "qemu"))
-from tlb import pae_walk  # noqa: E402
+from tlb import walk_summary  # noqa: E402
 
 MARK = b"=== ronx-peer: ready-for-tlb"
 USER_MARK = b"=== ronx-user: done"
@@ -121,20 +121,8 @@ def walk_user(a, base, sock, serial):
 
 
 def walk(mon, cr3, va):
-    """PAE walk (tests/qemu/tlb.py's, QEMU reading physical memory): the
-    PDPTE, PDE and PTE and the effective bits."""
-    entries = pae_walk(mon.cmd, cr3, va)
-    res = f"0x{va:08x}" + "".join(f" {level.lower()}=0x{e:016x}" for level, _, e in entries)
-    level, _, leaf = entries[-1]
-    if not leaf & 1:
-        return res + " effective=not-present"
-    pde = entries[1][2]
-    if level == "PDE":
-        size, rw, nx = "2M", pde & 2, pde >> 63
-    else:
-        # Effective: writable only if every level allows it; NX if any sets it.
-        size, rw, nx = "4K", pde & leaf & 2, (pde | leaf) >> 63
-    return res + f" level={size} effective={'RW' if rw else 'RO'}+{'NX' if nx else 'X'}"
+    """The PAE walk as one line (tests/qemu/tlb.py's walk_summary)."""
+    return walk_summary(mon.cmd, cr3, va)
 
 
 def main():

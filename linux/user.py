@@ -117,7 +117,7 @@ def document(readings, walks, ronx, meta, boots_dir=None):
         else:
             rv = "ronx: not measured"
         differs = "" if rv == "ronx: not measured" else ("yes" if _kind(rv) != _kind(cells[1]) else "")
-        args = " ".join(run.argv("linux"))
+        args = "linux|ronx" if run.name == "usertest" else " ".join(run.argv("linux"))
         o.append(f"| `{run.name}{' ' + args if args else ''}` | {run.what or '—'} | "
                  f"{cells[0]} | {cells[1]} | {rv} | {differs} |")
     for name, label, _, _ in BOOTS:
@@ -129,6 +129,13 @@ def document(readings, walks, ronx, meta, boots_dir=None):
                      "every level allows it, NX if any level sets it):\n\n```")
             o.extend(w[k][2] for k in ("text", "rodata", "data", "stack") if k in w)
             o.append("```")
+    rw = (ronx or {}).get("user_walk")
+    if rw:
+        o.append("\n### spin's pages read from outside (ronx)\n")
+        o.append("The same walk on ronx (`tests/qemu/test_ronx_checks_user.py`: CR3 from `ps`, "
+                 "`xp` through QEMU's monitor):\n\n```")
+        o.extend(rw[k] for k in ("text", "rodata", "data", "stack") if k in rw)
+        o.append("```")
     if any(not w.get("stack", ("+NX",))[0].endswith("+NX") for w in walks.values()):
         o.append(NX_NOTE)
         text, _ = read_boot(boots_dir, BOOTS[0][0]) if boots_dir else ("", False)
@@ -165,7 +172,9 @@ RW+NX for data, heap and stack.
 
 def _kind(cell):
     """The gist of a cell for the 'differs' column: the signal, or allowed/refused."""
-    for word in ("SIGSEGV", "SIGKILL", "refused", "allowed"):
+    for word in ("SIGSEGV", "refused", "allowed", "did not run"):
         if word in cell:
             return word
+    if "SIGKILL" in cell or "SIGINT" in cell:
+        return "killed"	# by timeout's SIGKILL on Linux, by Ctrl-C on ronx
     return "exit"

@@ -176,5 +176,5 @@ def _kind(cell):
         if word in cell:
             return word
     if "SIGKILL" in cell or "SIGINT" in cell:
-        return "killed"	# by timeout's SIGKILL on Linux, by Ctrl-C on ronx
+        return "killed"  # by timeout's SIGKILL on Linux, by Ctrl-C on ronx
     return "exit"

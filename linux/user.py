@@ -81,6 +81,13 @@ def check(kt, boots_dir):
                 continue
             for ok, desc, detail in progs.checks(run, r, "linux", stack_nx=stack_nx):
                 kt.add(ok, f"{name}: {desc}" + ("" if ok else f" -- {detail[:200]}"))
+        # a test of the tests: where Linux let code on the stack run, the
+        # checks ronx's run must pass reject Linux's
+        r = results.get("stackexec")
+        if r and r.has(r"returned 42"):
+            run = progs.by_key("tests")["stackexec"]
+            kt.add(not all(ok for ok, _, _ in progs.checks(run, r, "ronx")),
+                   f"{name}: ronx's stackexec checks reject this run (the code on the stack ran)")
     return readings, walks
 
 

@@ -22,6 +22,8 @@
 #include <ronx/pcbios.h>
 #include <ronx/percpu.h>
 #include <ronx/irq.h>
+#include <ronx/smap.h>
+#include <ronx/sched.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -38,6 +40,15 @@ static void __init parse_boot_params(void)
 	parse_args(args, __start_boot_params, __stop_boot_params, report_param_error);
 }
 
+/* The shell's kernel stack: deep enough for every command and self-test. */
+static char shell_stack[16384] __aligned(16);
+
+/*
+ * The end of boot: the shell becomes a task (pid 0) and this CPU's boot
+ * stack becomes its scheduler's, which runs the shell, the processes it
+ * starts, and waits with interrupts on when none can run (Linux: rest_init()
+ * starts kernel_init, then this CPU idles).
+ */
 static noinline void __noreturn rest_init(void)
 {
 	print_policy();
@@ -45,7 +56,9 @@ static noinline void __noreturn rest_init(void)
 	mark_rodata_ro();
 	module_autoload();
 	printk(KERN_INFO "ronx: ready\n");
-	shell_run();
+	if (!kernel_thread("shell", shell_run, shell_stack, sizeof(shell_stack)))
+		shell_run();
+	scheduler();
 }
 
 void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
@@ -68,6 +81,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	parse_boot_params();
 	x86_configure_nx();
 	x86_report_nx();
+	setup_smep_smap();
 	trap_init();
 	init_8259A();
 	time_init();

@@ -37,6 +37,28 @@ void reap_background(void)
 	}
 }
 
+/* The live process whose pid is arg, for cmd's PID argument; NULL after saying why not. */
+struct task *find_process_arg(const char *cmd, const char *arg)
+{
+	unsigned int pid;
+	struct task *t;
+
+	if (kstrtouint(arg, 10, &pid)) {
+		cprintf("%s: '%s' is not a pid (see ps)\n", cmd, arg);
+		return 0;
+	}
+	t = find_task((int)pid);
+	if (!t || t->state == TASK_ZOMBIE) {
+		cprintf("%s: no process with pid %u\n", cmd, pid);
+		return 0;
+	}
+	if (!t->mm) {
+		cprintf("%s: pid %u is %s, a kernel task: it has no user half\n", cmd, pid, t->comm);
+		return 0;
+	}
+	return t;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	bool background = argc > 2 && strcmp(argv[argc - 1], "&") == 0;

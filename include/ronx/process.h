@@ -28,6 +28,7 @@ bool tty_intr_foreground(void);
 void exit_to_user_mode(struct trap_frame *f);
 extern struct task *foreground_task;
 const char *signal_name(int sig);
+struct task *find_process_arg(const char *cmd, const char *arg);	/* kernel/process_cmds.c */
 
 /* kernel/exec.c: a new mm with the executable and its arguments loaded */
 struct mm_struct;

@@ -128,7 +128,7 @@ static int add_segment(struct exec_image *img, const Elf32_Phdr *p, unsigned i,
 	return 0;
 }
 
-static int check_entry(const struct exec_image *img, struct errmsg *e)
+static int check_entry_point(const struct exec_image *img, struct errmsg *e)
 {
 	for (int i = 0; i < img->nseg; i++) {
 		const struct exec_segment *s = &img->seg[i];
@@ -168,5 +168,5 @@ int elf_exec_check(struct exec_image *img, const void *data, size_t size, struct
 	}
 	if (!img->nseg)
 		return errf(e, "no PT_LOAD segment with p_memsz > 0: nothing to load");
-	return check_entry(img, e);
+	return check_entry_point(img, e);
 }

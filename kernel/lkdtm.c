@@ -17,6 +17,7 @@
 #include <ronx/mm_types.h>
 #include <ronx/smap.h>
 #include <ronx/user_demo.h>
+#include <ronx/syscall.h>
 
 #define RET 0xc3
 
@@ -161,6 +162,12 @@ static void lkdtm_ACCESS_USERSPACE(void)
 	       smap_supported ? "off (nosmap)" : "not supported by this CPU");
 }
 
+static void lkdtm_SYSCALL_BUG(void)
+{
+	lkdtm_syscall_bug = true;
+	pr_info("lkdtm: armed: the next system call of a process oopses in the kernel (try: run hello)\n");
+}
+
 static const struct crashtype crashtypes[] = {
 	{ "WRITE_RO", lkdtm_WRITE_RO, "write to const data (.rodata): RO" },
 	{ "WRITE_RO_AFTER_INIT", lkdtm_WRITE_RO_AFTER_INIT, "write to __ro_after_init data after boot" },
@@ -175,6 +182,7 @@ static const struct crashtype crashtypes[] = {
 	{ "EXEC_INIT", lkdtm_EXEC_INIT, "execute freed init code: reset to RW+NX (seed 001)" },
 	{ "EXEC_USERSPACE", lkdtm_EXEC_USERSPACE, "the kernel executes a user page: SMEP" },
 	{ "ACCESS_USERSPACE", lkdtm_ACCESS_USERSPACE, "the kernel reads and writes a user page: SMAP" },
+	{ "SYSCALL_BUG", lkdtm_SYSCALL_BUG, "arm: a kernel bug in the next system call kills only that process" },
 };
 
 extern const struct crashtype __start_crashtypes[], __stop_crashtypes[];

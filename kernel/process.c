@@ -68,7 +68,8 @@ struct task *spawn_process(const char *name, int argc, char **argv, bool backgro
 		pr_err("run: %s: at most %d arguments\n", path, EXEC_MAX_ARGS);
 		return 0;
 	}
-	t = new_process_task(name);
+	/* its name, as Linux's comm: the file's, without the directories */
+	t = new_process_task(strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
 	if (!t) {
 		pr_err("run: %s: no free task slot or kernel stack\n", path);
 		return 0;

@@ -59,16 +59,53 @@ struct task *find_process_arg(const char *cmd, const char *arg)
 	return t;
 }
 
+/*
+ * run -n N PROG [ARGS]: N runs one after the other, one summary line (the
+ * spawn/exit cycle test: meminfo's free pages before and after must match).
+ */
+static int run_many(unsigned n, int argc, char **argv)
+{
+	unsigned ok = 0, failed = 0, killed = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct task *t = spawn_process(argv[0], argc, argv, false);
+		int status;
+
+		if (!t) {
+			failed++;
+			break;
+		}
+		status = wait_task(t);
+		if (status & 0x7f)
+			killed++;
+		else if (status)
+			failed++;
+		else
+			ok++;
+	}
+	cprintf("run: %u runs of %s: %u exit status 0, %u other status, %u killed\n",
+		ok + failed + killed, argv[0], ok, failed, killed);
+	return ok == n ? 0 : -EINTR;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	bool background = argc > 2 && strcmp(argv[argc - 1], "&") == 0;
+	unsigned int n;
 	struct task *t;
 	int status;
 
 	if (background)
 		argc--;
+	if (argc >= 4 && !background && strcmp(argv[1], "-n") == 0) {
+		if (kstrtouint_range(argv[2], 1, 100000, &n)) {
+			cprintf("run: -n wants a count 1-100000, not '%s'\n", argv[2]);
+			return -EINVAL;
+		}
+		return run_many(n, argc - 3, argv + 3);
+	}
 	if (argc < 2) {
-		cprintf("usage: run PROG [ARGS] [&]  (PROG is bin/PROG in the initrd: 'ls bin')\n");
+		cprintf("usage: run [-n N] PROG [ARGS] [&]  (PROG is bin/PROG in the initrd: 'ls bin')\n");
 		return -EINVAL;
 	}
 	t = spawn_process(argv[1], argc - 1, argv + 1, background);
@@ -82,8 +119,8 @@ static int cmd_run(int argc, char **argv)
 	report_status(t, status);
 	return status ? -EINTR : 0;
 }
-SHELL_COMMAND("run", cmd_run, "run PROG [ARGS] [&]",
-	      "run bin/PROG as a process; with &, in the background");
+SHELL_COMMAND("run", cmd_run, "run [-n N] PROG [ARGS] [&]",
+	      "run bin/PROG as a process; with &, in the background; -n N: N times, one summary");
 
 static const char *state_name(enum task_state s)
 {

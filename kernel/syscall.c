@@ -15,6 +15,23 @@
 #include <ronx/process.h>
 #include <ronx/syscall.h>
 
+/*
+ * LKDTM's crash point idea: `crash SYSCALL_BUG` arms it, and the next
+ * system call of any process dereferences NULL in the kernel, so the
+ * oops happens in that process's context: it dies, the kernel goes on.
+ */
+bool lkdtm_syscall_bug;
+
+static void syscall_crashpoint(void)
+{
+	if (lkdtm_syscall_bug) {
+		lkdtm_syscall_bug = false;
+		pr_info("lkdtm: SYSCALL_BUG: a kernel bug in %s[%d]'s system call\n", current->comm,
+			current->pid);
+		(void)*(volatile int *)0;
+	}
+}
+
 typedef long (*syscall_fn)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
 unsigned long syscall_count;
 
@@ -117,6 +134,7 @@ void do_int80_syscall(struct trap_frame *f)
 	long ret = -ENOSYS;
 
 	syscall_count++;
+	syscall_crashpoint();
 	if (user_mode(f) && current && current->mm && nr < NR_syscalls && sys_call_table[nr])
 		ret = sys_call_table[nr](f->ebx, f->ecx, f->edx, f->esi, f->edi, f->ebp);
 	f->eax = (uint32_t)ret;

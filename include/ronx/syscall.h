@@ -6,6 +6,7 @@
  */
 #ifndef RONX_SYSCALL_H
 #define RONX_SYSCALL_H
+#include <stdbool.h>
 #include <ronx/traps.h>
 
 #define __NR_exit		1
@@ -25,4 +26,5 @@ void do_int80_syscall(struct trap_frame *f);
 long ksys_read(unsigned fd, char *buf, unsigned long count);
 long ksys_write(unsigned fd, const char *buf, unsigned long count);
 extern unsigned long syscall_count;
+extern bool lkdtm_syscall_bug;
 #endif

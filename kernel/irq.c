@@ -25,10 +25,14 @@ void do_IRQ(struct trap_frame *f)
 	unsigned irq = f->vector - FIRST_EXTERNAL_VECTOR;
 
 	if (irq >= NR_IRQS || !i8259A_irq_real(irq)) {
-		/* the APIC's spurious vector, or a vanished 8259 request */
+		/*
+		 * the APIC's spurious vector, or a vanished 8259 request (Bochs
+		 * sends IRQ 7 at times). Logged once at KERN_DEBUG, as Linux
+		 * does: on the console it would cut into the line being typed.
+		 */
 		if (!spurious_count++)
-			pr_info("ronx: spurious interrupt on vector %#x (counted, not reported again)\n",
-				f->vector);
+			printk(KERN_DEBUG "spurious 8259A interrupt: vector %#x (counted, not logged again)\n",
+			       f->vector);
 		return;
 	}
 	irq_count[irq]++;

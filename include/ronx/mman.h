@@ -19,7 +19,7 @@
 /* At most this much user memory per process (Linux's RLIMIT_AS, fixed). */
 #define USER_PAGES_MAX	8192	/* 32 MiB */
 /* Never hand user space the kernel's last pages. */
-#define USER_FREE_RESERVE	64
+#define USER_FREE_RESERVE	16
 
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 	     unsigned flags, int fd);

@@ -40,14 +40,17 @@ static void __init parse_boot_params(void)
 	parse_args(args, __start_boot_params, __stop_boot_params, report_param_error);
 }
 
-/* The shell's kernel stack: deep enough for every command and self-test. */
-static char shell_stack[16384] __aligned(16);
+/* The boot CPU's scheduler runs here; the boot stack becomes the shell's. */
+static char sched_stack[4096] __aligned(16);
+extern char boot_stack_top[];
+#define BOOT_STACK_SIZE	16384	/* boot/entry.asm */
 
 /*
- * The end of boot: the shell becomes a task (pid 0) and this CPU's boot
- * stack becomes its scheduler's, which runs the shell, the processes it
- * starts, and waits with interrupts on when none can run (Linux: rest_init()
- * starts kernel_init, then this CPU idles).
+ * The end of boot: the code running now becomes the shell, a task (pid 0)
+ * on the boot stack, and this CPU gets a scheduler on a stack of its own,
+ * which runs the shell, the processes it starts, and waits with interrupts
+ * on when none can run (Linux: rest_init() starts kernel_init, then this
+ * CPU idles).
  */
 static noinline void __noreturn rest_init(void)
 {
@@ -55,10 +58,10 @@ static noinline void __noreturn rest_init(void)
 	free_initmem();
 	mark_rodata_ro();
 	module_autoload();
+	sched_start("shell", (unsigned long)boot_stack_top - BOOT_STACK_SIZE, BOOT_STACK_SIZE,
+		    sched_stack, sizeof(sched_stack));
 	printk(KERN_INFO "ronx: ready\n");
-	if (!kernel_thread("shell", shell_run, shell_stack, sizeof(shell_stack)))
-		shell_run();
-	scheduler();
+	shell_run();
 }
 
 void __init __noreturn start_kernel(uint32_t magic, uint32_t info)

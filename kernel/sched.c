@@ -80,15 +80,6 @@ void wake_up_new_task(struct task *t)
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
-/* Where a kernel task starts: its body, which should never return. */
-static void __noreturn kthread_entry(void)
-{
-	spin_unlock(&tasks_lock);	/* the scheduler held it across swtch() */
-	current->thread_fn();
-	pr_err("ronx: kernel task %s returned; it exits\n", current->comm);
-	do_exit(0);
-}
-
 /*
  * The context a task that never ran is switched to: on its stack, the
  * registers swtch() pops and then entry as the address it returns to.
@@ -101,20 +92,6 @@ void *prepare_first_switch(struct task *t, unsigned long sp, void (*entry)(void)
 	c->eip = (uint32_t)entry;
 	t->context = c;
 	return c;
-}
-
-struct task *kernel_thread(const char *comm, void (*fn)(void), void *stack, unsigned long size)
-{
-	struct task *t = alloc_task(comm);
-
-	if (!t)
-		return 0;
-	t->stack = (unsigned long)stack;
-	t->stack_size = size;
-	t->thread_fn = fn;
-	prepare_first_switch(t, t->stack + size, kthread_entry);
-	wake_up_new_task(t);
-	return t;
 }
 
 /* The task to run next after slot *last, round robin; NULL if none. */
@@ -152,12 +129,12 @@ static void switch_to(struct cpu *c, struct task *t)
 		release_task_stack(t);
 }
 
-void __noreturn scheduler(void)
+/* The loop itself; tasks_lock is held at its top and across every switch. */
+static void __noreturn scheduler_loop(void)
 {
 	struct cpu *c = this_cpu();
 	int last = 0;
 
-	spin_lock(&tasks_lock);
 	for (;;) {
 		struct task *t = pick_next_task(&last);
 
@@ -170,6 +147,47 @@ void __noreturn scheduler(void)
 		wait_for_interrupt();
 		spin_lock(&tasks_lock);
 	}
+}
+
+void __noreturn scheduler(void)
+{
+	spin_lock(&tasks_lock);
+	scheduler_loop();
+}
+
+/*
+ * The first time a CPU's first task gives up the CPU (sched_start()), its
+ * swtch() lands here on the scheduler's own stack, tasks_lock held.
+ */
+static void __noreturn scheduler_entry(void)
+{
+	this_cpu()->current_task = 0;
+	scheduler_loop();
+}
+
+/*
+ * Makes the code running now (boot, on its stack) a task called comm,
+ * and gives this CPU a scheduler on sched_stack, entered the first time
+ * the task sleeps or yields. The boot stack is thus the shell's: no
+ * second big stack for it (a 2M machine counts its pages).
+ */
+void sched_start(const char *comm, unsigned long stack, unsigned long size,
+		 void *sched_stack, unsigned long sched_size)
+{
+	struct cpu *c = this_cpu();
+	struct task *t = alloc_task(comm);
+	struct context *ctx = (struct context *)((unsigned long)sched_stack + sched_size) - 1;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->eip = (uint32_t)scheduler_entry;
+	c->scheduler = ctx;
+	if (!t)
+		return;
+	t->stack = stack;
+	t->stack_size = size;
+	t->state = TASK_RUNNING;
+	c->current_task = t;
+	c->tss.esp0 = stack + size;
 }
 
 /* Gives up the CPU, tasks_lock held, current's state already changed. */

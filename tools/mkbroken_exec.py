@@ -7,9 +7,11 @@ that they depend on no toolchain's choices.
 Usage: mkbroken_exec.py OUTDIR
 
 Writes OUTDIR/broken/NAME for each executable and OUTDIR/EXPECTED, one
-line per file: NAME<TAB>a substring of the error the loader must give, or
-"ok" for the good one (it prints a line and exits 0). They go into the
-initrd under bin/broken/, so the shell runs them as `run broken/NAME`.
+line per file: NAME<TAB>a substring of the error the loader must give;
+"ok" for the good one (it prints a line and exits 0); "runs: TEXT" for a
+good file whose code faults in ring 3 with a `traps:` line holding TEXT
+(gp: hlt, a privileged instruction; ud: ud2). They go into the initrd
+under bin/broken/, so the shell runs them as `run broken/NAME`.
 """
 import os
 import struct
@@ -33,17 +35,20 @@ def code(msg_addr):
 class Exe:
     """text (R E, headers and code), rodata (R, the message), data+bss (RW)."""
 
-    def __init__(self):
+    def __init__(self, text=None):
+        self.text = text
         self.ident = b"\x7fELF\x01\x01\x01" + bytes(9)
         self.e_type, self.machine, self.phentsize = 2, 3, 32
         self.entry = BASE + 0xc0
         self.phoff = 52
+        # small files: each segment's bytes follow the last, offset and
+        # address agree modulo the page size, as Linux's loader needs too
         self.phdrs = [
             [PT_LOAD, 0, BASE, BASE, 0x100, 0x100, PF_R | PF_X, 0x1000],
-            [PT_LOAD, 0x1000, BASE + 0x1000, BASE + 0x1000, len(MSG), len(MSG), PF_R, 0x1000],
-            [PT_LOAD, 0x2000, BASE + 0x2000, BASE + 0x2000, 4, 0x2000, PF_R | PF_W, 0x1000],
+            [PT_LOAD, 0x100, BASE + 0x1100, BASE + 0x1100, len(MSG), len(MSG), PF_R, 0x1000],
+            [PT_LOAD, 0x140, BASE + 0x2140, BASE + 0x2140, 4, 0x2000 - 0x140, PF_R | PF_W, 0x1000],
         ]
-        self.size = 0x2004
+        self.size = 0x144
 
     def bytes(self):
         out = bytearray(self.size)
@@ -53,9 +58,9 @@ class Exe:
         if self.phoff + 32 * n <= len(out):
             for i, p in enumerate(self.phdrs):
                 PHDR.pack_into(out, self.phoff + 32 * i, *p)
-        c = code(BASE + 0x1000)
+        c = self.text or code(BASE + 0x1100)
         out[0xc0:0xc0 + len(c)] = c
-        out[0x1000:0x1000 + len(MSG)] = MSG
+        out[0x100:0x100 + len(MSG)] = MSG
         return bytes(out)
 
 
@@ -81,13 +86,13 @@ BROKEN = {
     "object": (lambda e: setattr(e, "e_type", 1), "ET_REL"),
     "phdrs_outside": (lambda e: setattr(e, "phoff", 0x10000), "do not fit in the file"),
     "filesz_gt_memsz": (set_phdr(2, FILESZ, 0x3000), "is larger than p_memsz"),
-    "beyond_file": (set_phdr(1, OFFSET, 0x4000), "does not fit in the file"),
+    "beyond_file": (set_phdr(1, OFFSET, 0x140), "does not fit in the file"),
     "kernel_half": (set_phdr(2, VADDR, 0xbffff000), "reaches into the kernel half"),
     "stack_area": (set_phdr(2, VADDR, 0x50000000), "reaches the mmap area and the stack"),
     "low": (set_phdr(1, VADDR, 0x1000), "below mmap_min_addr"),
     "overlap": (set_phdr(1, VADDR, BASE + 0x80), "overlaps PT_LOAD"),
     "wx_load": (set_phdr(2, FLAGS, PF_R | PF_W | PF_X), "asks for a writable and executable segment"),
-    "entry_outside": (lambda e: setattr(e, "entry", BASE + 0x2000), "is not in an executable"),
+    "entry_outside": (lambda e: setattr(e, "entry", BASE + 0x2140), "is not in an executable"),
     "interp": (set_phdr(1, 0, PT_INTERP), "dynamically linked"),
     "no_load": (lambda e: [p.__setitem__(0, PT_NULL) for p in e.phdrs], "no PT_LOAD"),
 }
@@ -103,6 +108,11 @@ def main():
     with open(os.path.join(out, "broken", "truncated"), "wb") as f:
         f.write(Exe().bytes()[:20])
     lines.append("truncated\tfile too short for an ELF header")
+    for name, text, msg in (("gp", b"\xf4", "general protection fault"),
+                            ("ud", b"\x0f\x0b", "trap invalid opcode")):
+        with open(os.path.join(out, "broken", name), "wb") as f:
+            f.write(Exe(text).bytes())
+        lines.append("%s\truns: %s" % (name, msg))
     for name, (fn, msg) in sorted(BROKEN.items()):
         with open(os.path.join(out, "broken", name), "wb") as f:
             f.write(variant(fn).bytes())

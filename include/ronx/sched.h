@@ -55,7 +55,6 @@ struct task {
 	bool background;		/* `run PROG &`: reads EOF */
 	struct recovery *recovery;	/* its catch_faults() stack */
 	unsigned long runtime;		/* timer ticks it was running for */
-	void (*thread_fn)(void);	/* a kernel task's body */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -69,6 +68,8 @@ static inline struct task *get_current(void)
 /* kernel/sched.c */
 void sched_init(void);
 void scheduler(void) __attribute__((noreturn));
+void sched_start(const char *comm, unsigned long stack, unsigned long size,
+		 void *sched_stack, unsigned long sched_size);
 void schedule(void);
 void yield(void);
 void sleep_on(void *chan);
@@ -81,8 +82,6 @@ extern spinlock_t tasks_lock;
 struct task *alloc_task(const char *comm);
 void free_task(struct task *t);
 void wake_up_new_task(struct task *t);
-struct task *kernel_thread(const char *comm, void (*fn)(void), void *stack,
-			   unsigned long size);
 struct task *find_task(int pid);
 unsigned long nr_running_tasks(void);
 /* boot/switch.asm */

@@ -18,9 +18,11 @@
 #define __NR_mprotect		125
 #define __NR_sched_yield	158
 #define __NR_nanosleep		162
+#define __NR_prctl		172
 #define __NR_mmap2		192
 #define __NR_exit_group		252
-#define NR_syscalls		253
+#define __NR_getcpu		318
+#define NR_syscalls		319
 
 void do_int80_syscall(struct trap_frame *f);
 long ksys_read(unsigned fd, char *buf, unsigned long count);

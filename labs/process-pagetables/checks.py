@@ -44,7 +44,7 @@ COPY = step("load_segment", "copy the file's p_filesz bytes in", wrong="copies-m
 STACK_RW_NX = step("setup_stack", "the stack RW+NX below STACK_TOP", wrong="stack-executable")
 GUARD = step("setup_stack", "the guard page under it stays unmapped", wrong="no-guard")
 FIXED_GUARD = step("touches_guard", "true for any range covering a byte of the guard page",
-                   wrong="guard-start-only")
+                   wrong="guard-ends-only")
 
 
 # -- the test program, linked at grade time ---------------------------------
@@ -348,13 +348,15 @@ def stack_and_guard(ctx):
         bad.append("segments overflow: expected a segfault in the guard page 0x%08x (error 6), "
                    "found: %s" % (STACK_GUARD, died(out)))
     r = rng(ctx, "process-pagetables/mapfixed")
-    below = r.randrange(1, 64)
-    start, length = STACK_GUARD - below * PAGE, (below + 1) * PAGE
-    out = g.sh("run segments mapfixed 0x%x 0x%x" % (start, length))
-    if "mmap fixed 0x%x+0x%x: ENOMEM" % (start, length) not in out:
-        bad.append("mmap(MAP_FIXED) of 0x%08x-0x%08x (its last page the guard): expected ENOMEM, "
-                   "found: %s" % (start, start + length, (re.findall(r"^segments: mmap .*$", out, re.M)
-                                                        or [died(out)])[0]))
+    below, above = r.randrange(1, 64), r.randrange(1, 8)
+    for start, end in ((STACK_GUARD - below * PAGE, STACK_GUARD + PAGE),     # ends in it
+                       (STACK_GUARD, STACK_BOTTOM + above * PAGE),           # starts in it
+                       (STACK_GUARD - below * PAGE, STACK_BOTTOM + above * PAGE)):  # spans it
+        out = g.sh("run segments mapfixed 0x%x 0x%x" % (start, end - start))
+        if "mmap fixed 0x%x+0x%x: ENOMEM" % (start, end - start) not in out:
+            bad.append("mmap(MAP_FIXED) of 0x%08x-0x%08x (over the guard page): expected ENOMEM, "
+                       "found: %s" % (start, end, (re.findall(r"^segments: mmap .*$", out, re.M)
+                                                    or [died(out)])[0]))
     if bad:
         raise CheckFailed(bad_lines(bad))
 

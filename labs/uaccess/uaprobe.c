@@ -11,9 +11,10 @@
  *   getcpu     getcpu(WHERE, NULL, NULL)            put_user
  *   setname    prctl(PR_SET_NAME, WHERE)            strncpy_from_user
  *   getname    prctl(PR_GET_NAME, WHERE)            copy_to_user
- *   loop       N rounds of write(1, "", 0)... : the calls the grader
- *              watches EFLAGS.AC after (a good write, a faulting write,
- *              a faulting setname), then exit
+ *   sethostname  sethostname(WHERE, LEN)            copy_from_user
+ *   loop N     N rounds of the calls the grader watches EFLAGS.AC after
+ *              (a good and a faulting write, a good and a faulting
+ *              setname, a good sethostname), then exit
  * WHERE is 0xADDR as is, or a place in this program's own memory:
  *   buf:N      N bytes into a static buffer (mapped, writable)
  *   top:N      N bytes below TASK_SIZE: the top of the stack
@@ -24,10 +25,13 @@
  *
  * It prints "uaprobe: CALL(0xADDR, LEN) = RESULT" (RESULT a number or
  * -ENAME), then for getcpu the value read back, for setname/getname the
- * name PR_GET_NAME gives.
+ * name PR_GET_NAME gives, for sethostname the node name uname gives (in
+ * hex: it may be anything).
  */
 #include "ulib.h"
 
+#define __NR_sethostname	74
+#define __NR_uname	122
 #define __NR_prctl	172
 #define __NR_getcpu	318
 #define PR_SET_NAME	15
@@ -86,6 +90,17 @@ static void show_name(void)
 	printf("uaprobe: name now \"%s\"\n", name);
 }
 
+static void show_nodename(void)
+{
+	char uts[6 * 65] = { 0 };
+
+	syscall6(__NR_uname, (long)uts, 0, 0, 0, 0, 0);
+	printf("uaprobe: nodename now ");
+	for (int i = 65; i < 65 + 64 && uts[i]; i++)
+		printf("%02x", uts[i] & 0xff);
+	printf("\n");
+}
+
 /* The calls whose way back to ring 3 the grader stops at. */
 static void loop(unsigned int rounds)
 {
@@ -95,7 +110,9 @@ static void loop(unsigned int rounds)
 	for (unsigned int i = 0; i < rounds; i++) {
 		syscall6(__NR_write, 1, (long)".", 1, 0, 0, 0);
 		syscall6(__NR_write, 1, (long)hole, 8, 0, 0, 0);
+		syscall6(__NR_prctl, PR_SET_NAME, (long)"uaprobe", 0, 0, 0, 0);
 		syscall6(__NR_prctl, PR_SET_NAME, (long)hole, 0, 0, 0, 0);
+		syscall6(__NR_sethostname, (long)"loop", 4, 0, 0, 0, 0);
 	}
 	printf("\nuaprobe: loop done\n");
 }
@@ -160,6 +177,10 @@ int main(int argc, char **argv)
 		r = syscall6(__NR_prctl, PR_SET_NAME, (long)p, 0, 0, 0, 0);
 		result("setname", p, 0, r);
 		show_name();
+	} else if (!strcmp(call, "sethostname")) {
+		r = syscall6(__NR_sethostname, (long)p, (long)len, 0, 0, 0, 0);
+		result("sethostname", p, len, r);
+		show_nodename();
 	} else if (!strcmp(call, "getname")) {
 		r = syscall6(__NR_prctl, PR_GET_NAME, (long)p, 0, 0, 0, 0);
 		result("getname", p, 0, r);

@@ -39,6 +39,11 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(C_SRCS)) $(patsubst %.asm,$(B)/%.o,$(ASM_SRCS)
 SETUP := $(B)/.setup-done
 .DEFAULT_GOAL := all
 
+# a minimal executable and its broken twins, for the ELF loader's refusals
+# (tools/mkbroken_exec.py): bin/broken/ in the initrd, EXPECTED beside them
+EXEC_DIR := $(B)/exec
+EXEC_BROKEN_MANIFEST := $(EXEC_DIR)/EXPECTED
+
 # sample modules (MODULES_KO), their broken twins, host tests and the fuzzer
 -include modules/modules.mk
 -include tests/host/host.mk
@@ -85,10 +90,14 @@ $(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
 	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
-# the sample modules, the broken ones under broken/ for the loader's
-# tests, and the user programs under bin/
-$(B)/initrd.cpio: $(MODULES_KO) $(BROKEN_MANIFEST) $(USER_BINS) modules/autoload tools/mkinitrd.sh | $(SETUP)
-	bash tools/mkinitrd.sh $@ $(MODULES_KO) --dir broken $(BROKEN_DIR)/*.ko --dir bin $(USER_BINS)
+$(EXEC_BROKEN_MANIFEST): tools/mkbroken_exec.py | $(SETUP)
+	$(PYTHON) tools/mkbroken_exec.py $(EXEC_DIR)
+
+# the sample modules, the broken ones under broken/ for the loader's tests,
+# the user programs under bin/ and the broken executables under bin/broken/
+$(B)/initrd.cpio: $(MODULES_KO) $(BROKEN_MANIFEST) $(USER_BINS) $(EXEC_BROKEN_MANIFEST) modules/autoload tools/mkinitrd.sh | $(SETUP)
+	bash tools/mkinitrd.sh $@ $(MODULES_KO) --dir broken $(BROKEN_DIR)/*.ko \
+		--dir bin $(USER_BINS) --dir bin/broken $(EXEC_DIR)/broken/*
 
 $(B)/ronx.iso: $(B)/kernel.elf $(B)/initrd.cpio iso/grub.cfg
 	rm -rf $(B)/isodir

@@ -43,6 +43,7 @@ struct cpu {
 	struct context *scheduler;	/* swtch() here to give up the CPU */
 	struct recovery *recovery;	/* catch_faults() while no task runs */
 	bool online;
+	bool need_resched;		/* the timer ended a process's slice */
 };
 
 extern struct cpu cpus[NR_CPUS];

@@ -125,6 +125,7 @@ struct mm_struct *load_elf_binary(const char *path, const void *data, size_t siz
 	struct errmsg e = { err, sizeof(err) };
 	struct mm_struct *mm;
 	uint32_t sp;
+	int ret = 0;
 
 	if (elf_exec_check(&img, data, size, &e)) {
 		pr_err("exec: %s: %s\n", path, err);
@@ -134,20 +135,27 @@ struct mm_struct *load_elf_binary(const char *path, const void *data, size_t siz
 		pr_info("exec: %s: PT_GNU_STACK asks for an executable stack; ronx's stack stays RW+NX\n",
 			path);
 	mm = mm_alloc();
-	if (!mm)
-		goto nomem;
+	if (!mm) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	mm->entry = img.entry;
-	for (int i = 0; i < img.nseg; i++)
-		if (load_segment(mm, &img, &img.seg[i]))
-			goto nomem_mm;
+	for (int i = 0; i < img.nseg && !ret; i++)
+		ret = load_segment(mm, &img, &img.seg[i]);
 	mm->start_brk = mm->brk = img.brk;
-	if (setup_stack(mm) || create_elf_tables(mm, argc, argv, &sp))
-		goto nomem_mm;
-	start_thread(regs, img.entry, sp);
-	return mm;
-nomem_mm:
+	if (!ret)
+		ret = setup_stack(mm);
+	if (!ret)
+		ret = create_elf_tables(mm, argc, argv, &sp);
+	if (!ret) {
+		start_thread(regs, img.entry, sp);
+		return mm;
+	}
 	mmput(mm);
-nomem:
-	pr_err("exec: %s: out of memory\n", path);
+fail:
+	if (ret == -ENOMEM)
+		pr_err("exec: %s: out of memory\n", path);
+	else
+		pr_err("exec: %s: cannot map it (error %d)\n", path, ret);
 	return 0;
 }

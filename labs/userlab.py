@@ -203,7 +203,3 @@ def rng(ctx, key):
         ctx.userlab_seed = int(os.environ.get("RONX_LAB_SEED") or
                                random.SystemRandom().randrange(1, 1 << 31))
     return random.Random("%s/%s" % (ctx.userlab_seed, key))
-
-
-def seed_of(ctx):
-    return getattr(ctx, "seed", None) or getattr(ctx, "userlab_seed", None)

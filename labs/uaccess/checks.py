@@ -55,21 +55,20 @@ SN_EFAULT = step("strncpy_from_user", "on a fault: -EFAULT", wrong="sn-fault-ret
 
 # -- the program and its boot -------------------------------------------------
 def program(ctx):
-    """The probe built for this grade and an initrd holding it (or the
-    build's failure, said once per check)."""
-    got = getattr(ctx, "ualab_initrd", None)
-    if got is None:
+    """The initrd with the probe built for this grade (built once; its
+    failure is said by every check that needs it)."""
+    if getattr(ctx, "ualab_program", None) is None:
         try:
             d = work_dir(ctx, LAB)
             elf = build_program(ctx, os.path.join(d, "uaprobe"), [os.path.join(HERE, "uaprobe.c")],
                                 os.path.join(ctx.root, "user", "user.ld"))
-            got = initrd_with(ctx, LAB, {"uaprobe": elf})[0]
+            ctx.ualab_program = (initrd_with(ctx, LAB, {"uaprobe": elf})[0], None)
         except CheckFailed as e:
-            got = str(e)
-        ctx.ualab_initrd = got
-    if got.startswith("the grader"):
-        raise CheckFailed(got)
-    return got
+            ctx.ualab_program = (None, str(e))
+    initrd, failed = ctx.ualab_program
+    if failed:
+        raise CheckFailed(failed)
+    return initrd
 
 
 def boot(ctx, cpu=CPU_SMAP):
@@ -118,11 +117,10 @@ def name(r, n):
 
 
 def kernel_target(ctx, g, r):
-    """A word in the kernel's console line buffer (kernel/read_write.c's
-    `line`, written only while a process reads the console): writable
-    kernel memory the grader can watch. (address, its bytes now)."""
-    line = ctx.sym("line")
-    va = line + word(r, 0, 200)
+    """A word of writable kernel data no one reads: the domain name in
+    kernel/utsname.c's `utsname` (its sixth field, 65 bytes in). Returns
+    (address, its bytes now)."""
+    va = ctx.sym("utsname") + 5 * 65 + word(r, 0, 48)
     return va, read_phys(g, va - TASK_SIZE, 16, work_dir(ctx, LAB))
 
 

@@ -14,7 +14,6 @@ import os
 import re
 
 from grading import CPU_NO_NX, CheckFailed, expect_ktap
-from tlb import PageTables  # noqa: F401
 from userlab import (PAGE, PF_R, PF_W, PF_X, STACK_BOTTOM, STACK_GUARD, STACK_TOP, TASK_SIZE,
                      build_program, check, initrd_with, kill, read_phys, rng, segfault, died,
                      start_background, step, stopped_in, symbols, walk, work_dir)

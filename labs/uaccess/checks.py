@@ -22,7 +22,7 @@ from userlab import (CPU_SMAP, TASK_SIZE, build_program, check, initrd_with, rea
 LAB = "uaccess"
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULT = re.compile(r"^uaprobe: (\w+)\(0x([0-9a-f]+), (\d+)\) = (-?\w+)$", re.M)
-X86_EFLAGS_AC = 1 << 18
+X86_EFLAGS_AC, X86_CR4_SMAP = 1 << 18, 1 << 21
 # the loop's end: its last line, or the shell's report (under any name: it renames itself)
 ENDED = re.compile(r"^(uaprobe: loop done|\[\d+\] \S+: (exit status|killed by).*)$", re.M)
 
@@ -252,6 +252,15 @@ def strings(ctx):
         raise CheckFailed("\n".join(bad))
 
 
+def monitor_flags(g):
+    """EFLAGS and CR4 from the monitor's register dump (info registers)."""
+    out = g.monitor("info registers")
+    efl, cr4 = re.search(r"\bEFL=([0-9a-f]+)", out), re.search(r"\bCR4=([0-9a-f]+)", out)
+    if not efl or not cr4:
+        raise CheckFailed("expected EFL= and CR4= in QEMU's info registers, found:\n" + out[:400])
+    return int(efl.group(1), 16), int(cr4.group(1), 16)
+
+
 @check(points=15, name="EFLAGS.AC is clear on every way back to ring 3 (QEMU's gdbstub at "
        "ret_from_trap), after good and faulting copies", steps=[CLAC, SN_CLAC, SN_FAULT_CLAC])
 def ac_clear(ctx):
@@ -269,12 +278,15 @@ def ac_clear(ctx):
         for _ in range(3000):
             if not stub.wait_stop(10):
                 break
-            regs = stub.regs()
-            esp = regs["esp"]
+            esp = stub.regs()["esp"]
             vector, cs = stub.read32(esp + 48), stub.read32(esp + 60) & 0xFFFF
             if vector == 0x80 and cs & 3 == 3:
                 seen += 1
-                if regs["eflags"] & X86_EFLAGS_AC:
+                eflags, cr4 = monitor_flags(g)
+                if not cr4 & X86_CR4_SMAP:
+                    raise CheckFailed("expected CR4.SMAP on in this boot (-cpu ...,+smap), "
+                                      "found CR4=0x%x" % cr4)
+                if eflags & X86_EFLAGS_AC:
                     leaked.append("system call returning %d at user ip 0x%08x"
                                   % (struct.unpack("<i", struct.pack("<I", stub.read32(esp + 44)))[0],
                                      stub.read32(esp + 56)))
@@ -285,12 +297,12 @@ def ac_clear(ctx):
         stub.detach()
     g.guest.wait_for(r"\[\d+\] \S+: (exit status|killed by)", 20, start)
     g.sh("")
-    if seen < 3 * rounds:
-        raise CheckFailed("expected to stop at %d system calls' way back to ring 3, stopped at "
-                          "%d:\n%s" % (3 * rounds, seen, g.guest.out[start:][-400:]))
     if leaked:
         raise CheckFailed("expected EFLAGS.AC clear when the kernel returns to ring 3 (every "
                           "stac closed by a clac), found it set after:\n%s" % "\n".join(leaked[:4]))
+    if seen < 5 * rounds:
+        raise CheckFailed("expected to stop at the %d system calls' way back to ring 3, stopped "
+                          "at %d:\n%s" % (5 * rounds, seen, g.guest.out[start:][-400:]))
 
 
 @check(points=10, name="the kernel's own tests: uaccess (selftest)", steps=[CFU_ZERO, CLAC, SN_FAULT_CLAC])

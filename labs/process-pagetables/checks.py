@@ -47,14 +47,34 @@ FIXED_GUARD = step("touches_guard", "true for any range covering a byte of the g
 
 
 # -- the test program, linked at grade time ---------------------------------
+# The segments besides the text (always first, with the ELF headers): name,
+# p_flags, the pages it may need at most, its output sections, and what
+# stands in for it when the layout leaves it out.
+PARTS = {
+    "text2": (None, 3, "\t.lab.text2 : { *(.lab.text2) } :text2", None),
+    "rodata": (PF_R, 5, "\t.rodata : { *(.rodata .rodata.*) lab_rodata = .; *(.lab.rodata) "
+               "lab_rodata_end = .; } :rodata", None),
+    "rodata2": (PF_R, 3, "\t.lab.rodata2 : { lab_rodata2 = .; *(.lab.rodata2) lab_rodata2_end = .; }"
+                " :rodata2", "\tlab_rodata2 = 0; lab_rodata2_end = 0;"),
+    "data": (PF_R | PF_W, 8, "\t.data : { *(.data .data.*) lab_data = .; *(.lab.data) "
+             "lab_data_end = .; } :data\n\t.bss : { *(.bss .bss.* COMMON) lab_bss = .; "
+             "*(.lab.bss) lab_bss_end = .; } :data", None),
+    "bssonly": (PF_R | PF_W, 4, "\t.lab.bssonly (NOLOAD) : { lab_bssonly = .; *(.lab.bssonly) "
+                "lab_bssonly_end = .; } :bssonly", "\tlab_bssonly = 0; lab_bssonly_end = 0;"),
+}
+OPTIONAL = ("text2", "rodata2", "bssonly")
+
+
 class Layout:
-    """Which segments the program has, where and how big, from the seed."""
+    """Which segments the program has, in which order, where and how big,
+    all from the seed: a kernel that remembered one layout (three segments,
+    text, rodata, data, as user/user.ld makes them) fails the next."""
 
     def __init__(self, r):
-        self.text2 = r.random() < 0.7
+        have = [n for n in OPTIONAL if r.random() < 0.6] or [r.choice(OPTIONAL)]
+        self.order = [n for n in PARTS if n not in OPTIONAL or n in have]
+        r.shuffle(self.order)
         self.text2_flags = r.choice((PF_R | PF_X, PF_X))
-        self.rodata2 = r.random() < 0.6
-        self.bssonly = r.random() < 0.6
         self.answer = r.randrange(1000, 100000)
         self.sizes = {"text2_pad": r.randrange(0, 2 * PAGE),
                       "rodata": r.randrange(200, 3 * PAGE), "rodata2": r.randrange(16, 2 * PAGE),
@@ -66,13 +86,15 @@ class Layout:
                       for n in ("rodata", "rodata2", "data")}
         # each segment a few pages past the room the one before may need, or
         # a page table or two further (another PDE)
-        room = [("text", 32), ("text2", 3), ("rodata", 5), ("rodata2", 3), ("data", 8)]
-        self.bases = [r.randrange(0x100, 0x8000) * PAGE]
-        for name, pages in room:
-            if name == "text2" and not self.text2 or name == "rodata2" and not self.rodata2:
-                continue
-            gap = r.choice((r.randrange(0, 20), r.randrange(512, 1600)))
-            self.bases.append(self.bases[-1] + (pages + gap) * PAGE)
+        self.bases, at = {}, r.randrange(0x100, 0x8000) * PAGE
+        self.bases["text"] = at
+        room = 32
+        for n in self.order:
+            at += (room + r.choice((r.randrange(0, 20), r.randrange(512, 1600)))) * PAGE
+            self.bases[n], room = at, PARTS[n][1]
+
+    def has(self, n):
+        return n in self.order
 
 
 def layout_files(lay, d):
@@ -84,44 +106,27 @@ def layout_files(lay, d):
            "\tmovl $%d, %%eax" % lay.answer, "\tret",
            "\t.fill %d, 1, 0xc3" % lay.sizes["text2_pad"] if lay.sizes["text2_pad"] else "",
            ".section .lab.rodata, \"a\"", "\t.incbin \"%s\"" % os.path.join(d, "rodata.bin"),
-           ".section .lab.rodata2, \"a\"",
-           "\t.incbin \"%s\"" % os.path.join(d, "rodata2.bin") if lay.rodata2 else "",
            ".section .lab.data, \"aw\"", "\t.incbin \"%s\"" % os.path.join(d, "data.bin"),
-           ".section .lab.bss, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bss"],
-           ".section .lab.bssonly, \"aw\", @nobits",
-           "\t.skip %d" % lay.sizes["bssonly"] if lay.bssonly else "",
-           ".section .note.GNU-stack, \"\", @progbits", ""]
+           ".section .lab.bss, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bss"]]
+    if lay.has("rodata2"):
+        asm += [".section .lab.rodata2, \"a\"",
+                "\t.incbin \"%s\"" % os.path.join(d, "rodata2.bin")]
+    if lay.has("bssonly"):
+        asm += [".section .lab.bssonly, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bssonly"]]
+    asm += [".section .note.GNU-stack, \"\", @progbits", ""]
     with open(os.path.join(d, "layout.S"), "w") as f:
         f.write("\n".join(asm))
-    b = iter(lay.bases)
+    flags = lambda n: lay.text2_flags if n == "text2" else PARTS[n][0]  # noqa: E731
     phdrs = ["\ttext PT_LOAD FILEHDR PHDRS FLAGS(5);"]
-    phdrs += ["\ttext2 PT_LOAD FLAGS(%d);" % lay.text2_flags] if lay.text2 else []
-    phdrs += ["\trodata PT_LOAD FLAGS(4);"]
-    phdrs += ["\trodata2 PT_LOAD FLAGS(4);"] if lay.rodata2 else []
-    phdrs += ["\tdata PT_LOAD FLAGS(6);"]
-    phdrs += ["\tbssonly PT_LOAD FLAGS(6);"] if lay.bssonly else []
+    phdrs += ["\t%s PT_LOAD FLAGS(%d);" % (n, flags(n)) for n in lay.order]
     phdrs += ["\tstack PT_GNU_STACK FLAGS(6);"]
-    sec = ["\t. = 0x%x + SIZEOF_HEADERS;" % next(b),
+    sec = ["\t. = 0x%x + SIZEOF_HEADERS;" % lay.bases["text"],
            "\t.text : { *(.text.start) *(.text .text.*) %s } :text"
-           % ("" if lay.text2 else "*(.lab.text2)")]
-    if lay.text2:
-        sec += ["\t. = 0x%x + (. & 4095);" % next(b), "\t.lab.text2 : { *(.lab.text2) } :text2"]
-    sec += ["\t. = 0x%x + (. & 4095);" % next(b),
-            "\t.rodata : { *(.rodata .rodata.*) lab_rodata = .; *(.lab.rodata) lab_rodata_end = .;"
-            " %s } :rodata" % ("" if lay.rodata2 else
-                               "lab_rodata2 = .; *(.lab.rodata2) lab_rodata2_end = .;")]
-    if lay.rodata2:
-        sec += ["\t. = 0x%x + (. & 4095);" % next(b),
-                "\t.lab.rodata2 : { lab_rodata2 = .; *(.lab.rodata2) lab_rodata2_end = .; } :rodata2"]
-    sec += ["\t. = 0x%x + (. & 4095);" % next(b),
-            "\t.data : { *(.data .data.*) lab_data = .; *(.lab.data) lab_data_end = .; } :data",
-            "\t.bss : { *(.bss .bss.* COMMON) lab_bss = .; *(.lab.bss) lab_bss_end = .;"
-            " %s } :data" % ("" if lay.bssonly else
-                             "lab_bssonly = .; *(.lab.bssonly) lab_bssonly_end = .;")]
-    if lay.bssonly:
-        sec += ["\t. = 0x%x;" % next(b),
-                "\t.lab.bssonly (NOLOAD) : { lab_bssonly = .; *(.lab.bssonly) lab_bssonly_end = .; }"
-                " :bssonly"]
+           % ("" if lay.has("text2") else "*(.lab.text2)")]
+    for n in lay.order:
+        # the file offset and the address agree modulo the page size
+        sec += ["\t. = 0x%x + (. & 4095);" % lay.bases[n], PARTS[n][2]]
+    sec += [PARTS[n][3] for n in OPTIONAL if not lay.has(n) and PARTS[n][3]]
     sec += ["\t/DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame .eh_frame_hdr)"
             " *(__ksymtab) *(__ksymtab_strings) }"]
     ld = ["/* the process-pagetables lab's program: a layout drawn at grade time */",
@@ -400,7 +405,7 @@ def enforced(ctx):
                "rodata"),
               ("exec", p.block("rodata", r), 0x15, "rodata"),
               ("exec", p.block("data", r), 0x15, "data")]
-    if p.layout.rodata2:
+    if p.layout.has("rodata2"):
         tries.append(("exec", p.block("rodata2", r), 0x15, "rodata2"))
     bad = []
     for mode, addr, err, what in tries:

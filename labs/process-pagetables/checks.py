@@ -71,7 +71,9 @@ class Layout:
     text, rodata, data, as user/user.ld makes them) fails the next."""
 
     def __init__(self, r):
-        have = [n for n in OPTIONAL if r.random() < 0.6] or [r.choice(OPTIONAL)]
+        have = [n for n in OPTIONAL if r.random() < 0.6]
+        if "text2" not in have and "rodata2" not in have:   # one that is not RW, at least
+            have.append(r.choice(("text2", "rodata2")))
         self.order = [n for n in PARTS if n not in OPTIONAL or n in have]
         r.shuffle(self.order)
         self.text2_flags = r.choice((PF_R | PF_X, PF_X))

@@ -130,11 +130,10 @@ static long sys_nanosleep(uint32_t req)
  */
 static long sys_prctl(uint32_t option, uint32_t arg2)
 {
-	char comm[TASK_COMM_LEN];
+	char comm[TASK_COMM_LEN] = { 0 };	/* zeros after the name, as Linux's strscpy_pad */
 
 	switch (option) {
 	case PR_SET_NAME:
-		comm[sizeof(comm) - 1] = '\0';
 		if (strncpy_from_user(comm, (const char __user *)arg2, sizeof(comm) - 1) < 0)
 			return -EFAULT;
 		memcpy(current->comm, comm, sizeof(comm));

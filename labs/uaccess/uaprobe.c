@@ -30,13 +30,6 @@
  */
 #include "ulib.h"
 
-#define __NR_sethostname	74
-#define __NR_uname	122
-#define __NR_prctl	172
-#define __NR_getcpu	318
-#define PR_SET_NAME	15
-#define PR_GET_NAME	16
-
 static char buf[2 * PAGE_SIZE] __attribute__((aligned(4096)));
 
 static unsigned int number(const char *s)

@@ -21,12 +21,20 @@
 #define __NR_write		4
 #define __NR_getpid		20
 #define __NR_brk		45
+#define __NR_sethostname	74
 #define __NR_munmap		91
+#define __NR_uname		122
 #define __NR_mprotect		125
 #define __NR_sched_yield	158
 #define __NR_nanosleep		162
+#define __NR_prctl		172
 #define __NR_mmap2		192
 #define __NR_exit_group		252
+#define __NR_getcpu		318
+
+/* prctl's options that name a process */
+#define PR_SET_NAME	15
+#define PR_GET_NAME	16
 /* Linux only (ronx answers -ENOSYS): the spawn benchmark's */
 #define __NR_execve		11
 #define __NR_wait4		114

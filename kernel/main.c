@@ -20,6 +20,7 @@
 #include <ronx/initrd.h>
 #include <ronx/module.h>
 #include <ronx/pcbios.h>
+#include <ronx/pageattr.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -39,6 +40,7 @@ static void __init parse_boot_params(void)
 static noinline void __noreturn rest_init(void)
 {
 	print_policy();
+	wx_plant();
 	free_initmem();
 	mark_rodata_ro();
 	module_autoload();

@@ -182,15 +182,19 @@ def copy_files(root, dest, files):
         shutil.copy2(os.path.join(root, rel), os.path.join(dest, rel))
 
 
+# not copied with build/: grades, logs, and what grading never boots or runs
+SKIP_BUILD = ("grade", "results", "autograder", "host", "isodir", "ronx.iso", "linux", "map")
+
+
 def copy_build(root, dest):
     """root's build/ into dest with its times (cp -a), so that make there
-    rebuilds only what changes; without root's grades and test logs."""
+    rebuilds only what changes; without root's grades, test logs, and the
+    ISO and host tools (make builds them again there if asked)."""
     src = os.path.join(root, "build")
     if not os.path.isdir(src):
         return
     os.makedirs(os.path.join(dest, "build"), exist_ok=True)
-    entries = [os.path.join(src, e) for e in os.listdir(src)
-               if e not in ("grade", "results", "autograder")]
+    entries = [os.path.join(src, e) for e in os.listdir(src) if e not in SKIP_BUILD]
     if entries:
         subprocess.run(["cp", "-a"] + entries + [os.path.join(dest, "build")], check=True)
 

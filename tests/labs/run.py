@@ -344,9 +344,11 @@ def test_broken_submissions(t, name, tmp):
     with open(os.path.join(d, "corrupt.zip"), "wb") as f:
         f.write(b"PK\x03\x04 this is not a whole zip")
     os.makedirs(os.path.join(d, "empty"))
-    cases = [("missing", "missing: %s: not in the submission" % files[0], "below"),
+    cases = [("missing", "missing: %s: not in the submission" % files[0], "below")
+             if len(files) > 1 else ("missing", "none of the lab's files", "zero"),
              ("nocompile", "does not build", "zero"),
-             ("flat", "found as %s" % os.path.basename(files[0]), "full"),
+             ("flat", "found as %s" % os.path.basename(files[0]) if "/" in files[0]
+              else "taken (the lab's files): " + files[0], "full"),
              ("notes.txt", "not graded as a submission: a file that is neither", "zero"),
              ("corrupt.zip", "not graded as a submission", "zero"),
              ("empty", "not graded as a submission: none of the lab's files", "zero"),

@@ -92,8 +92,8 @@ class Step:
     steps they grade (check(..., steps=[...])); the test of the grader
     proves, per step, that one of those checks fails without it."""
 
-    def __init__(self, function, name, wrong):
-        self.function, self.name, self.wrong = function, name, wrong
+    def __init__(self, function, name, wrong, why=None):
+        self.function, self.name, self.wrong, self.why = function, name, wrong, why
 
     def __repr__(self):
         return "%s: %s" % (self.function, self.name)
@@ -107,9 +107,11 @@ class Check:
         return iter((self.name, self.points, self.fn))
 
 
-def step(function, name, wrong):
-    """Declares a step of this lab (see Step) and returns it."""
-    s = Step(function, name, wrong)
+def step(function, name, wrong, why=None):
+    """Declares a step of this lab (see Step) and returns it. A step no
+    observer can tell from its absence has wrong=None and why= saying so:
+    it is listed as not graded, never counted as proven."""
+    s = Step(function, name, wrong, why)
     _steps.append(s)
     return s
 

@@ -437,8 +437,11 @@ def print_steps(lab, out=sys.stdout):
         print("\n%s %s: %s" % (it.path, it.target, it.hint), file=out)
         for s in [s for s in steps if s.function == it.target]:
             graded = [c.name for c in checks if s in c.steps]
-            print("  - %s\n      graded by: %s\n      wrong/%s.patch leaves it out"
-                  % (s.name, "; ".join(graded) or "NOTHING", s.wrong), file=out)
+            if s.wrong is None:
+                print("  - %s\n      not graded: %s" % (s.name, s.why), file=out)
+            else:
+                print("  - %s\n      graded by: %s\n      wrong/%s.patch leaves it out"
+                      % (s.name, "; ".join(graded) or "NOTHING", s.wrong), file=out)
 
 
 def main(argv):

@@ -255,6 +255,10 @@ def test_declarations(t, name, checks, steps):
     for s in steps:
         t.check(s.function in {it.target for it in items},
                 "%s: step %r belongs to a function of the strip list" % (name, str(s)))
+        if s.wrong is None:
+            t.check(s.why and not any(s in c.steps for c in checks),
+                    "%s: step %r, not graded, says why (and no check claims it)" % (name, str(s)))
+            continue
         t.check(any(s in c.steps for c in checks), "%s: step %r is graded by a check"
                 % (name, str(s)))
 
@@ -278,6 +282,9 @@ def test_stripped(t, name, v, scores, res, failed_somewhere):
 
 def test_steps(t, name, checks, steps, v, scores):
     for s in steps:
+        if s.wrong is None:
+            t.skip("%s: step %r" % (name, str(s)), "not graded: " + s.why)
+            continue
         sub = "wrong-" + s.wrong
         graders = ["%s: %s" % (name, c.name) for c in checks if s in c.steps]
         if not t.check(sub in scores, "%s: step %r: labs/%s/wrong/%s.patch leaves it out"

@@ -3,15 +3,34 @@
 RO/NX at the end of the load, ro_after_init sealed once init returned, the
 init region reset to RW+NX and freed, every region reset before it is
 freed (modload/module_ronx.c, modload/module.c). See
-docs/labs/module-lifecycle.md."""
+docs/labs/module-lifecycle.md.
+
+Where each group of a module is comes from the .ko files, laid out here
+on the host (modlab.host_regions); only the base address is taken from
+lsmod. What the page tables hold is read from QEMU's info tlb. The extra
+modules are loaded in an order drawn from the grade's seed."""
 import re
 
-from grading import CheckFailed, check, expect_ktap
+from grading import CheckFailed, check, expect_ktap, step
 from modlab import (AUTOLOADED, MODULES_END, MODULES_VADDR, core_regions, expect_groups,
-                    freed_init, insmod, own_boot, short)
+                    freed_init, host_regions, insmod, load_in_random_order, own_boot, short)
 import test_modules
 
-MODULES = AUTOLOADED + ("big",)
+EXTRA = ("big", "patchme")
+MODULES = AUTOLOADED + EXTRA
+
+OFF = step("set_section_ro_nx", "nothing with module_ronx=off", "ignores-module-ronx")
+RO = step("set_section_ro_nx", "RO to r.ro", "no-ro")
+NX = step("set_section_ro_nx", "NX to r.nx", "no-nx")
+X = step("set_section_ro_nx", "X to r.text", "seed-without-x")
+SEAL_OFF = step("set_ro_after_init", "nothing with module_ronx=off", "seal-when-off")
+SEAL = step("set_ro_after_init", "RO on the core region's r.ro_after_init", "seal-rodata-again")
+ALL = step("unset_section_ro_nx", "every page of the region (r.all)", "unset-text-only")
+NX_FIRST = step("unset_section_ro_nx", "NX first", "rw-before-nx")
+RW_SECOND = step("unset_section_ro_nx", "RW second", "no-rw")
+CALL_SEAL = step("finish_init", "set_ro_after_init()", "no-seal-call")
+UNSET_INIT = step("finish_init", "unset_section_ro_nx() the init region", "free-init-unreset")
+FREE_INIT = step("finish_init", "then module_memfree() it", "init-kept")
 # what the kernel prints when memory goes back unreset, or a reset asks for W+X
 WARNINGS = re.compile(r"^(module_memfree: .*|CPA refused W\^X violation: .*)$", re.M)
 
@@ -22,7 +41,7 @@ def free_pages(g):
 
 def loaded_boot(ctx, tag="module-lifecycle", cmdline=""):
     g = own_boot(ctx, tag, cmdline)
-    insmod(g, "big")
+    load_in_random_order(ctx, g, "module-lifecycle load order " + tag + cmdline, EXTRA)
     return g
 
 
@@ -37,13 +56,14 @@ def no_warnings(text, when):
         raise CheckFailed(msg)
 
 
-@check(points=15, name="after the load: text RO+X, rodata and ro_after_init RO+NX, data RW+NX")
+@check(points=15, name="after the load: text RO+X, rodata and ro_after_init RO+NX, data RW+NX",
+       steps=[RO, X, SEAL, CALL_SEAL])
 def protected_at_load(ctx):
     g = loaded_boot(ctx)
-    expect_groups(ctx, g.tlb(), core_regions(g, MODULES), MODULES)
+    expect_groups(ctx, g.tlb(), host_regions(ctx, g, MODULES), MODULES)
 
 
-@check(points=10, name="while init ran: init text RO+X, init data RW+NX")
+@check(points=10, name="while init ran: init text RO+X, init data RW+NX", steps=[RO, X])
 def init_protected(ctx):
     g = loaded_boot(ctx)
     core_regions(g, MODULES)
@@ -58,11 +78,12 @@ def init_protected(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=15, name="after init: the init region is unmapped, freed RW+NX, ro_after_init sealed")
+@check(points=15, name="after init: the init region is unmapped, freed RW+NX, ro_after_init sealed",
+       steps=[SEAL, CALL_SEAL, UNSET_INIT, FREE_INIT, ALL, NX_FIRST, RW_SECOND])
 def init_freed(ctx):
     g = loaded_boot(ctx)
     lsmod = g.sh("lsmod")
-    regs, pt, bad = core_regions(g, MODULES, lsmod), g.tlb(), []
+    regs, pt, bad = host_regions(ctx, g, MODULES, lsmod), g.tlb(), []
     freed = freed_init(lsmod)
     for name in ("hello", "big"):
         if name not in freed:
@@ -88,12 +109,13 @@ def init_freed(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=20, name="rmmod resets every page to RW+NX before freeing it; nothing is left")
+@check(points=20, name="rmmod resets every page to RW+NX before freeing it; nothing is left",
+       steps=[ALL, NX_FIRST, RW_SECOND])
 def unload_resets(ctx):
     g = loaded_boot(ctx, "module-lifecycle-unload")
     core_regions(g, MODULES)
     before, out = free_pages(g), ""
-    for name in ("big", "user", "provider", "hello"):
+    for name in EXTRA + ("user", "provider", "hello"):
         r = g.sh("rmmod " + name)
         if "rmmod:" in r:
             raise CheckFailed("expected `rmmod %s` to work, found:\n%s" % (name, r.strip()))
@@ -104,9 +126,9 @@ def unload_resets(ctx):
         raise CheckFailed("expected nothing mapped in the module area after rmmod, found:\n  %s"
                           % "\n  ".join("0x%08x %s" % (m.va, m.perm()) for m in left[:4]))
     after = free_pages(g)
-    for name in ("hello", "provider", "user", "big"):
+    for name in ("hello", "provider", "user") + EXTRA:
         insmod(g, name)
-    for name in ("big", "user", "provider", "hello"):
+    for name in EXTRA + ("user", "provider", "hello"):
         g.sh("rmmod " + name)
     if free_pages(g) != after or after <= before:
         raise CheckFailed("expected every page back after unloading (free pages %d -> %d), and "
@@ -114,7 +136,8 @@ def unload_resets(ctx):
                           % (before, after, free_pages(g)))
 
 
-@check(points=10, name="a failed init is undone: regions reset and freed, nothing left")
+@check(points=10, name="a failed init is undone: regions reset and freed, nothing left",
+       steps=[ALL, NX_FIRST, RW_SECOND])
 def failed_init(ctx):
     g = own_boot(ctx, "module-lifecycle-unload")
     before = free_pages(g)
@@ -128,10 +151,11 @@ def failed_init(ctx):
                           % (before, free_pages(g)))
 
 
-@check(points=10, name="module_ronx=noalign and =off: the seed's partial pages, and no protection")
+@check(points=10, name="module_ronx=noalign and =off: the seed's partial pages, and no protection",
+       steps=[OFF, NX, SEAL_OFF, RO, X])
 def ronx_choices(ctx):
     g = loaded_boot(ctx, cmdline="module_ronx=noalign")
-    regs, pt, page, bad = core_regions(g, ("hello", "big")), g.tlb(), 4096, []
+    regs, pt, page, bad = host_regions(ctx, g, ("hello", "big"), ronx=False), g.tlb(), 4096, []
     up = lambda a: (a + page - 1) // page * page  # noqa: E731
     for name in ("hello", "big"):
         core = regs[name]
@@ -149,7 +173,7 @@ def ronx_choices(ctx):
                              % (name, va, want, m.perm() if m else "not mapped"))
         bad += wrong[:3]
     g = loaded_boot(ctx, cmdline="module_ronx=off")
-    regs, pt = core_regions(g, ("hello", "big")), g.tlb()
+    regs, pt = host_regions(ctx, g, ("hello", "big"), ronx=False), g.tlb()
     for name in ("hello", "big"):
         start, end = regs[name]["text"][0], regs[name]["rw"][0] + regs[name]["rw"][1]
         bad += ["module_ronx=off: %s page 0x%08x: expected RW+X (as before seed 003), found %s"
@@ -159,7 +183,8 @@ def ronx_choices(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=10, name="the kernel's own tests: protections, faults, init gone, no page lost")
+@check(points=10, name="the kernel's own tests: protections, faults, init gone, no page lost",
+       steps=[RO, X, SEAL, UNSET_INIT, FREE_INIT])
 def selftest(ctx):
     g = own_boot(ctx, "module-lifecycle-selftest")
     expect_ktap(g, "module")

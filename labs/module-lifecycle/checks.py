@@ -12,8 +12,10 @@ modules are loaded in an order drawn from the grade's seed."""
 import re
 
 from grading import CheckFailed, check, expect_ktap, step
-from modlab import (AUTOLOADED, MODULES_END, MODULES_VADDR, core_regions, expect_groups,
-                    freed_init, host_regions, insmod, load_in_random_order, own_boot, short)
+from gdbstub import GdbStub
+from modlab import (AUTOLOADED, MODULES_END, MODULES_VADDR, PAGE, core_regions, expect_groups,
+                    freed_init, host_regions, insmod, load_in_random_order, own_boot, read_ko,
+                    seed_layout, short)
 import test_modules
 
 EXTRA = ("big", "patchme")
@@ -63,17 +65,53 @@ def protected_at_load(ctx):
     expect_groups(ctx, g.tlb(), host_regions(ctx, g, MODULES), MODULES)
 
 
-@check(points=10, name="while init ran: init text RO+X, init data RW+NX", steps=[RO, X])
+def stopped_in_init(ctx, g, name):
+    """insmod name, stopped (QEMU's gdbstub) at the first printk its init
+    makes: (the page tables then, the address init called printk from)."""
+    start = len(g.guest.out)
+    stub = GdbStub(g.guest)
+    try:
+        stub.break_at(ctx.sym("printk"))
+        stub.cont()
+        g.guest.send(("insmod %s\r" % name).encode())
+        for _ in range(200):
+            if not stub.wait_stop(15):
+                raise CheckFailed("expected %s's init to run and call printk, found it never "
+                                  "did:\n%s" % (name, "\n".join(short(g.log, g.guest.out[start:]))))
+            ret = stub.read32(stub.regs()["esp"])
+            if MODULES_VADDR <= ret < MODULES_END:
+                return g.tlb(), ret
+            stub.cont()
+        raise CheckFailed("expected %s's init to call printk, found 200 other calls first" % name)
+    finally:
+        stub.detach()
+        g.guest.wait_for("^" + re.escape("ronx> "), 30, start)
+
+
+@check(points=10, name="while init runs (stopped there through QEMU's gdbstub): init text RO+X, "
+       "init data RW+NX, the core protected, ro_after_init still writable",
+       steps=[RO, X, SEAL, CALL_SEAL])
 def init_protected(ctx):
-    g = loaded_boot(ctx)
-    core_regions(g, MODULES)
-    lsmod, bad = g.sh("lsmod"), []
-    for name in ("hello", "big"):
-        m = re.search(r"^%s init while running: text (\S+) data (\S+)$" % name, lsmod, re.M)
-        found = m.groups() if m else ("?", "?")
-        if found != ("RO+X", "RW+NX"):
-            bad.append("%s's init region while its init ran: expected text RO+X, data RW+NX, "
-                       "found text %s, data %s" % ((name,) + found))
+    g = own_boot(ctx, "module-lifecycle-init")
+    pt, ret = stopped_in_init(ctx, g, "big")
+    secs = read_ko(ctx, "big")[0]
+    layout = seed_layout(secs, True)[0]
+    init_text, _, init_roai, init_size = layout["init"]
+    base = ret & ~(PAGE - 1)        # big's init text is one page: the first of the region
+    if ret - base >= init_text:
+        raise CheckFailed("expected big's init to run from the first page of its init region")
+    bad = []
+    for what, lo, hi, want in (("init text", base, base + init_text, "RO+X"),
+                               ("init data", base + init_roai, base + init_size, "RW+NX")):
+        bad += ["big's %s page 0x%08x while init ran: expected %s, found %s"
+                % (what, va, want, m.perm() if m else "not mapped")
+                for va, m in pt.pages(lo, hi) if not m or m.perm() != want][:3]
+    core = host_regions(ctx, g, ("big",))["big"]
+    for grp, want in (("text", "RO+X"), ("ro", "RO+NX"), ("roai", "RW+NX"), ("rw", "RW+NX")):
+        start, size = core[grp]
+        bad += ["big's core %s page 0x%08x while init ran: expected %s, found %s"
+                % (grp, va, want, m.perm() if m else "not mapped")
+                for va, m in pt.pages(start, start + size) if not m or m.perm() != want][:3]
     if bad:
         raise CheckFailed("\n".join(bad))
 

@@ -34,6 +34,7 @@ class GdbStub:
         self.sock.connect(path)
         self.buf = b""
         self.breakpoints = set()
+        self.running = False
         self.command("?")       # connecting stopped the guest
 
     def _send(self, data):
@@ -80,7 +81,18 @@ class GdbStub:
         self.breakpoints.discard(addr)
 
     def cont(self):
-        self._send("c")         # the answer is the next stop
+        """Lets the guest run on; the answer is its next stop. Stopped at
+        one of our breakpoints, it first steps over it (as gdb does):
+        QEMU would stop on it again at once."""
+        eip = self.regs()["eip"]
+        if eip in self.breakpoints:
+            self.command("z0,%x,1" % eip)
+            self._send("s")
+            if not self._recv(10).startswith(("T", "S")):
+                raise GdbStubError("no stop after a single step at 0x%08x" % eip)
+            self.command("Z0,%x,1" % eip)
+        self._send("c")
+        self.running = True
 
     def wait_stop(self, timeout):
         """Waits for the guest to stop (a breakpoint); False if it did not
@@ -88,10 +100,17 @@ class GdbStub:
         try:
             reply = self._recv(timeout)
         except GdbStubError:
-            self.sock.sendall(b"\x03")      # interrupt
-            self._recv(5)
+            self.stop()
             return False
+        self.running = False
         return reply.startswith(("T", "S"))
+
+    def stop(self):
+        """Stops a running guest (gdb's Ctrl-C)."""
+        if self.running:
+            self.sock.sendall(b"\x03")
+            self._recv(5)
+            self.running = False
 
     def regs(self):
         raw = bytes.fromhex(self.command("g"))
@@ -106,8 +125,10 @@ class GdbStub:
     def detach(self):
         """Every breakpoint removed, the guest running, the stub closed."""
         try:
+            self.stop()
             for addr in list(self.breakpoints):
                 self.clear(addr)
-            self.command("D")
+            self._send("D")     # QEMU lets the guest run on
+            self._recv(5)
         finally:
             self.sock.close()

@@ -1,22 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The library every labs/<lab>/checks.py imports; tools/lab.py runs it.
 
-A lab's checks.py is a list of graded checks, in the order they print:
+A lab is three files (docs/labs/README.md has the whole recipe):
 
-    from grading import check, CheckFailed, expect_pages, expect_ktap
+    labs/<lab>/strip       what lab-start strips: "<path> <function> <hint>"
+                           lines; the paths are the lab's files, the only
+                           ones a submission's grade takes from it
+    labs/<lab>/checks.py   the lab's steps and graded checks (below)
+    labs/<lab>/wrong/*.patch   one plausible wrong solution per step, at least
 
-    @check(points=5, name="text is RO+X in the real page tables")
+checks.py declares the steps of its strip lines (each verb of a hint is a
+step) and the checks, in the order they print:
+
+    from grading import check, step, CheckFailed, expect_pages, expect_ktap
+
+    TEXT_RO = step("mark_rodata_ro", "text RO", wrong="text-left-rw")
+
+    @check(points=5, name="text is RO+X in the real page tables", steps=[TEXT_RO])
     def text_ro_x(ctx):
         g = ctx.boot()                  # booted once per grade run and options
         expect_pages(ctx, g, "_text", "_etext", "RO+X")
         expect_ktap(g, "image", ["write_to_text_faults"])
 
+step(function, name, wrong, why=None): function is the strip line's target,
+wrong the labs/<lab>/wrong/<wrong>.patch that leaves out exactly this step
+(the test of the grader proves that one of the checks listing the step
+fails in it). A step no observer can tell apart gets wrong=None and why=.
+
 A check passes (full points) if it returns, fails (0 points) if it raises
 CheckFailed("expected ..., found ..."); any other exception, a boot that
 never reaches the prompt or a kernel panic also scores 0, with the reason
-and the end of the serial log, and grading goes on.
+and the end of the serial log, and grading goes on. A check whose boots
+printed the stub line of a function one of its steps belongs to ("ronx:
+lab LAB: FN() is not written yet") scores 0 whatever else it saw.
 
-ctx (Context), one per `make grade` run, shared by every lab graded in it:
+ctx (Context), one per grade run of one tree, shared by the labs graded in it:
     ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="")
                         -> Boot: a -kernel boot (with build/initrd.cpio
                         unless initrd names another) up to the first
@@ -25,9 +43,13 @@ ctx (Context), one per `make grade` run, shared by every lab graded in it:
                         retried (every check using it fails with its reason).
                         Checks that change the kernel's state (load modules,
                         patch text) pass their own tag and get their own boot
+    ctx.rng("scenario") a random.Random from the grade's seed and the
+                        scenario's name alone: where to plant W+X pages,
+                        which pages to change, which order to load modules
+                        in. The seed is printed; SEED=N repeats a grade
     ctx.syms            {symbol: address} from nm build/kernel.elf
     ctx.elf             path of build/kernel.elf (for readelf checks)
-    ctx.root            the tree being graded
+    ctx.root            the tree being graded (a scratch tree for a submission)
     ctx.sym(name)       one address, CheckFailed if the symbol is missing
     ctx.where(va)       "0xc0101000 (_text+0x1000)" for failure messages
 
@@ -41,6 +63,8 @@ g (Boot):
     g.ktap("image")     `selftest image` -> {case: (ok, diagnostic)};
                         a skipped case is (False, "skipped: reason")
     g.monitor("info registers")    one QEMU monitor command
+    g.guest             the Guest (tests/qemu/guest.py); gdbstub.GdbStub(g.guest)
+                        stops it at an address (labs/module-lifecycle)
 
 Helpers that raise CheckFailed with what was expected and what was found:
     expect_pages(ctx, g, start, end, "RO+NX")   every page in [start, end)
@@ -49,17 +73,23 @@ Helpers that raise CheckFailed with what was expected and what was found:
 
 Checks that are only "these self-tests pass" or "these ranges have these
 permissions" are one call each:
-    ktap_check(10, "a split copies the attributes", "pageattr", ["split_keeps_attributes"])
+    ktap_check(10, "a split copies the attributes", "pageattr", ["split_keeps_attributes"],
+               steps=[SPLIT])
     pages_check(5, "text RO with rodata=on", [("_text", "_etext", "RO", ".text")],
-                cmdline="rodata=on")
+                steps=[TEXT_RO], cmdline="rodata=on")
     expect_log(g, regex, what)          the boot log has a line matching
 
-Output of `make grade [LAB=...]`: one line per check,
+Prefer what the kernel cannot make up: QEMU's view (info tlb, xp, the
+monitor's registers, its gdbstub), the host's (nm, readelf, the module
+layout from the .ko files: labs/modlab.py), and scenarios only the grade
+knows (wxplant=, set_memory at pages from ctx.rng).
+
+Output of a grade: "Seed: N ...", one line per check,
     "  PASS  10/10  <lab>: <name>"  or  "  FAIL   0/10  <lab>: <name>"
 then, for a failure, indented lines saying what was expected and found;
-the last line is "Score: N/M". build/grade/results.json holds the same in
-Gradescope's autograder format: {"score", "output", "execution_time",
-"tests": [{"name", "score", "max_score", "status", "output"}...]}.
+the last line is "Score: N/M". results.json holds the same in
+Gradescope's autograder format (gradescope() below), rewritten after
+every check, so a grade cut short still has what it did.
 """
 import os
 import random

@@ -13,6 +13,9 @@ from grading import (CPU_NO_NX, CheckFailed, check, expect_ktap, expect_pages, k
 
 PAGE, LARGE, PAGE_OFFSET = 4096, 2 << 20, 0xC0000000
 FREE_NX = step("free_init_pages", "reset the freed range to RW+NX", "free-without-nx")
+NX_FIRST = step("free_init_pages", "NX first, then RW", None,
+                "not observable in ronx: init memory is RW+X until it is freed, so set_memory_rw() "
+                "changes nothing and no order of the two makes a new W+X moment")
 POISON = step("free_init_pages", "poison it with int3", "no-poison")
 GIVE_BACK = step("free_init_pages", "give each page back to the allocator", "pages-kept")
 NXDATA = step("mark_nxdata_nx", "make everything from _etext to _end NX", "rodata-exec")

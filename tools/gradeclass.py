@@ -106,6 +106,33 @@ def finish(lab_name, name, res, status, seconds, results):
             "checks": {t["name"]: t["score"] for t in res["tests"]}}
 
 
+def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
+    """Grades [(lab, name, path)] jobs at a time (default: every core);
+    returns {(lab, name): row}. The teacher's tree is built first, once."""
+    jobs = jobs or os.cpu_count() or 1
+    failed = lab.build(lab.ROOT)    # once, before the scratch trees copy its build/
+    if failed:
+        raise lab.LabError("the teacher's tree does not build:\n%s" % failed)
+    rows, lock, slowest = {}, threading.Lock(), [None]
+
+    def run(item):
+        lab_name, name, path = item
+        row = grade_one(lab_name, name, path, os.path.join(lab.ROOT, "build", "grade", lab_name),
+                        seed, timeout)
+        with lock:
+            rows[(lab_name, name)] = row
+            if slowest[0] is None or row["seconds"] > slowest[0]["seconds"]:
+                slowest[0] = row
+            print("grade-class: [%d/%d] %s: %d/%d in %.1fs%s (slowest so far: %s, %.1fs)"
+                  % (len(rows), len(items), name, row["score"], row["max"], row["seconds"],
+                     "" if row["status"] == "graded" else ", " + row["status"],
+                     slowest[0]["name"], slowest[0]["seconds"]), file=out, flush=True)
+        return row
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(run, items))
+    return rows
+
+
 def grade_class(lab_name, directory, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
     """Grades every submission in directory; returns the rows (name order)."""
     subs = submissions(directory)
@@ -113,30 +140,11 @@ def grade_class(lab_name, directory, jobs=None, timeout=TIMEOUT, seed=None, out=
         raise lab.LabError("no submissions in %s" % directory)
     jobs = jobs or os.cpu_count() or 1
     seed = lab.new_seed() if seed is None else seed
-    outdir = os.path.join(lab.ROOT, "build", "grade", lab_name)
-    failed = lab.build(lab.ROOT)    # once, before the scratch trees copy its build/
-    if failed:
-        raise lab.LabError("the teacher's tree does not build:\n%s" % failed)
     print("grade-class: %s: %d submissions, %d at a time, seed %d, time limit %ds each"
           % (lab_name, len(subs), jobs, seed, timeout), file=out, flush=True)
-    rows, lock, t0 = {}, threading.Lock(), time.monotonic()
-    slowest = [None]
-
-    def run(item):
-        name, path = item
-        row = grade_one(lab_name, name, path, outdir, seed, timeout)
-        with lock:
-            rows[name] = row
-            if slowest[0] is None or row["seconds"] > slowest[0]["seconds"]:
-                slowest[0] = row
-            print("grade-class: [%d/%d] %s: %d/%d in %.1fs%s (slowest so far: %s, %.1fs)"
-                  % (len(rows), len(subs), name, row["score"], row["max"], row["seconds"],
-                     "" if row["status"] == "graded" else ", " + row["status"],
-                     slowest[0]["name"], slowest[0]["seconds"]), file=out, flush=True)
-        return row
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        list(pool.map(run, subs))
-    ordered = [rows[n] for n, _ in subs]
+    t0 = time.monotonic()
+    rows = grade_many([(lab_name, n, p) for n, p in subs], jobs, timeout, seed, out)
+    ordered = [rows[(lab_name, n)] for n, _ in subs]
     path = write_csv(lab_name, ordered, seed)
     wall = time.monotonic() - t0
     print("grade-class: %d submissions in %.1fs (%.1f per minute); %s" % (

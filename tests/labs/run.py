@@ -195,8 +195,8 @@ def results_of(name, sub):
         return json.load(f)
 
 
-def test_lab(t, name, index, tmp, solved_tree):
-    t0 = time.monotonic()
+def make_class(t, name, index, tmp):
+    """The lab's class of submissions: (Variants, checks, steps)."""
     checks, steps = lab.load_lab(name)
     test_declarations(t, name, checks, steps)
     v = Variants(t, name, tmp, index)
@@ -208,10 +208,23 @@ def test_lab(t, name, index, tmp, solved_tree):
         v.add_wrong(os.path.join(wrong_dir, p))
     for p in cheats_for(name):
         v.add_cheat(p)
-    progress("labs: %s: grading a class of %d (%s)" % (name, len(v.kinds), ", ".join(sorted(v.kinds))))
-    rows = {r["name"]: r for r in gradeclass.grade_class(name, v.dir, seed=SEED,
-                                                         out=open(os.devnull, "w"))}
-    res = {sub: results_of(name, sub) for sub in rows}
+    return v, checks, steps
+
+
+class Lines:
+    """A file-like object that shows each line as progress."""
+    def write(self, text):
+        for ln in text.splitlines():
+            if ln.strip():
+                progress("  " + ln)
+
+    def flush(self):
+        pass
+
+
+def test_lab(t, name, v, checks, steps, solved_tree):
+    """The assertions on one lab's graded class."""
+    res = {sub: results_of(name, sub) for sub in v.kinds}
     scores = {sub: {x["name"]: (x["score"], x["max_score"]) for x in r["tests"]}
               for sub, r in res.items()}
     failed_somewhere = set()
@@ -239,8 +252,6 @@ def test_lab(t, name, index, tmp, solved_tree):
         key = "%s: %s" % (name, c.name)
         t.check(key in failed_somewhere, "%s fails in a stripped tree or a wrong solution" % key,
                 "no stripped tree and no wrong/*.patch makes this check fail: it cannot fail")
-    progress("labs: %s: %d submissions in %.0fs" % (name, len(v.kinds), time.monotonic() - t0))
-    return v, rows
 
 
 def test_declarations(t, name, checks, steps):
@@ -317,7 +328,7 @@ def test_cheats(t, name, v, scores, res):
                     "%s: ... and the grade lists the files it ignored" % name, out)
 
 
-def test_alone_equals_class(t, name, v, rows, tmp):
+def test_alone_equals_class(t, name, v, tmp):
     """Two submissions graded alone score what they scored in the class."""
     picks = [k for k in sorted(v.kinds) if v.kinds[k][0] in ("solved", "wrong")][:2]
     for sub in picks:
@@ -594,13 +605,23 @@ def test_labs(t, labs):
         test_todo_before_failure(t, tmp)
         if present:
             test_student_tree_stands_alone(t, tmp, present[0])
-        for i, n in enumerate(present):
-            mine = {k: v for k, v in solved.items() if k.startswith(n + ": ")}
-            v, rows = test_lab(t, n, i, os.path.join(tmp, n), mine)
-            if n == "wx-audit" or (n == present[0] and "wx-audit" not in present):
-                test_alone_equals_class(t, n, v, rows, tmp)
-                test_broken_submissions(t, n, os.path.join(tmp, n))
-                test_autograder(t, n, v, os.path.join(tmp, n))
+        classes = {n: make_class(t, n, i, os.path.join(tmp, n)) for i, n in enumerate(present)}
+        items = [(n, sub, path) for n, (v, _, _) in classes.items()
+                 for sub, path in gradeclass.submissions(v.dir)]
+        t0 = time.monotonic()
+        progress("labs: grading %d submissions of %d labs, %d at a time (make grade-class)"
+                 % (len(items), len(classes), os.cpu_count() or 1))
+        gradeclass.grade_many(items, seed=SEED, out=Lines())
+        progress("labs: %d submissions graded in %.0fs" % (len(items), time.monotonic() - t0))
+        for n, (v, checks, steps) in classes.items():
+            mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
+            test_lab(t, n, v, checks, steps, mine)
+        one = "wx-audit" if "wx-audit" in classes else (present[0] if present else None)
+        if one:
+            v = classes[one][0]
+            test_alone_equals_class(t, one, v, os.path.join(tmp, one))
+            test_broken_submissions(t, one, os.path.join(tmp, one))
+            test_autograder(t, one, v, os.path.join(tmp, one))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

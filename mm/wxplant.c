@@ -48,6 +48,7 @@ static int parse_wxplant(const char *val)
 {
 	static char buf[128];
 	char *s = buf, *comma;
+	int before = nr_plants;
 
 	if (!val || strlen(val) >= sizeof(buf))
 		return -EINVAL;
@@ -55,9 +56,13 @@ static int parse_wxplant(const char *val)
 	for (; (comma = strchr(s, ',')); s = comma + 1) {
 		*comma = '\0';
 		if (parse_plant(s))
-			return -EINVAL;
+			goto bad;
 	}
-	return parse_plant(s);
+	if (!parse_plant(s))
+		return 0;
+bad:
+	nr_plants = before;	/* a bad value plants none of its runs */
+	return -EINVAL;
 }
 BOOT_PARAM("wxplant", parse_wxplant, "VA:PAGES[,VA:PAGES] (hex address, page count, up to 4)");
 

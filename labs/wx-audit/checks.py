@@ -179,7 +179,7 @@ def no_nx(ctx):
        steps=[RW, NX, RUNS, HOLE])
 def agrees(ctx):
     for cmdline in ("", "rodata=off"):
-        expect_ktap(ctx.boot(cmdline=cmdline), "wxcheck", ["audit_agrees_with_lookup_address"])
+        expect_ktap(planted_boot(ctx, cmdline), "wxcheck", ["audit_agrees_with_lookup_address"])
 
 
 def walk_cases(ctx):

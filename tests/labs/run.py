@@ -183,11 +183,13 @@ class Variants:
 
 
 def cheats_for(name):
-    """tests/labs/cheats/<lab>-*.patch and any-*.patch (every lab)."""
+    """tests/labs/cheats/<lab>-*.patch, and the any-*.patch cheats (they
+    edit no lab's file) for the labs that have cheats of their own."""
     if not os.path.isdir(CHEATS):
         return []
-    return [os.path.join(CHEATS, p) for p in sorted(os.listdir(CHEATS))
-            if p.endswith(".patch") and (p.startswith(name + "-") or p.startswith("any-"))]
+    mine = [p for p in sorted(os.listdir(CHEATS)) if p.startswith(name + "-")]
+    generic = [p for p in sorted(os.listdir(CHEATS)) if p.startswith("any-")] if mine else []
+    return [os.path.join(CHEATS, p) for p in generic + mine if p.endswith(".patch")]
 
 
 def results_of(name, sub):

@@ -181,7 +181,7 @@ def policy_seen_from_outside(ctx):
              ("nx", pick(BIOS_BEGIN, BIOS_END), "the PCI BIOS hole", "X", lambda m: m.exec),
              ("x", pick(ctx.sym("_sdata"), ctx.sym("_edata")), "data (X would make it W+X)",
               "NX", lambda m: m.nx)]
-    g = ctx.boot(tag="cpa-policy")
+    g = ctx.boot(tag="cpa-set-memory")     # the boot the check above left as it found it
     bad = []
     for how, va, what, want, holds in cases:
         g.sh("set_memory %s %x 1" % (how, va))

@@ -12,6 +12,9 @@ from grading import (CPU_NO_NX, CheckFailed, check, expect_ktap, expect_pages, k
                      pages_check, step)
 
 PAGE, LARGE, PAGE_OFFSET = 4096, 2 << 20, 0xC0000000
+# every check's default boot: no module loaded at boot, so nothing reuses a
+# freed init page before QEMU reads it (one boot serves them all)
+BOOT = "autoload=off"
 FREE_NX = step("free_init_pages", "reset the freed range to RW+NX", "free-without-nx")
 NX_FIRST = step("free_init_pages", "NX first, then RW", None,
                 "not observable in ronx: init memory is RW+X until it is freed, so set_memory_rw() "
@@ -38,55 +41,11 @@ def logged_k(g, regex, what, want):
         raise CheckFailed("expected %r to say %dk, found %sk" % (m.group(0), want, m.group(1)))
 
 
-@check(points=10, name="text RO+X after boot, and the log says how much", steps=[TEXT_RO])
-def text_ro_x(ctx):
-    g = ctx.boot()
-    expect_pages(ctx, g, "_text", "_etext", "RO+X", ".text")
-    logged_k(g, r"^Write protecting the kernel text: (\d+)k$", "the text's size",
-             (ctx.sym("_etext") - ctx.sym("_text")) >> 10)
-
-
-@check(points=10, name="rodata and ro_after_init RO+NX after boot, and sealed",
-       steps=[RODATA_RO, SEALED, NXDATA, CALLS_NXDATA])
-def rodata_ro_nx(ctx):
-    g = ctx.boot()
-    expect_pages(ctx, g, "__start_rodata", "__end_rodata", "RO+NX", ".rodata")
-    expect_pages(ctx, g, "__start_ro_after_init", "__end_ro_after_init", "RO+NX",
-                 ".data..ro_after_init")
-    expect_ktap(g, "image", ["write_to_rodata_faults", "ro_after_init_read_only_after_boot",
-                             "ro_after_init_writable_during_boot"])
-    # sealed: from now on the CPA layer refuses to make it writable again
-    expect_ktap(g, "pageattr", ["rodata_never_becomes_rw"])
-
-
-@check(points=10, name="mark_nxdata_nx: NX from _etext to _end, data and bss still RW",
-       steps=[NXDATA, NXDATA_SAY, CALLS_NXDATA])
-def nxdata(ctx):
-    g = ctx.boot()
-    expect_pages(ctx, g, "_etext", "_end", "NX", "_etext.._end")
-    expect_pages(ctx, g, "_sdata", "_edata", "RW+NX", ".data")
-    expect_pages(ctx, g, "__bss_start", "_end", "RW+NX", ".bss")
-    logged_k(g, r"^NX-protecting the kernel data: (\d+)k$", "the NX size",
-             (ctx.sym("_end") - ctx.sym("_etext")) >> 10)
-
-
-@check(points=10, name="free_init_pages: init freed as RW+NX, even with rodata=off",
-       steps=[FREE_NX])
-def freed_init(ctx):
-    for cmdline in ("", "rodata=off"):
-        g = ctx.boot(cmdline=cmdline)
-        expect_pages(ctx, g, "__init_begin", "__init_end", "RW+NX",
-                     "freed init memory (boot: %s)" % (cmdline or "default"))
-        logged_k(g, r"^Freeing unused kernel memory: (\d+)k freed$", "init freed",
-                 (ctx.sym("__init_end") - ctx.sym("__init_begin")) >> 10)
-    expect_ktap(ctx.boot(), "image", ["exec_freed_init_faults"])
-
-
 @check(points=5, name="freed init memory is poisoned with int3 (xp, no module loaded yet)",
        steps=[POISON])
 def freed_init_poisoned(ctx):
-    # autoload=off: no module load reuses a freed page before QEMU reads it
-    g = ctx.boot(cmdline="autoload=off")
+    # first of the lab's checks: no self-test has run yet to take a freed page
+    g = ctx.boot(cmdline=BOOT)
     start, end = ctx.sym("__init_begin"), ctx.sym("__init_end")
     r, bad = ctx.rng("image-policy poison"), []
     for page in range(start, end, PAGE):
@@ -101,10 +60,54 @@ def freed_init_poisoned(ctx):
                           "found:\n" + "\n".join(bad[:6]))
 
 
+@check(points=10, name="text RO+X after boot, and the log says how much", steps=[TEXT_RO])
+def text_ro_x(ctx):
+    g = ctx.boot(cmdline=BOOT)
+    expect_pages(ctx, g, "_text", "_etext", "RO+X", ".text")
+    logged_k(g, r"^Write protecting the kernel text: (\d+)k$", "the text's size",
+             (ctx.sym("_etext") - ctx.sym("_text")) >> 10)
+
+
+@check(points=10, name="rodata and ro_after_init RO+NX after boot, and sealed",
+       steps=[RODATA_RO, SEALED, NXDATA, CALLS_NXDATA])
+def rodata_ro_nx(ctx):
+    g = ctx.boot(cmdline=BOOT)
+    expect_pages(ctx, g, "__start_rodata", "__end_rodata", "RO+NX", ".rodata")
+    expect_pages(ctx, g, "__start_ro_after_init", "__end_ro_after_init", "RO+NX",
+                 ".data..ro_after_init")
+    expect_ktap(g, "image", ["write_to_rodata_faults", "ro_after_init_read_only_after_boot",
+                             "ro_after_init_writable_during_boot"])
+    # sealed: from now on the CPA layer refuses to make it writable again
+    expect_ktap(g, "pageattr", ["rodata_never_becomes_rw"])
+
+
+@check(points=10, name="mark_nxdata_nx: NX from _etext to _end, data and bss still RW",
+       steps=[NXDATA, NXDATA_SAY, CALLS_NXDATA])
+def nxdata(ctx):
+    g = ctx.boot(cmdline=BOOT)
+    expect_pages(ctx, g, "_etext", "_end", "NX", "_etext.._end")
+    expect_pages(ctx, g, "_sdata", "_edata", "RW+NX", ".data")
+    expect_pages(ctx, g, "__bss_start", "_end", "RW+NX", ".bss")
+    logged_k(g, r"^NX-protecting the kernel data: (\d+)k$", "the NX size",
+             (ctx.sym("_end") - ctx.sym("_etext")) >> 10)
+
+
+@check(points=10, name="free_init_pages: init freed as RW+NX, even with rodata=off",
+       steps=[FREE_NX])
+def freed_init(ctx):
+    for cmdline in (BOOT, "rodata=off"):
+        g = ctx.boot(cmdline=cmdline)
+        expect_pages(ctx, g, "__init_begin", "__init_end", "RW+NX",
+                     "freed init memory (boot: %s)" % cmdline)
+        logged_k(g, r"^Freeing unused kernel memory: (\d+)k freed$", "init freed",
+                 (ctx.sym("__init_end") - ctx.sym("__init_begin")) >> 10)
+    expect_ktap(ctx.boot(cmdline=BOOT), "image", ["exec_freed_init_faults"])
+
+
 @check(points=5, name="freed init pages go back to the page allocator (meminfo)",
        steps=[GIVE_BACK])
 def freed_init_given_back(ctx):
-    g = ctx.boot()
+    g = ctx.boot(cmdline=BOOT)
     m = re.search(r"^Memory: (\d+)K/\d+K available", g.log, re.M)
     if not m:
         raise CheckFailed("expected the boot log's 'Memory: NK/MK available' line, found none")
@@ -138,7 +141,7 @@ def plant(ctx):
        "planted at boot)", steps=[AUDIT])
 def audit_runs(ctx):
     va, n = plant(ctx)
-    g = ctx.boot(cmdline="wxplant=%x:%d" % (va, n))
+    g = ctx.boot(cmdline="%s wxplant=%x:%d" % (BOOT, va, n))
     lines = re.findall(r"^ronx: W\+X (?:check: |mapping at ).*$", g.log, re.M)
     want = "ronx: W+X mapping at 0x%08x-0x%08x (%d pages)" % (va, va + n * PAGE, n)
     if want not in lines or not any(ln.startswith("ronx: W+X check: FAILED") for ln in lines):
@@ -147,5 +150,5 @@ def audit_runs(ctx):
                           % (n, va, want, "\n".join(lines) or "no audit lines"))
 
 
-ktap_check(10, "selftest image: the kernel's own probes of its image", "image",
+ktap_check(10, "selftest image: the kernel's own probes of its image", "image", cmdline=BOOT,
            steps=[TEXT_RO, RODATA_RO, FREE_NX, NXDATA])

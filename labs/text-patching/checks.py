@@ -170,7 +170,7 @@ def mutex_at_each_call(ctx, g, stub, line, setter):
 @check(points=10, name="the window opens and closes under module_mutex (read by QEMU at each "
        "CPA call)", steps=[RW_MUTEX, RO_MUTEX])
 def under_mutex(ctx):
-    g = own_boot(ctx, "text-patching-mutex")
+    g = own_boot(ctx, "text-patching-window")     # after the window check closed it
     insmod(g, "patchme")
     rw, ro = ctx.sym("set_memory_rw_allow_wx"), ctx.sym("set_memory_ro")
     stub = GdbStub(g.guest)

@@ -236,8 +236,9 @@ def test_lab(t, name, v, checks, steps, solved_tree):
             % (name, v.kinds[solved_key][1], got, total),
             "\n".join("%s: %s" % (x["name"], x["output"]) for x in res[solved_key]["tests"]
                       if x["score"] < x["max_score"]))
-    t.check(scores[solved_key] == solved_tree,
-            "%s: ... the same check by check as the solved tree graded as a tree" % name)
+    if solved_tree:
+        t.check(scores[solved_key] == solved_tree,
+                "%s: ... the same check by check as the solved tree graded as a tree" % name)
     test_stripped(t, name, v, scores["stripped"], res["stripped"], failed_somewhere)
     for sub, (kind, what) in sorted(v.kinds.items()):
         if kind == "wrong":
@@ -595,13 +596,15 @@ def test_labs(t, labs):
             t.skip("%s: graded" % n, "labs/%s/ is not written yet" % n)
     ok, out = make(ROOT)
     t.check(ok, "the solved tree builds", out[-1500:])
-    progress("labs: grading the solved tree (%s)" % " ".join(present))
-    solved, text = grade_tree(ROOT, present) if present else ({}, "")
-    for n in present:
-        mine = {k: v for k, v in solved.items() if k.startswith(n + ": ")}
-        got, total = summary(mine)
-        t.check(mine and got == total, "%s: the solved tree grades full marks (%d/%d)"
-                % (n, got, total), "\n".join(failing(mine)) + "\n" + text[-1500:])
+    # `make grade` in a tree, as a student runs it: one lab is enough here
+    # (every lab's solved files are graded below, as submissions)
+    solved = {}
+    if present:
+        progress("labs: grading the solved tree (%s)" % present[0])
+        solved, text = grade_tree(ROOT, present[:1])
+        got, total = summary(solved)
+        t.check(solved and got == total, "%s: the solved tree grades full marks (%d/%d)"
+                % (present[0], got, total), "\n".join(failing(solved)) + "\n" + text[-1500:])
     tmp = tempfile.mkdtemp(prefix="ronx-labs-")
     try:
         test_todo_before_failure(t, tmp)

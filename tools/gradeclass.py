@@ -43,8 +43,9 @@ def submissions(directory):
     return out
 
 
-def grade_one(lab_name, name, path, outdir, seed, timeout):
-    """Grades one submission in a process of its own; returns its row."""
+def grade_one(lab_name, name, path, outdir, seed, timeout, only=None):
+    """Grades one submission in a process of its own; returns its row.
+    only: the numbers of the checks to run (None: every check)."""
     d = os.path.join(outdir, name)
     os.makedirs(d, exist_ok=True)
     results = os.path.join(d, "results.json")
@@ -53,6 +54,8 @@ def grade_one(lab_name, name, path, outdir, seed, timeout):
     work = os.path.join(lab.ROOT, "build", "grade", "work", "class-%s-%s" % (lab_name, name))
     cmd = [sys.executable, os.path.join(lab.ROOT, "tools", "lab.py"), "grade", lab_name,
            "--submission", path, "--results", results, "--work", work, "--seed", str(seed)]
+    if only:
+        cmd += ["--only", ",".join(str(i) for i in sorted(only))]
     t0 = time.monotonic()
     status = "graded"
     with open(os.path.join(d, "grade.log"), "w") as log:
@@ -74,7 +77,7 @@ def grade_one(lab_name, name, path, outdir, seed, timeout):
     if os.path.exists(results):
         with open(results) as f:
             res = json.load(f)
-    return finish(lab_name, name, res, status, seconds, results)
+    return finish(lab_name, name, res, status, seconds, results, only)
 
 
 def shutil_rmtree(path):
@@ -82,10 +85,10 @@ def shutil_rmtree(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
-def finish(lab_name, name, res, status, seconds, results):
+def finish(lab_name, name, res, status, seconds, results, only=None):
     """The row of one submission; a grade cut short gets 0 for every check
     it did not reach, and its results.json says why."""
-    checks = lab.load_checks(lab_name)
+    checks = [c for i, c in enumerate(lab.load_checks(lab_name), 1) if not only or i in only]
     done = {t["name"]: t for t in (res or {}).get("tests", [])}
     if res is None or status != "graded" or res.get("extra_data", {}).get("partial"):
         why = ("the grade ran out of its time limit" if status.startswith("time")
@@ -107,8 +110,9 @@ def finish(lab_name, name, res, status, seconds, results):
 
 
 def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
-    """Grades [(lab, name, path)] jobs at a time (default: every core);
-    returns {(lab, name): row}. The teacher's tree is built first, once."""
+    """Grades [(lab, name, path)] or [(lab, name, path, only)] jobs at a
+    time (default: every core); returns {(lab, name): row}. The teacher's
+    tree is built first, once."""
     jobs = jobs or os.cpu_count() or 1
     failed = lab.build(lab.ROOT)    # once, before the scratch trees copy its build/
     if failed:
@@ -116,9 +120,9 @@ def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
     rows, lock, slowest = {}, threading.Lock(), [None]
 
     def run(item):
-        lab_name, name, path = item
+        lab_name, name, path = item[:3]
         row = grade_one(lab_name, name, path, os.path.join(lab.ROOT, "build", "grade", lab_name),
-                        seed, timeout)
+                        seed, timeout, item[3] if len(item) > 3 else None)
         with lock:
             rows[(lab_name, name)] = row
             if slowest[0] is None or row["seconds"] > slowest[0]["seconds"]:

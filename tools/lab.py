@@ -24,8 +24,10 @@ submission, a whole class, or build a Gradescope autograder.
     tools/lab.py list               the labs, in order
 
 Options of grade: --seed N (the scenarios' seed; random and printed if not
-given), --results PATH, --work DIR (the scratch tree). grade-class: --jobs N
-(default: every core), --timeout S (per submission), --seed N.
+given), --results PATH, --work DIR (the scratch tree), --only 1,4 (only
+those checks, by number: the test of the grader grades a wrong solution
+with the checks of its step). grade-class: --jobs N (default: every
+core), --timeout S (per submission), --seed N.
 
 start --with-build also copies build/ (cp -a), so that make in the new tree
 rebuilds only what the strip changed: the test of the grader uses it.
@@ -312,7 +314,7 @@ def write_json(path, obj):
 
 
 def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=None,
-          preface=(), zero_reason=None, repeat=""):
+          preface=(), zero_reason=None, repeat="", only=None):
     """Grades labs in the tree at root with the checks of checks_root
     (default: root's own); prints the lines and writes results.json after
     every check (a grade cut short still has what it did); returns
@@ -337,6 +339,8 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
             failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
     ctx = grading.Context(root, seed)
     lab_checks = [(lab, c) for lab in labs for c in load_checks(lab, checks_root)]
+    if only:
+        lab_checks = [lc for i, lc in enumerate(lab_checks, 1) if i in only]
 
     def save(partial):
         res = grading.gradescope(outcomes, time.monotonic() - t0, dict(extra, partial=partial),
@@ -405,7 +409,7 @@ def make_scratch(work, lab, sub):
         apply_strip(work, lab, [it for it in read_strip(lab) if it.path in sub.missing])
 
 
-def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdout):
+def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdout, only=None):
     """Grades the submission at path for lab; returns (N, M, outcomes)."""
     check_lab(lab)
     seed = new_seed() if seed is None else seed
@@ -418,12 +422,13 @@ def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdo
     try:
         if sub.reason:
             return grade([lab], results_path, ROOT, out, seed, ROOT, sub.summary(),
-                         "not a submission: " + sub.reason, repeat)
+                         "not a submission: " + sub.reason, repeat, only)
         failed = build(ROOT)
         if failed:
             raise LabError("the teacher's tree %s does not build:\n%s" % (ROOT, failed))
         make_scratch(work, lab, sub)
-        return grade([lab], results_path, work, out, seed, ROOT, sub.summary(), None, repeat)
+        return grade([lab], results_path, work, out, seed, ROOT, sub.summary(), None, repeat,
+                     only)
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
 
@@ -452,7 +457,7 @@ def main(argv):
     opts, args, i = {}, [], 1
     while i < len(argv):
         a = argv[i]
-        if a in ("--submission", "--seed", "--results", "--work", "--jobs", "--timeout"):
+        if a in ("--submission", "--seed", "--results", "--work", "--jobs", "--timeout", "--only"):
             if i + 1 >= len(argv):
                 print("lab: %s needs a value" % a, file=sys.stderr)
                 return 2
@@ -470,6 +475,11 @@ def main(argv):
             if not seed.isdigit():
                 raise LabError("--seed wants a number, found %r" % seed)
             seed = int(seed)
+        only = None
+        if opts.get("only"):
+            if not re.match(r"^\d+(,\d+)*$", opts["only"]):
+                raise LabError("--only wants check numbers, as 1,4, found %r" % opts["only"])
+            only = {int(x) for x in opts["only"].split(",")}
         if argv[0] == "list":
             print("\n".join(lab_order()))
         elif argv[0] == "start":
@@ -508,13 +518,14 @@ def main(argv):
                 raise LabError("grade a submission for one lab: make grade LAB=NAME "
                                "SUBMISSION=PATH")
             results = opts.get("results") or os.path.join(ROOT, "build", "grade", "results.json")
-            grade_submission(args[0], opts["submission"], results, opts.get("work"), seed)
+            grade_submission(args[0], opts["submission"], results, opts.get("work"), seed,
+                             only=only)
         else:
             labs = args or written_labs()
             for lab in labs:
                 check_lab(lab)
             results = opts.get("results") or os.path.join(ROOT, "build", "grade", "results.json")
-            grade(labs, results, seed=seed)
+            grade(labs, results, seed=seed, only=only)
     except LabError as e:
         print("lab: %s" % e, file=sys.stderr)
         return 2

@@ -75,7 +75,7 @@ def stopped_in_init(ctx, g, name):
         stub.cont()
         g.guest.send(("insmod %s\r" % name).encode())
         for _ in range(200):
-            if not stub.wait_stop(15):
+            if not stub.wait_stop(10):
                 raise CheckFailed("expected %s's init to run and call printk, found it never "
                                   "did:\n%s" % (name, "\n".join(short(g.log, g.guest.out[start:]))))
             ret = stub.read32(stub.regs()["esp"])

@@ -14,7 +14,9 @@ labs/ORDER (results: build/results/labs.ktap):
     remember the scenario):
       * the solved files grade full marks, the stripped tree below full
         and says which stub it still is;
-      * every wrong solution loses points, and touches only the lab's files;
+      * every wrong solution loses points, and touches only the lab's files
+        (the wrong solution of a step is graded with the checks of that
+        step: it must fail one of them);
       * every step the lab declares has its wrong solution, and one of the
         checks that grade the step fails in it;
       * every graded check fails in the stripped tree or a wrong solution;
@@ -72,11 +74,12 @@ def grade_tree(tree, names):
     return checks, r.stdout
 
 
-def grade_alone(name, path, results):
+def grade_alone(name, path, results, only=None):
     """`tools/lab.py grade NAME --submission PATH`: (results dict, output)."""
     r = subprocess.run([PYTHON, os.path.join(ROOT, "tools", "lab.py"), "grade", name,
                         "--submission", path, "--results", results, "--seed", str(SEED),
-                        "--work", results + ".work"], capture_output=True, text=True, cwd=ROOT)
+                        "--work", results + ".work"] + (["--only", only] if only else []),
+                       capture_output=True, text=True, cwd=ROOT)
     shutil.rmtree(results + ".work", ignore_errors=True)
     res = None
     if os.path.exists(results):
@@ -182,14 +185,13 @@ class Variants:
             shutil.rmtree(d)
 
 
-def cheats_for(name):
-    """tests/labs/cheats/<lab>-*.patch, and the any-*.patch cheats (they
-    edit no lab's file) for the labs that have cheats of their own."""
+def cheats_for(name, generic_lab):
+    """tests/labs/cheats/<lab>-*.patch, and for generic_lab the any-*.patch
+    cheats too (they edit no lab's file: one lab shows what they get)."""
     if not os.path.isdir(CHEATS):
         return []
-    mine = [p for p in sorted(os.listdir(CHEATS)) if p.startswith(name + "-")]
-    generic = [p for p in sorted(os.listdir(CHEATS)) if p.startswith("any-")] if mine else []
-    return [os.path.join(CHEATS, p) for p in generic + mine if p.endswith(".patch")]
+    return [os.path.join(CHEATS, p) for p in sorted(os.listdir(CHEATS)) if p.endswith(".patch")
+            and (p.startswith(name + "-") or (name == generic_lab and p.startswith("any-")))]
 
 
 def results_of(name, sub):
@@ -197,7 +199,7 @@ def results_of(name, sub):
         return json.load(f)
 
 
-def make_class(t, name, index, tmp):
+def make_class(t, name, index, tmp, generic_lab):
     """The lab's class of submissions: (Variants, checks, steps)."""
     checks, steps = lab.load_lab(name)
     test_declarations(t, name, checks, steps)
@@ -208,9 +210,21 @@ def make_class(t, name, index, tmp):
     t.check(len(patches) >= 2, "%s: at least two wrong solutions (%d)" % (name, len(patches)))
     for p in patches:
         v.add_wrong(os.path.join(wrong_dir, p))
-    for p in cheats_for(name):
+    for p in cheats_for(name, generic_lab):
         v.add_cheat(p)
     return v, checks, steps
+
+
+def checks_for_wrong(v, checks, steps, sub):
+    """The numbers of the checks to grade submission sub with: for the
+    wrong solution of a step, the checks that grade that step (it must
+    fail one of them, and lose points by it); every check otherwise."""
+    kind, what = v.kinds.get(sub, (None, None))
+    if kind != "wrong":
+        return None
+    mine = [i for i, c in enumerate(checks, 1)
+            if any(st.wrong == what for st in c.steps)]
+    return mine or None
 
 
 class Lines:
@@ -333,7 +347,7 @@ def test_cheats(t, name, v, scores, res):
 
 def test_alone_equals_class(t, name, v, tmp):
     """Two submissions graded alone score what they scored in the class."""
-    picks = [k for k in sorted(v.kinds) if v.kinds[k][0] in ("solved", "wrong")][:2]
+    picks = ["solved", "stripped"]     # graded in the class with every check
     for sub in picks:
         path = next(os.path.join(v.dir, e) for e in os.listdir(v.dir)
                     if gradeclass.lab.safe_name(e) == sub)
@@ -375,7 +389,10 @@ def test_broken_submissions(t, name, tmp):
              ("empty", "not graded as a submission: none of the lab's files", "zero"),
              ("does-not-exist", "does not exist", "zero")]
     for sub, said, want in cases:
-        res, out = grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"))
+        # a submission that builds is graded with its first two checks: what
+        # is tested here is what is taken, and the one-line reason
+        res, out = grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"),
+                               only="1,2")
         ok = res is not None and "Traceback" not in out
         score = res["score"] if res else None
         total = res["extra_data"]["max_score"] if res else None
@@ -610,8 +627,11 @@ def test_labs(t, labs):
         test_todo_before_failure(t, tmp)
         if present:
             test_student_tree_stands_alone(t, tmp, present[0])
-        classes = {n: make_class(t, n, i, os.path.join(tmp, n)) for i, n in enumerate(present)}
-        items = [(n, sub, path) for n, (v, _, _) in classes.items()
+        one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
+        classes = {n: make_class(t, n, i, os.path.join(tmp, n), one)
+                   for i, n in enumerate(present)}
+        items = [(n, sub, path, checks_for_wrong(v, checks, steps, sub))
+                 for n, (v, checks, steps) in classes.items()
                  for sub, path in gradeclass.submissions(v.dir)]
         t0 = time.monotonic()
         progress("labs: grading %d submissions of %d labs, %d at a time (make grade-class)"
@@ -621,7 +641,6 @@ def test_labs(t, labs):
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)
-        one = "wx-audit" if "wx-audit" in classes else (present[0] if present else None)
         if one:
             v = classes[one][0]
             test_alone_equals_class(t, one, v, os.path.join(tmp, one))

@@ -63,7 +63,7 @@ int vprintk(const char *fmt, va_list ap)
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
 		log_store(level, p, len);
-		if (level <= console_loglevel) {
+		if (level < console_loglevel) {
 			console_write(p, len);
 			console_write("\n", 1);
 		}

@@ -10,6 +10,7 @@
 #include <ronx/console.h>
 #include <ronx/recovery.h>
 #include <ronx/shell.h>
+#include <ronx/tty.h>
 
 extern const struct shell_cmd __start_shell_cmds[], __stop_shell_cmds[];
 
@@ -19,33 +20,6 @@ static const struct shell_cmd *find_command(const char *name)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return 0;
-}
-
-/* Reads one line with echo and backspace. */
-static void read_line(char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (;;) {
-		char c = (char)serial_getc();
-
-		if (c == '\r' || c == '\n') {
-			console_write("\n", 1);
-			break;
-		}
-		if (c == 0x7f || c == '\b') {
-			if (n) {
-				n--;
-				console_write("\b \b", 3);
-			}
-			continue;
-		}
-		if (c >= ' ' && n + 1 < size) {
-			buf[n++] = c;
-			console_write(&c, 1);
-		}
-	}
-	buf[n] = '\0';
 }
 
 /* Kept outside the frame that longjmp returns to, so nothing is clobbered. */
@@ -96,9 +70,10 @@ void shell_run(void)
 	static char line[256];
 
 	for (;;) {
+		reap_background();
 		cprintf("ronx> ");
-		read_line(line, sizeof(line));
-		shell_execute(line);
+		if (tty_read_line(line, sizeof(line)) > 0)
+			shell_execute(line);
 	}
 }
 

@@ -1,30 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Our own flat GDT and an IDT for the 32 CPU exceptions. Interrupts stay
- * off for ronx's whole life (the console is polled), so there is no PIC.
+ * The IDT and trap_dispatch(), where every vector arrives (boot/traps.asm):
+ *
+ *   0x00-0x1f  CPU exceptions          interrupt gates, DPL 0
+ *   0x20-0x2f  the 8259's IRQs 0-15    (kernel/irq.c)
+ *   0x80       the system call         DPL 3: int $0x80 is allowed from
+ *                                      ring 3; every other gate is not, and
+ *                                      "int N" from user mode gets a #GP
+ *   0xff       spurious
+ *
+ * Every gate is an interrupt gate (IF cleared on entry), so the kernel
+ * runs with interrupts off (docs/design.md).
  */
 #include <stdint.h>
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/x86.h>
+#include <ronx/percpu.h>
 #include <ronx/traps.h>
+#include <ronx/irq.h>
 #include <ronx/recovery.h>
+#include <ronx/syscall.h>
+#include <ronx/process.h>
 
 struct desc_ptr {
 	uint16_t limit;
 	uint32_t base;
 } __attribute__((packed));
 
-static const uint64_t gdt[] __aligned(8) = {
-	0,
-	0x00CF9A000000FFFFULL,	/* 0x08: code, base 0, 4 GiB, ring 0 */
-	0x00CF92000000FFFFULL,	/* 0x10: data, base 0, 4 GiB, ring 0 */
-};
+static uint64_t idt[NR_VECTORS] __aligned(8);
+extern const uint32_t trap_stubs[NR_VECTORS];
 
-static uint64_t idt[32] __aligned(8);
-extern const uint32_t trap_stubs[32];
-
-static const char *const trap_names[32] = {
+const char *const trap_names[32] = {
 	"divide error", "debug", "NMI", "int3", "overflow", "bounds",
 	"invalid opcode", "device not available", "double fault",
 	"coprocessor segment overrun", "invalid TSS", "segment not present",
@@ -33,26 +40,10 @@ static const char *const trap_names[32] = {
 	"SIMD exception", "virtualization exception", "control protection",
 };
 
-static void __init load_gdt(void)
-{
-	struct desc_ptr p = { sizeof(gdt) - 1, (uint32_t)(uintptr_t)gdt };
-
-	__asm__ volatile("lgdt %0\n\t"
-			 "ljmp %1, $1f\n"
-			 "1:\n\t"
-			 "mov %2, %%ax\n\t"
-			 "mov %%ax, %%ds\n\t"
-			 "mov %%ax, %%es\n\t"
-			 "mov %%ax, %%ss\n\t"
-			 "mov %%ax, %%fs\n\t"
-			 "mov %%ax, %%gs"
-			 : : "m"(p), "i"(KERNEL_CS), "i"(KERNEL_DS) : "eax", "memory");
-}
-
-static uint64_t interrupt_gate(uint32_t handler)
+static uint64_t interrupt_gate(uint32_t handler, unsigned dpl)
 {
 	return (handler & 0xFFFF) | ((uint64_t)KERNEL_CS << 16) |
-	       ((uint64_t)0x8E << 40) |			/* present, ring 0, 32-bit interrupt gate */
+	       ((uint64_t)(0x8E | dpl << 5) << 40) |	/* present, 32-bit interrupt gate */
 	       ((uint64_t)(handler >> 16) << 48);
 }
 
@@ -60,23 +51,42 @@ void __init trap_init(void)
 {
 	struct desc_ptr p = { sizeof(idt) - 1, (uint32_t)(uintptr_t)idt };
 
-	load_gdt();
-	for (int i = 0; i < 32; i++)
-		idt[i] = interrupt_gate(trap_stubs[i]);
+	for (int i = 0; i < NR_VECTORS; i++)
+		idt[i] = interrupt_gate(trap_stubs[i], i == IA32_SYSCALL_VECTOR ? 3 : 0);
 	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+/* Loads the IDT on a CPU that did not run trap_init() (SMP). */
+void load_idt(void)
+{
+	struct desc_ptr p = { sizeof(idt) - 1, (uint32_t)(uintptr_t)idt };
+
+	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+static void do_trap(struct trap_frame *f)
+{
+	const char *name = f->vector < 32 && trap_names[f->vector] ? trap_names[f->vector] :
+			   "exception";
+
+	if (user_mode(f))
+		user_trap(f, name);
+	if (fixup_exception(f))
+		return;
+	recover_quietly(f, 0);
+	die(name, f, 0);
 }
 
 void trap_dispatch(struct trap_frame *f)
 {
-	const char *name;
-
-	if (f->vector == X86_TRAP_PF) {
+	if (f->vector == X86_TRAP_PF)
 		do_page_fault(f);
-		return;
-	}
-	if (fixup_exception(f))
-		return;
-	recover_quietly(f, 0);
-	name = f->vector < 32 && trap_names[f->vector] ? trap_names[f->vector] : "exception";
-	die(name, f, 0);
+	else if (f->vector == IA32_SYSCALL_VECTOR)
+		do_int80_syscall(f);
+	else if (f->vector >= FIRST_EXTERNAL_VECTOR)
+		do_IRQ(f);
+	else
+		do_trap(f);
+	if (user_mode(f))
+		exit_to_user_mode(f);
 }

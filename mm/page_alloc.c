@@ -79,6 +79,23 @@ unsigned long alloc_page(void)
 	return (unsigned long)pfn << PAGE_SHIFT;
 }
 
+/* n physically contiguous pages, zeroed (a kernel stack); 0 when there are none. */
+unsigned long alloc_pages(unsigned long n)
+{
+	long pfn = pfn_bitmap_alloc_range(&frames, n);
+
+	if (pfn < 0)
+		return 0;
+	memset(__va(pfn << PAGE_SHIFT), 0, n * PAGE_SIZE);
+	return (unsigned long)pfn << PAGE_SHIFT;
+}
+
+void free_pages(unsigned long phys, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		free_page(phys + i * PAGE_SIZE);
+}
+
 void free_page(unsigned long phys)
 {
 	if (pfn_bitmap_free(&frames, PFN_DOWN(phys)) != 0)

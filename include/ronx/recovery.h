@@ -38,7 +38,13 @@ struct recovery {
 int ronx_setjmp(struct jmp_buf *jb) __attribute__((returns_twice));
 void ronx_longjmp(struct jmp_buf *jb, int val) __attribute__((noreturn));
 
-extern struct recovery *current_recovery;
+/*
+ * The innermost recovery of whoever runs: each task has its own stack of
+ * them (so one task's fault never lands in another's catch_faults()), and
+ * the CPU has one for when no task runs (boot, the scheduler).
+ */
+struct recovery **recovery_slot(void);
+#define current_recovery (*recovery_slot())
 
 static inline void recovery_push(struct recovery *r, bool quiet)
 {

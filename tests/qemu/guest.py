@@ -39,7 +39,8 @@ class Guest:
         self.cpu = cpu
         self.iso = iso
         self.memory = memory
-        self.initrd = initrd or os.path.join(build, "initrd.cpio")
+        # RONX_INITRD: another initrd for every boot (a local run with other programs)
+        self.initrd = initrd or os.environ.get("RONX_INITRD") or os.path.join(build, "initrd.cpio")
         self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
         self.kernel = os.path.join(build, "kernel.elf")
         self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has

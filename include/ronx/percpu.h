@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What each CPU has of its own: its GDT and TSS, the task it runs, the
+ * scheduler's saved context. The kernel keeps %fs on the CPU's per-CPU
+ * segment (GDT entry 6, its base is the CPU's struct cpu), so this_cpu()
+ * is one load from %fs:0 on any CPU (Linux: this_cpu_read() through %fs).
+ * Uniprocessor today: cpus[0].
+ */
+#ifndef RONX_PERCPU_H
+#define RONX_PERCPU_H
+#include <stdint.h>
+#include <stdbool.h>
+#include <ronx/compiler.h>
+#include <ronx/segment.h>
+
+#define NR_CPUS		8
+
+/* The 32-bit TSS: the CPU reads ss0:esp0 from it on every entry from ring 3. */
+struct tss_struct {
+	uint16_t back_link, __blh;
+	uint32_t esp0;
+	uint16_t ss0, __ss0h;
+	uint32_t esp1;
+	uint16_t ss1, __ss1h;
+	uint32_t esp2;
+	uint16_t ss2, __ss2h;
+	uint32_t cr3, eip, eflags, eax, ecx, edx, ebx, esp, ebp, esi, edi;
+	uint16_t es, __esh, cs, __csh, ss, __ssh, ds, __dsh, fs, __fsh, gs, __gsh;
+	uint16_t ldt, __ldth, trace, io_bitmap_base;
+} __attribute__((packed));
+
+struct task;
+struct context;
+struct recovery;
+
+struct cpu {
+	struct cpu *self;		/* %fs:0, read by this_cpu() */
+	int id;
+	uint32_t apic_id;
+	uint64_t gdt[GDT_ENTRIES] __aligned(8);
+	struct tss_struct tss __aligned(16);
+	struct task *current_task;	/* NULL: the scheduler (or boot) runs */
+	struct context *scheduler;	/* swtch() here to give up the CPU */
+	struct recovery *recovery;	/* catch_faults() while no task runs */
+	bool online;
+	bool need_resched;		/* the timer ended a process's slice */
+};
+
+extern struct cpu cpus[NR_CPUS];
+
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+
+	__asm__ volatile("movl %%fs:0, %0" : "=r"(c));
+	return c;
+}
+
+void cpu_init(struct cpu *c, int id);	/* kernel/gdt.c: GDT, TSS, %fs */
+#endif

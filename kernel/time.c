@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The timer: the PIT's channel 0 at HZ interrupts a second, on IRQ 0
+ * (Linux: arch/x86/kernel/i8253.c and time.c). jiffies counts them. A tick
+ * that interrupts ring 3 is also what takes the CPU away from a process
+ * that never gives it up (exit_to_user_mode() yields: a slice is one
+ * tick); one that interrupts the kernel (waiting, since IF is off
+ * otherwise) only counts, and wakes the sleepers.
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/x86.h>
+#include <ronx/shell.h>
+#include <ronx/irq.h>
+#include <ronx/sched.h>
+
+#define PIT_TICK_RATE	1193182		/* Hz: the PIT's input clock */
+#define PIT_CH0		0x40
+#define PIT_MODE	0x43
+#define LATCH		((PIT_TICK_RATE + HZ / 2) / HZ)
+
+volatile unsigned long jiffies;
+
+static void timer_interrupt(struct trap_frame *f)
+{
+	jiffies++;
+	wakeup((void *)&jiffies);		/* nanosleep()ers check their deadline */
+	if (user_mode(f)) {
+		current->runtime++;
+		this_cpu()->need_resched = true;	/* its slice is over */
+	}
+}
+
+void __init time_init(void)
+{
+	outb(PIT_MODE, 0x34);		/* channel 0, lo/hi byte, mode 2 (rate generator) */
+	outb(PIT_CH0, LATCH & 0xff);
+	outb(PIT_CH0, LATCH >> 8);
+	request_irq(TIMER_IRQ, timer_interrupt);
+	pr_info("ronx: timer: PIT at %d Hz on IRQ %d, 8259 PIC at vectors %#x-%#x\n",
+		HZ, TIMER_IRQ, FIRST_EXTERNAL_VECTOR, FIRST_EXTERNAL_VECTOR + 15);
+}
+
+static int cmd_uptime(int argc, char **argv)
+{
+	unsigned long j = jiffies;
+
+	(void)argc;
+	(void)argv;
+	cprintf("up %lu.%02lu s (jiffies %lu, HZ %d; the clock runs only while the kernel waits or a process runs)\n",
+		j / HZ, j % HZ, j, HZ);
+	for (unsigned i = 0; i < NR_IRQS; i++)
+		if (irq_count[i])
+			cprintf("  IRQ %2u: %lu interrupts\n", i, irq_count[i]);
+	return 0;
+}
+SHELL_COMMAND("uptime", cmd_uptime, "uptime", "jiffies since boot, and interrupts per IRQ");

@@ -22,7 +22,8 @@ labs/ORDER (results: build/results/labs.ktap):
       * every graded check fails in the stripped tree or a wrong solution;
       * a cheat that edits only other files scores what the stripped tree
         scores (its real lab code), one that remembers answers loses points;
-  - a submission graded alone scores what it scored in the class;
+  - a submission graded alone scores what it scored in the class, and one
+    whose kernel hangs is stopped at its time limit with nothing left running;
   - submissions that are broken (missing a lab file, not compiling, not a
     submission at all, an archive) are graded with a one-line reason;
   - the Gradescope autograder zip, unpacked into a directory laid out as
@@ -359,6 +360,36 @@ def test_alone_equals_class(t, name, v, tmp):
                 % (name, sub, alone and alone["score"], cls["score"]), out[-1500:])
 
 
+def test_time_limit(t, name, tmp):
+    """A submission whose kernel hangs (wx-audit's effective_prot() loops
+    for ever, so the boot-time audit never ends) is stopped at its time
+    limit, QEMUs and all, and scores 0 on what it did not finish, saying
+    why; the class goes on."""
+    if name != "wx-audit":
+        t.skip("a hanging submission is stopped at its time limit",
+               "the hanging submission is wx-audit's (not graded in this run)")
+        return
+    d = lab_files_dir(name, os.path.join(tmp, "hangs"))
+    path = os.path.join(d, "mm", "effective_prot.c")
+    with open(path) as f:
+        src = f.read()
+    with open(path, "w") as f:
+        f.write(src.replace("pteval_t leaf = pte ? *pte : pde;",
+                            "pteval_t leaf = pte ? *pte : pde;\n\n\tfor (;;)\n\t\t;", 1))
+    t0 = time.monotonic()
+    rows = gradeclass.grade_many([(name, "hangs", d)], jobs=1, timeout=20, seed=SEED,
+                                 out=open(os.devnull, "w"))
+    row, res = rows[(name, "hangs")], results_of(name, "hangs")
+    cut = [x for x in res["tests"] if "ran out of its time limit" in x["output"]]
+    t.check(row["status"].startswith("time limit") and cut and res["score"] == 0 and
+            len(res["tests"]) == len(lab.load_checks(name)) and time.monotonic() - t0 < 60,
+            "%s: a submission whose kernel hangs is stopped at its time limit (20 s): %s, %d "
+            "of %d checks say so, %s/%s" % (name, row["status"], len(cut), len(res["tests"]),
+                                             res["score"], row["max"]), res.get("output", ""))
+    r = subprocess.run(["pgrep", "-f", "class-%s-hangs" % name], capture_output=True, text=True)
+    t.check(not r.stdout.strip(), "... and no QEMU or make of it is left running", r.stdout)
+
+
 def test_broken_submissions(t, name, tmp):
     """Submissions that cannot be graded as such: a one-line reason each,
     0 on what cannot run, a results.json, and never a traceback."""
@@ -644,6 +675,7 @@ def test_labs(t, labs):
         if one:
             v = classes[one][0]
             test_alone_equals_class(t, one, v, os.path.join(tmp, one))
+            test_time_limit(t, one, os.path.join(tmp, one))
             test_broken_submissions(t, one, os.path.join(tmp, one))
             test_autograder(t, one, v, os.path.join(tmp, one))
     finally:

@@ -228,6 +228,12 @@ int set_memory_rw_allow_wx(unsigned long addr, int numpages)
 	return change_page_attr_set_clr(addr, numpages, _PAGE_RW, 0, true);
 }
 
+/* W+X on purpose: wxplant= (mm/wxplant.c) gives the audit something to find. */
+int set_memory_x_allow_wx(unsigned long addr, int numpages)
+{
+	return change_page_attr_set_clr(addr, numpages, 0, _PAGE_NX, true);
+}
+
 int set_memory_nx(unsigned long addr, int numpages)
 {
 	if (!nx_enabled)

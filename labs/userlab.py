@@ -172,34 +172,3 @@ def read_phys(g, pa, size, tmpdir):
     os.remove(path)
     return data
 
-
-# -- until issue 15's grading lands on main: steps, seeds -------------------
-# With labs/grading.py as issue 15 makes it, these are its step(), its
-# check(..., steps=) and ctx.rng(); before that, the steps are declared
-# but not passed on, and each grade run draws its scenarios from a seed of
-# its own (RONX_LAB_SEED=N repeats one).
-import random  # noqa: E402
-
-import grading  # noqa: E402
-
-
-def step(function, name, wrong, why=None):
-    if hasattr(grading, "step"):
-        return grading.step(function, name, wrong, why)
-    return (function, name, wrong, why)
-
-
-def check(points, name, steps=()):
-    if hasattr(grading, "step"):
-        return grading.check(points, name, steps=steps)
-    return grading.check(points, name)
-
-
-def rng(ctx, key):
-    """A random.Random for one scenario, from the grade's seed."""
-    if hasattr(ctx, "rng"):
-        return ctx.rng(key)
-    if not hasattr(ctx, "userlab_seed"):
-        ctx.userlab_seed = int(os.environ.get("RONX_LAB_SEED") or
-                               random.SystemRandom().randrange(1, 1 << 31))
-    return random.Random("%s/%s" % (ctx.userlab_seed, key))

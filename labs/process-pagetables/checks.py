@@ -13,10 +13,10 @@ it takes on purpose are compared with what its program headers allow."""
 import os
 import re
 
-from grading import CPU_NO_NX, CheckFailed, expect_ktap
+from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, step
 from userlab import (PAGE, PF_R, PF_W, PF_X, STACK_BOTTOM, STACK_GUARD, STACK_TOP, TASK_SIZE,
-                     build_program, check, initrd_with, kill, read_phys, rng, segfault, died,
-                     start_background, step, stopped_in, symbols, walk, work_dir)
+                     build_program, died, initrd_with, kill, read_phys, segfault,
+                     start_background, stopped_in, symbols, walk, work_dir)
 
 LAB = "process-pagetables"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -158,7 +158,7 @@ class Program:
 
     def __init__(self, ctx):
         d = work_dir(ctx, LAB)
-        self.layout = Layout(rng(ctx, "process-pagetables/layout"))
+        self.layout = Layout(ctx.rng("process-pagetables/layout"))
         layout_files(self.layout, d)
         self.elf = build_program(ctx, os.path.join(d, "segments"),
                                  [os.path.join(HERE, "segments.c"), os.path.join(d, "layout.S")],
@@ -353,7 +353,7 @@ def stack_and_guard(ctx):
     if not f or not STACK_GUARD <= f[0] < STACK_BOTTOM or f[2] != 6:
         bad.append("segments overflow: expected a segfault in the guard page 0x%08x (error 6), "
                    "found: %s" % (STACK_GUARD, died(out)))
-    r = rng(ctx, "process-pagetables/mapfixed")
+    r = ctx.rng("process-pagetables/mapfixed")
     below, above = r.randrange(1, 64), r.randrange(1, 8)
     for start, end in ((STACK_GUARD - below * PAGE, STACK_GUARD + PAGE),     # ends in it
                        (STACK_GUARD, STACK_BOTTOM + above * PAGE),           # starts in it
@@ -399,7 +399,7 @@ def contents(ctx):
        "and stack fault", steps=[RW_IF_WRITE, NX_UNLESS_EXEC, FLAGS, STACK_RW_NX])
 def enforced(ctx):
     p, g = program(ctx), boot(ctx)
-    r = rng(ctx, "process-pagetables/faults")
+    r = ctx.rng("process-pagetables/faults")
     text = [s for s in p.segs if s[4] & PF_X]
     tries = [("write", r.choice(range(s[0], s[0] + s[1])), 7, "text %s" % flag_name(s[4]))
              for s in text]

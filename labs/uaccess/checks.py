@@ -15,9 +15,8 @@ import os
 import re
 import struct
 
-from grading import CPU_NX, CheckFailed, expect_ktap
-from userlab import (CPU_SMAP, TASK_SIZE, build_program, check, initrd_with, read_phys, rng,
-                     step, work_dir)
+from grading import CPU_NX, CheckFailed, check, expect_ktap, step
+from userlab import CPU_SMAP, TASK_SIZE, build_program, initrd_with, read_phys, work_dir
 
 LAB = "uaccess"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -144,7 +143,7 @@ def invalid_timespec(ctx, g, r):
 @check(points=10, name="good pointers work with SMAP on: write, nanosleep, getcpu, setname, getname",
        steps=[STAC, SN_STAC])
 def good_pointers(ctx):
-    g, r, bad = boot(ctx), rng(ctx, "uaccess/good"), []
+    g, r, bad = boot(ctx), ctx.rng("uaccess/good"), []
     text = name(r, r.randrange(8, 40))
     out = expect(g, "write buf:%d %d fill=%s" % (r.randrange(0, 4000), len(text), text),
                  str(len(text)), "write(1, a good buffer)", bad)
@@ -168,7 +167,7 @@ def good_pointers(ctx):
 @check(points=15, name="access_ok(): into the kernel half, up to TASK_SIZE exactly, wrapping round",
        steps=[WHOLE, UP_TO, NO_WRAP])
 def ranges(ctx):
-    g, r, bad = boot(ctx), rng(ctx, "uaccess/ranges"), []
+    g, r, bad = boot(ctx), ctx.rng("uaccess/ranges"), []
     n = r.randrange(4, 16)
     text = name(r, n)
     expect(g, "write top:%d %d fill=%s" % (n, n + r.randrange(1, 3000), text), "-EFAULT",
@@ -189,7 +188,7 @@ def ranges(ctx):
        "get EFAULT, the kernel's memory unchanged",
        steps=[CFU_CHECK, GU_CHECK, PU_CHECK, CTU_CHECK])
 def kernel_pointers(ctx):
-    g, r, bad = boot(ctx), rng(ctx, "uaccess/kernel"), []
+    g, r, bad = boot(ctx), ctx.rng("uaccess/kernel"), []
     ro = word(r, ctx.sym("_etext"), ctx.sym("__end_rodata") - 256)
     expect(g, "write 0x%x %d" % (ro, r.randrange(16, 200)), "-EFAULT",
            "write(1, kernel rodata %s)" % ctx.where(ro), bad)
@@ -214,7 +213,7 @@ def kernel_pointers(ctx):
 @check(points=15, name="faults are fixed up: a copy into a hole is a short count, get_user, "
        "put_user and copy_to_user there EFAULT, no oops", steps=[EXTABLE, LEFT, GU_EFAULT, PU_EFAULT])
 def holes(ctx):
-    g, r, bad = boot(ctx), rng(ctx, "uaccess/holes"), []
+    g, r, bad = boot(ctx), ctx.rng("uaccess/holes"), []
     before = oopses(g)
     n = r.randrange(1, 60)
     expect(g, "write hole:%d %d fill=%s" % (n, n + r.randrange(1, 500), name(r, n)), str(n),
@@ -234,7 +233,7 @@ def holes(ctx):
 @check(points=15, name="strncpy_from_user(): count, the end of user memory, a fault in the string",
        steps=[SN_EXTABLE, SN_COUNT, SN_LIMIT, SN_EFAULT])
 def strings(ctx):
-    g, r, bad = boot(ctx), rng(ctx, "uaccess/strings"), []
+    g, r, bad = boot(ctx), ctx.rng("uaccess/strings"), []
     before = oopses(g)
     text = name(r, 16)
     expect(g, "setname hole:16 fill=%s" % text, "0",
@@ -313,7 +312,7 @@ def selftests(ctx):
 @check(points=5, name="a CPU without SMAP: the same calls work (no stac or clac where they do not exist)",
        steps=[STAC])
 def without_smap(ctx):
-    g, r, bad = boot(ctx, cpu=CPU_NX), rng(ctx, "uaccess/nosmap"), []
+    g, r, bad = boot(ctx, cpu=CPU_NX), ctx.rng("uaccess/nosmap"), []
     text = name(r, r.randrange(8, 30))
     expect(g, "write buf:%d %d fill=%s" % (r.randrange(0, 4000), len(text), text),
            str(len(text)), "write(1, a good buffer)", bad)

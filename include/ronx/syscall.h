@@ -10,22 +10,7 @@
 #include <stdint.h>
 #include <ronx/traps.h>
 
-#define __NR_exit		1
-#define __NR_read		3
-#define __NR_write		4
-#define __NR_getpid		20
-#define __NR_brk		45
-#define __NR_sethostname	74
-#define __NR_munmap		91
-#define __NR_uname		122
-#define __NR_mprotect		125
-#define __NR_sched_yield	158
-#define __NR_nanosleep		162
-#define __NR_prctl		172
-#define __NR_mmap2		192
-#define __NR_exit_group		252
-#define __NR_getcpu		318
-#define NR_syscalls		319
+#include <ronx/unistd_32.h>
 
 void do_int80_syscall(struct trap_frame *f);
 long ksys_read(unsigned fd, char *buf, unsigned long count);

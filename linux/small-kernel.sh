@@ -51,10 +51,12 @@ built() { [ -s "$OUT/bzImage-base" ] && [ -s "$OUT/bzImage-fixed" ]; }
 prune() {
 	local d stamp
 	for d in "$SM"/*-*; do
-		[ -d "$d" ] && [ "$d" != "$OUT" ] || continue
-		stamp=$d/used; [ -e "$stamp" ] || stamp=$d
-		[ -z "$(find "$stamp" -maxdepth 0 -mtime -14)" ] || continue
-		say "removing $d (unused for two weeks)"; rm -rf "$d"
+		if [ ! -d "$d" ] || [ "$d" = "$OUT" ]; then continue; fi
+		stamp=$d/used
+		[ -e "$stamp" ] || stamp=$d
+		if [ -n "$(find "$stamp" -maxdepth 0 -mtime -14)" ]; then continue; fi
+		say "removing $d (unused for two weeks)"
+		rm -rf "$d"
 	done
 }
 if built && [ "$(cat "$OUT/checkpatch/key" 2>/dev/null)" = "$cpkey" ]; then

@@ -181,8 +181,8 @@ between the VMA and the PTE: `vm_get_page_prot()` in `arch/x86/mm/pgprot.c` (the
 32 bits on i386, while a PAE protection is 64 bits with `_PAGE_NX` at bit 63. It has been so
 since the x86 `vm_get_page_prot()` was added in v5.19 (commit e10cd4b00904, "x86/mm: enable
 ARCH_HAS_VM_GET_PAGE_PROT"). Patch 0003 of `linux/patches/6.1/` and `linux/patches/6.12/` fixes
-it; the last table of this section shows the small kernels without and with it. ronx's policy
-is RW+NX for data, heap and stack.
+it; the table "What the NX fix changes" below shows the small kernels without and with it.
+ronx's policy is RW+NX for data, heap and stack.
 """
 
 

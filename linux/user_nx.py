@@ -37,11 +37,17 @@ def read(boots_dir, v, kind):
     return text, done, user.parse(text), user.read_walk(boots_dir, name)
 
 
-def maps_line(text, what):
-    """spin's /proc/PID/maps line for [stack] (what="[stack]") or its first rw-p."""
+def spin_address(text, label):
+    """The address spin printed in its segment label (data, stack, ...)."""
+    m = re.search(rf"^=== ronx-user: walk spin: .*\b{label} 0x([0-9a-f]+)", text.replace("\r", ""), re.M)
+    return int(m.group(1), 16) if m else None
+
+
+def vma_of(text, addr):
+    """spin's /proc/PID/maps line whose range holds addr (None if none does)."""
     for line in re.findall(r"^=== ronx-user: maps (.*)$", text.replace("\r", ""), re.M):
-        f = line.split()
-        if len(f) >= 2 and (f[-1] == what if what.startswith("[") else f[1] == what):
+        m = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", line)
+        if m and addr is not None and int(m.group(1), 16) <= addr < int(m.group(2), 16):
             return line
     return None
 
@@ -90,11 +96,12 @@ def check(kt, boots_dir, meta):
             kt.add(done, f"{name}: small {v} kernel ({kind}) ran the user programs to the end")
             kt.add(NX_ACTIVE in text, f"{name}: the kernel says '{NX_ACTIVE}'")
             # The VMAs ask for no execute on both kernels: only the PTE differs.
-            for what, perm in (("[stack]", "rw-p"), ("rw-p", "rw-p")):
-                line = maps_line(text, what)
+            for label in ("rodata", "data", "stack"):
+                line = vma_of(text, spin_address(text, label))
+                perm = "r--p" if label == "rodata" else "rw-p"
                 kt.add(line is not None and line.split()[1] == perm,
-                       f"{name}: spin's /proc/PID/maps: {what if what.startswith('[') else 'data'} "
-                       f"VMA {perm} ({line or 'missing'})")
+                       f"{name}: spin's /proc/PID/maps: the VMA of its {label} is {perm}, no x "
+                       f"({line or 'missing'})")
             stack_nx = walk["stack"][0].endswith("+NX") if "stack" in walk else None
             for run in RUNS:
                 r = results.get(run.key)

@@ -17,18 +17,6 @@
 #define ALIGN_UP(x, a)	(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 
-#define EFAULT	14
-#define EINVAL	22
-#define ENOMEM	12
-#define ENOENT	2
-#define EBUSY	16
-#define EEXIST	17
-#define EPERM	1
-#define EIO	5
-#define ENODEV	19
-#define ERANGE	34
-#define ENOSYS	38
-#define EINTR	4
-#define EBADF	9
-#define EACCES	13
+/* Linux's errno values, shared with the user library. */
+#include <ronx/errno.h>
 #endif

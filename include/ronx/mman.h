@@ -4,17 +4,7 @@
 #define RONX_MMAN_H
 #include <stdint.h>
 #include <ronx/mm_types.h>
-
-#define PROT_NONE	0x0
-#define PROT_READ	0x1
-#define PROT_WRITE	0x2
-#define PROT_EXEC	0x4
-
-#define MAP_SHARED	0x01
-#define MAP_PRIVATE	0x02
-#define MAP_TYPE	0x0f
-#define MAP_FIXED	0x10
-#define MAP_ANONYMOUS	0x20
+#include <ronx/mman-common.h>
 
 /* At most this much user memory per process (Linux's RLIMIT_AS, fixed). */
 #define USER_PAGES_MAX	8192	/* 32 MiB */

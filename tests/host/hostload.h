@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "host_file.h"
 
 #define HOST_CORE_ADDR	0xf8000000u
 #define HOST_INIT_ADDR	0xf9000000u
@@ -77,27 +78,6 @@ static int host_load(struct host_module *m, const void *data, size_t size, bool 
 		return -1;
 	copy_sections(&m->img, m->place, &m->dest);
 	return apply_relocations(&m->img, m->place, &m->dest, lookup, NULL, &e);
-}
-
-/* Read a whole file; NULL if it cannot be read. */
-static void *host_read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	void *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc(n ? n : 1);
-		if (fread(buf, 1, n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*size = n;
-	}
-	fclose(f);
-	return buf;
 }
 
 /* host_load() build/modules/NAME.ko; prints the error if it is refused. */

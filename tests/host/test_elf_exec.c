@@ -16,26 +16,7 @@
 #include "../../kernel/elf_exec_check.c"
 #include "../../mm/vma.c"
 #include "check.h"
-
-static void *host_read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	void *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc(n ? n : 1);
-		if (fread(buf, 1, n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*size = n;
-	}
-	fclose(f);
-	return buf;
-}
+#include "host_file.h"
 
 #define DIR "build/exec/"
 

@@ -26,43 +26,10 @@
 #define __NR_wait4		114
 #define __NR_vfork		190
 
-/* Linux's errno values (include/uapi/asm-generic/errno-base.h) */
-#define EPERM	1
-#define ENOENT	2
-#define ESRCH	3
-#define EINTR	4
-#define EIO	5
-#define E2BIG	7
-#define ENOEXEC	8
-#define EBADF	9
-#define ECHILD	10
-#define EAGAIN	11
-#define ENOMEM	12
-#define EACCES	13
-#define EFAULT	14
-#define EBUSY	16
-#define EEXIST	17
-#define ENODEV	19
-#define EINVAL	22
-#define ENFILE	23
-#define EMFILE	24
-#define ENOTTY	25
-#define ESPIPE	29
-#define ERANGE	34
-#define ENOSYS	38
-#define ENOLINK	67
-#define EOVERFLOW 75
-#define EOPNOTSUPP 95
+/* Linux's errno values, and mmap's PROT_ and MAP_ flags: the kernel's lists */
+#include <ronx/errno.h>
+#include <ronx/mman-common.h>
 
-/* mmap and mprotect (Linux's values) */
-#define PROT_NONE	0x0
-#define PROT_READ	0x1
-#define PROT_WRITE	0x2
-#define PROT_EXEC	0x4
-#define MAP_SHARED	0x01
-#define MAP_PRIVATE	0x02
-#define MAP_FIXED	0x10
-#define MAP_ANONYMOUS	0x20
 #define MAP_FAILED	((void *)-1)
 
 #define PAGE_SIZE	4096UL

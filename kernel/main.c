@@ -22,6 +22,7 @@
 #include <ronx/pcbios.h>
 #include <ronx/percpu.h>
 #include <ronx/irq.h>
+#include <ronx/smp.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -78,5 +79,6 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	sort_kernel_exports();
 	ro_after_init_test_boot();
 	pcibios_init();
+	smp_init();
 	rest_init();
 }

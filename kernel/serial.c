@@ -9,6 +9,7 @@
 #include <ronx/console.h>
 #include <ronx/irq.h>
 #include <ronx/tty.h>
+#include <ronx/spinlock.h>
 
 #define COM1		0x3F8
 #define UART_IER	1
@@ -36,7 +37,7 @@ void serial_init(void)
 void serial_putc(char c)
 {
 	while (!(inb(COM1 + UART_LSR) & LSR_THR_EMPTY))
-		;
+		cpu_relax();
 	outb(COM1, (unsigned char)c);
 }
 

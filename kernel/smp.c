@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Running a function on other CPUs (Linux: kernel/smp.c,
+ * smp_call_function_many() and on_each_cpu(); kernel/stop_machine.c).
+ *
+ * One call is in flight at a time (call_lock): its function, its argument
+ * and the mask of CPUs that still have to run it. The caller sends each
+ * of them an IPI on CALL_FUNCTION_VECTOR and, to wait, spins until the
+ * mask is empty: each CPU clears its bit after the function has run. That
+ * bit is the acknowledgement a TLB shootdown waits for.
+ *
+ * The kernel runs with interrupts off, so an IPI waits until its target
+ * turns them on (idle, user mode, sti; hlt) or spins: cpu_relax() looks
+ * for a call addressed to this CPU and runs it. So a CPU never waits for
+ * an acknowledgement from a CPU that spins waiting for it (the deadlock
+ * docs/design.md's lock rules are about).
+ */
+#include <ronx/compiler.h>
+#include <ronx/x86.h>
+#include <ronx/spinlock.h>
+#include <ronx/apic.h>
+#include <ronx/smp.h>
+
+struct call_function_data {
+	smp_call_func_t func;
+	void *info;
+	volatile cpumask_t pending;	/* CPUs yet to run func and acknowledge */
+};
+
+static struct call_function_data cfd;
+static DEFINE_SPINLOCK(call_lock);
+
+/*
+ * Runs the call in flight if this CPU is one of its targets, then clears
+ * this CPU's bit: from the IPI, or from cpu_relax() while this CPU spins.
+ * in_call keeps a function that itself waits (stop_machine) from being
+ * entered again from its own wait.
+ */
+void generic_smp_call_function_interrupt(void)
+{
+	struct cpu *c = this_cpu();
+	cpumask_t me = 1UL << c->id;
+
+	if (c->in_call || !(cfd.pending & me))
+		return;
+	c->in_call = true;
+	cfd.func(cfd.info);
+	c->in_call = false;
+	c->tlb.ipis_received++;
+	__atomic_fetch_and(&cfd.pending, ~me, __ATOMIC_RELEASE);
+}
+
+/* The IPI itself (CALL_FUNCTION_VECTOR). */
+void smp_call_function_ipi(struct trap_frame *f)
+{
+	(void)f;
+	apic_eoi();
+	generic_smp_call_function_interrupt();
+}
+
+/* One turn of a busy wait: a pause, and any call sent to this CPU. */
+void cpu_relax(void)
+{
+	struct cpu *c = this_cpu();
+
+	__asm__ volatile("pause" : : : "memory");
+	if (cfd.pending & (1UL << c->id) && !c->in_call) {
+		c->tlb.served_spinning++;
+		generic_smp_call_function_interrupt();
+	}
+}
+
+/* Publishes the call and sends its IPIs; call_lock held, no call in flight. */
+static void send_call_function(cpumask_t mask, smp_call_func_t func, void *info)
+{
+	struct cpu *c = this_cpu();
+
+	cfd.func = func;
+	cfd.info = info;
+	__atomic_store_n(&cfd.pending, mask, __ATOMIC_RELEASE);
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (mask & (1UL << cpu)) {
+			apic_send_IPI(cpus[cpu].apic_id, CALL_FUNCTION_VECTOR);
+			c->tlb.ipis_sent++;
+		}
+	}
+}
+
+/* Takes call_lock once the call before (perhaps sent without waiting) is done. */
+static void begin_call(void)
+{
+	spin_lock(&call_lock);
+	while (cfd.pending)
+		cpu_relax();
+}
+
+/*
+ * Runs func(info) on every online CPU in mask except this one. With wait,
+ * returns once each has run it; without, once each has been sent the IPI
+ * (info must then outlive the call). Interrupts may be on or off.
+ */
+void smp_call_function_many(cpumask_t mask, smp_call_func_t func, void *info, bool wait)
+{
+	mask &= cpu_online_mask & ~(1UL << smp_processor_id());
+	if (!mask)
+		return;
+	begin_call();
+	send_call_function(mask, func, info);
+	if (wait)
+		while (cfd.pending)
+			cpu_relax();
+	spin_unlock(&call_lock);
+}
+
+int smp_call_function_single(int cpu, smp_call_func_t func, void *info, bool wait)
+{
+	unsigned long flags;
+
+	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu))
+		return -ENODEV;
+	if (cpu == smp_processor_id()) {
+		local_irq_save(flags);
+		func(info);
+		local_irq_restore(flags);
+		return 0;
+	}
+	smp_call_function_many(1UL << cpu, func, info, wait);
+	return 0;
+}
+
+/* func(info) here, with interrupts off, then on every other online CPU. */
+void on_each_cpu(smp_call_func_t func, void *info, bool wait)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	func(info);
+	local_irq_restore(flags);
+	smp_call_function_many(cpu_online_mask, func, info, wait);
+}
+
+/*
+ * stop_machine(): every other online CPU parks in stop_cpu() with
+ * interrupts off, fn runs here, then each CPU serializes (sync_core) and
+ * goes on. While the others are parked they may hold any lock, so fn
+ * must take none (no printk either) and send no IPI: it writes and
+ * returns. Linux 2.6.38's text_poke_smp() patched kernel text this way.
+ */
+struct stop_state {
+	volatile int arrived;
+	volatile bool release;
+};
+
+static void stop_cpu(void *info)
+{
+	struct stop_state *st = info;
+
+	__atomic_fetch_add(&st->arrived, 1, __ATOMIC_ACQ_REL);
+	while (!st->release)
+		__asm__ volatile("pause" : : : "memory");
+	sync_core();
+}
+
+int stop_machine(int (*fn)(void *), void *data)
+{
+	struct stop_state st = { 0, false };
+	cpumask_t others = cpu_online_mask & ~(1UL << smp_processor_id());
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	/* call_lock stays ours until every CPU has left stop_cpu(): no other call can start */
+	begin_call();
+	if (others)
+		send_call_function(others, stop_cpu, &st);
+	while (st.arrived < __builtin_popcountl(others))
+		cpu_relax();
+	ret = fn(data);
+	sync_core();
+	__atomic_store_n(&st.release, true, __ATOMIC_RELEASE);
+	while (cfd.pending)
+		cpu_relax();
+	spin_unlock(&call_lock);
+	local_irq_restore(flags);
+	return ret;
+}

@@ -151,13 +151,34 @@ struct stop_state {
 	volatile bool release;
 };
 
+/*
+ * A parked CPU other than the boot CPU halts instead of spinning (under
+ * QEMU a spinning virtual CPU takes a host CPU from the one doing the
+ * work): its TPR lets through only the IPI vectors 0xf0-0xff, and no
+ * device interrupt is routed to it, so nothing runs there until the
+ * wake-up IPI. The boot CPU takes the 8259's interrupts: it spins.
+ */
+static bool may_halt_parked(void)
+{
+	return smp_processor_id() != 0;
+}
+
 static void stop_cpu(void *info)
 {
 	struct stop_state *st = info;
+	bool halt = may_halt_parked();
 
+	if (halt)
+		apic_write(APIC_TASKPRI, 0xe0);
 	__atomic_fetch_add(&st->arrived, 1, __ATOMIC_ACQ_REL);
-	while (!st->release)
-		__asm__ volatile("pause" : : : "memory");
+	while (!__atomic_load_n(&st->release, __ATOMIC_ACQUIRE)) {
+		if (halt)
+			wait_for_interrupt();
+		else
+			__asm__ volatile("pause" : : : "memory");
+	}
+	if (halt)
+		apic_write(APIC_TASKPRI, 0);
 	sync_core();
 }
 
@@ -178,9 +199,57 @@ int stop_machine(int (*fn)(void *), void *data)
 	ret = fn(data);
 	sync_core();
 	__atomic_store_n(&st.release, true, __ATOMIC_RELEASE);
+	for (int cpu = 1; cpu < NR_CPUS; cpu++)		/* the halted ones */
+		if (others & (1UL << cpu))
+			apic_send_IPI(cpus[cpu].apic_id, RESCHEDULE_VECTOR);
 	while (cfd.pending)
 		cpu_relax();
 	spin_unlock(&call_lock);
 	local_irq_restore(flags);
 	return ret;
+}
+
+/*
+ * Work for another CPU that runs outside any IPI, so that it can take
+ * IPIs itself while it runs (self-tests that keep a CPU busy writing or
+ * calling patched code). Its idle loop runs it; RESCHEDULE_VECTOR wakes it.
+ */
+int start_cpu_work(int cpu, void (*fn)(void *), void *arg)
+{
+	struct cpu *c = &cpus[cpu];
+
+	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu) || cpu == smp_processor_id())
+		return -ENODEV;
+	if (c->work)
+		return -EBUSY;
+	c->work_arg = arg;
+	__atomic_store_n(&c->work, fn, __ATOMIC_RELEASE);
+	apic_send_IPI(c->apic_id, RESCHEDULE_VECTOR);
+	return 0;
+}
+
+/* Spins (serving calls) until cpu has finished the work it was given. */
+void wait_cpu_work(int cpu)
+{
+	while (cpus[cpu].work)
+		cpu_relax();
+}
+
+/* The idle loop's part: run the work given to this CPU, then say it is done. */
+void run_cpu_work(void)
+{
+	struct cpu *c = this_cpu();
+	void (*fn)(void *) = __atomic_load_n(&c->work, __ATOMIC_ACQUIRE);
+
+	if (!fn)
+		return;
+	fn(c->work_arg);
+	__atomic_store_n(&c->work, 0, __ATOMIC_RELEASE);
+}
+
+/* RESCHEDULE_VECTOR: only wakes the CPU from hlt; its loop looks for work. */
+void smp_reschedule_ipi(struct trap_frame *f)
+{
+	(void)f;
+	apic_eoi();
 }

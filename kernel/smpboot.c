@@ -106,8 +106,10 @@ void __noreturn start_secondary(struct cpu *c)
 	setup_local_APIC(false);
 	read_regs(&ap_regs[c->id]);
 	__atomic_fetch_or(&cpu_online_mask, 1UL << c->id, __ATOMIC_SEQ_CST);
-	for (;;)
+	for (;;) {
+		run_cpu_work();
 		wait_for_interrupt();
+	}
 }
 
 /* Copies the trampoline to its low page and maps that page at its own address. */
@@ -300,6 +302,7 @@ void __init smp_init(void)
 	apic_map(mi.lapic_address);
 	setup_local_APIC(true);
 	set_apic_vector_handler(CALL_FUNCTION_VECTOR, smp_call_function_ipi);
+	set_apic_vector_handler(RESCHEDULE_VECTOR, smp_reschedule_ipi);
 	self = read_apic_id();
 	cpus[0].apic_id = self;
 	read_regs(&boot_regs);
@@ -330,3 +333,39 @@ int other_online_cpu(void)
 			return cpu;
 	return -1;
 }
+
+/* What each CPU's control registers are now, read on that CPU. */
+static struct cpu_regs now_regs[NR_CPUS];
+
+static void read_regs_here(void *info)
+{
+	(void)info;
+	read_regs(&now_regs[smp_processor_id()]);
+}
+
+static int cmd_cpus(int argc, char **argv)
+{
+	int cpu;
+
+	(void)argc;
+	(void)argv;
+	on_each_cpu(read_regs_here, 0, true);
+	cprintf("CPU  APIC  CR0       CR3       CR4       EFER      shootdowns  calls run\n");
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		const struct cpu_regs *r = &now_regs[cpu];
+		const struct cpu *c = &cpus[cpu];
+
+		if (!cpu_online(cpu)) {
+			if (cpu && c->apic_id)
+				cprintf("%3d  %#4x  (did not answer at boot)\n", cpu, c->apic_id);
+			continue;
+		}
+		cprintf("%3d  %#4x  %08x  %08x  %08x  %08llx  %10lu  %9lu%s\n", cpu, c->apic_id,
+			r->cr0, r->cr3, r->cr4, (unsigned long long)r->efer, c->tlb.shootdowns,
+			c->tlb.ipis_received, cpu == smp_processor_id() ? "  (runs this shell)" : "");
+	}
+	cprintf("%d CPU%s online; the firmware lists %d\n", num_online_cpus(),
+		num_online_cpus() == 1 ? "" : "s", nr_cpus_present);
+	return 0;
+}
+SHELL_COMMAND("cpus", cmd_cpus, "cpus", "each CPU: APIC id, CR0/CR3/CR4/EFER read on it now, shootdowns");

@@ -62,6 +62,8 @@ struct cpu {
 	int nr_held;			/* entries of held_locks[] in use */
 	bool in_call;			/* running a cross-CPU call: do not serve another */
 	struct tlb_stats tlb;
+	void (*volatile work)(void *);	/* start_cpu_work(): its idle loop runs it */
+	void *work_arg;
 };
 
 extern struct cpu cpus[NR_CPUS];

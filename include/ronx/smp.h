@@ -45,6 +45,10 @@ void on_each_cpu(smp_call_func_t func, void *info, bool wait);
 void generic_smp_call_function_interrupt(void);
 void smp_call_function_ipi(struct trap_frame *f);
 int stop_machine(int (*fn)(void *), void *data);
+int start_cpu_work(int cpu, void (*fn)(void *), void *arg);
+void wait_cpu_work(int cpu);
+void run_cpu_work(void);
+void smp_reschedule_ipi(struct trap_frame *f);
 
 /* kernel/smpboot.c */
 void smp_init(void);

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Self-tests of SMP: every CPU set up like the boot CPU, and TLB
+ * shootdowns that reach every CPU before set_memory_*() returns. Each
+ * test that needs a second CPU skips, with the reason, on one.
+ *
+ * The stale-entry tests repeat thousands of times: another CPU loads the
+ * page into its TLB (it writes it, or runs code there), this CPU takes the
+ * permission away, the other CPU tries again. Once is a fault; a write
+ * or a call that goes through is a stale TLB entry, and the test fails
+ * with how often it happened. Booted with cpa_shootdown=off they fail:
+ * tests/qemu/test_smp.py checks that they can.
+ */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/string.h>
+#include <ronx/x86.h>
+#include <ronx/mm.h>
+#include <ronx/pageattr.h>
+#include <ronx/spinlock.h>
+#include <ronx/tlbflush.h>
+#include <ronx/module.h>
+#include <ronx/smp.h>
+#include <ronx/smp_probe.h>
+#include <ronx/ktest.h>
+
+#define STALE_REPS	2000	/* per stale-entry test, over all the other CPUs */
+#define RACE_REPS	200
+#define PATCH_REPS	2000
+#define STRESS_REPS	200
+#define RET		0xc3
+
+static const char *const one_cpu = "one CPU online: no other CPU's TLB can go stale";
+
+/* A zeroed page of the direct map; 4K-mapped if the allocator has one. */
+static unsigned long test_page(void)
+{
+	unsigned long pa = alloc_page();
+
+	return pa ? (unsigned long)__va(pa) : 0;
+}
+
+static void free_test_page(unsigned long va)
+{
+	set_memory_nx(va, 1);
+	set_memory_rw(va, 1);
+	free_page(__pa(va));
+}
+
+struct regs {
+	uint32_t cr0, cr3, cr4;
+	uint64_t efer;
+};
+
+static struct regs cpu_regs[NR_CPUS];
+extern unsigned char nx_supported;
+
+static void read_my_regs(void *info)
+{
+	struct regs *r = &cpu_regs[smp_processor_id()];
+
+	(void)info;
+	*r = (struct regs){ read_cr0(), read_cr3(), read_cr4(),
+			    nx_supported ? rdmsr(MSR_EFER) : 0 };
+}
+
+KTEST(smp, every_cpu_runs_with_the_boot_cpus_control_registers)
+{
+	int cpu;
+
+	if (num_online_cpus() < 2)
+		return kt_skip(t, one_cpu);
+	memset(cpu_regs, 0, sizeof(cpu_regs));
+	on_each_cpu(read_my_regs, 0, true);
+	for_each_online_cpu(cpu) {
+		const struct regs *r = &cpu_regs[cpu], *b = &cpu_regs[0];
+
+		KT_EXPECT(t, r->cr0 == b->cr0 && r->cr4 == b->cr4 && r->efer == b->efer,
+			  "CPU %d: CR0 %08x CR4 %08x EFER %llx, CPU 0: %08x %08x %llx", cpu,
+			  r->cr0, r->cr4, r->efer, b->cr0, b->cr4, b->efer);
+		KT_EXPECT(t, r->cr3 == __pa(swapper_pg_dir), "CPU %d: CR3 %08x, not the kernel's %08lx",
+			  cpu, r->cr3, __pa(swapper_pg_dir));
+		KT_EXPECT(t, (r->cr0 & X86_CR0_WP) && (r->cr4 & X86_CR4_PAE),
+			  "CPU %d: WP or PAE off", cpu);
+		KT_EXPECT(t, !nx_enabled || (r->efer & EFER_NX), "CPU %d: EFER.NXE off", cpu);
+	}
+}
+
+static volatile int calls_seen[NR_CPUS];
+
+static void count_call(void *info)
+{
+	(void)info;
+	calls_seen[smp_processor_id()]++;
+}
+
+KTEST(smp, every_online_cpu_answers_a_call)
+{
+	int cpu;
+
+	if (num_online_cpus() < 2)
+		return kt_skip(t, one_cpu);
+	memset((void *)calls_seen, 0, sizeof(calls_seen));
+	for (int i = 0; i < 100; i++)
+		on_each_cpu(count_call, 0, true);
+	for_each_online_cpu(cpu)
+		KT_EXPECT(t, calls_seen[cpu] == 100, "CPU %d ran %d of 100 calls", cpu,
+			  calls_seen[cpu]);
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		KT_EXPECT(t, cpu_online(cpu) || !calls_seen[cpu], "offline CPU %d ran a call", cpu);
+}
+
+KTEST(smp, no_stale_write_after_set_memory_ro)
+{
+	unsigned long va = test_page();
+	int stale = 0, cpu = 0, first = -1;
+
+	if (num_online_cpus() < 2) {
+		free_test_page(va);
+		return kt_skip(t, one_cpu);
+	}
+	for (int i = 0; i < STALE_REPS; i++) {
+		cpu = next_other_cpu(cpu);
+		KT_EXPECT(t, probe_write_on(cpu, (void *)va) == 0, "CPU %d cannot write the RW page", cpu);
+		set_memory_ro(va, 1);
+		if (probe_write_on(cpu, (void *)va) == 0 && !stale++)
+			first = cpu;
+		set_memory_rw(va, 1);
+	}
+	KT_EXPECT(t, !stale,
+		  "%d of %d writes went through on another CPU (first on CPU %d) after set_memory_ro() on CPU %d: stale TLB entries",
+		  stale, STALE_REPS, first, smp_processor_id());
+	free_test_page(va);
+}
+
+KTEST(smp, no_stale_exec_after_set_memory_nx)
+{
+	unsigned long va = test_page();
+	int stale = 0, cpu = 0, first = -1;
+
+	if (num_online_cpus() < 2 || !nx_enabled) {
+		free_test_page(va);
+		return kt_skip(t, !nx_enabled ? "NX is not in use" : one_cpu);
+	}
+	*(unsigned char *)va = RET;
+	set_memory_ro(va, 1);
+	for (int i = 0; i < STALE_REPS; i++) {
+		cpu = next_other_cpu(cpu);
+		set_memory_x(va, 1);
+		KT_EXPECT(t, probe_exec_on(cpu, (void *)va, 0) == 0, "CPU %d cannot run the RO+X page",
+			  cpu);
+		set_memory_nx(va, 1);
+		if (probe_exec_on(cpu, (void *)va, 0) == 0 && !stale++)
+			first = cpu;
+	}
+	KT_EXPECT(t, !stale,
+		  "%d of %d calls ran on another CPU (first on CPU %d) after set_memory_nx() on CPU %d: stale TLB entries",
+		  stale, STALE_REPS, first, smp_processor_id());
+	free_test_page(va);
+}
+
+/*
+ * More pages than TLB_FLUSH_CEILING: each CPU must flush everything, not
+ * the first page or the first 32. The other CPU writes all 48 pages, this
+ * one makes them read-only, the other tries the first, the middle and the
+ * last.
+ */
+KTEST(smp, a_long_request_is_flushed_whole_on_every_cpu)
+{
+	enum { N = 48 };
+	unsigned long pa = alloc_pages(N), va = (unsigned long)__va(pa);
+	static const int tried[] = { 0, TLB_FLUSH_CEILING, N - 1 };
+	int cpu = next_other_cpu(0), stale = 0;
+
+	if (!pa)
+		return kt_skip(t, "no 48 contiguous free pages");
+	if (cpu < 0) {
+		free_pages(pa, N);
+		return kt_skip(t, one_cpu);
+	}
+	for (int rep = 0; rep < 20; rep++, cpu = next_other_cpu(cpu)) {
+		for (int i = 0; i < N; i++)
+			probe_write_on(cpu, (void *)(va + i * PAGE_SIZE));
+		set_memory_ro(va, N);
+		for (unsigned i = 0; i < ARRAY_SIZE(tried); i++)
+			if (probe_write_on(cpu, (void *)(va + tried[i] * PAGE_SIZE)) == 0 && !stale++)
+				kt_fail(t, __FILE__, __LINE__,
+					"page %d of %d written on CPU %d after set_memory_ro() of all %d: stale TLB entry",
+					tried[i], N, cpu, N);
+		set_memory_rw(va, N);
+	}
+	KT_EXPECT(t, !stale, "%d stale writes in 20 rounds", stale);
+	free_pages(pa, N);
+}
+
+/*
+ * The other CPU writes the page in a loop, on its own, while this one
+ * makes it read-only and then says so (phase). Every write it starts
+ * after it has seen the new phase must fault: set_memory_ro() may return
+ * only when that CPU has flushed, not merely been sent the IPI.
+ */
+struct race {
+	unsigned long va;
+	volatile int phase;		/* 0: RW, 1: set_memory_ro() has returned */
+	volatile int ack;		/* the phase the writer's last whole write saw */
+	volatile int seen_ro;		/* writes the other CPU tried in phase 1 */
+	volatile int stale;
+	volatile bool stop;
+};
+
+static void race_writer(void *arg)
+{
+	struct race *r = arg;
+
+	while (!r->stop) {
+		int phase = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
+		int ok = probe_write_same((void *)r->va) == 0;
+
+		if (phase) {
+			if (ok)
+				r->stale++;
+			r->seen_ro++;
+		}
+		__atomic_store_n(&r->ack, phase, __ATOMIC_RELEASE);
+		cpu_relax();
+	}
+}
+
+KTEST(smp, set_memory_ro_waits_for_every_cpu)
+{
+	struct race r = { test_page(), 0, 0, 0, 0, false };
+	int cpu = next_other_cpu(0);
+
+	if (cpu < 0) {
+		free_test_page(r.va);
+		return kt_skip(t, one_cpu);
+	}
+	KT_EXPECT(t, start_cpu_work(cpu, race_writer, &r) == 0, "CPU %d is busy", cpu);
+	for (int i = 0; i < RACE_REPS; i++) {
+		int seen;
+
+		set_memory_ro(r.va, 1);
+		__atomic_store_n(&r.phase, 1, __ATOMIC_RELEASE);
+		seen = r.seen_ro;
+		while (r.seen_ro < seen + 2)	/* two whole writes in phase 1 */
+			cpu_relax();
+		__atomic_store_n(&r.phase, 0, __ATOMIC_RELEASE);
+		while (r.ack)			/* no write of phase 1 still under way */
+			cpu_relax();
+		set_memory_rw(r.va, 1);
+	}
+	r.stop = true;
+	wait_cpu_work(cpu);
+	KT_EXPECT(t, !r.stale,
+		  "%d writes went through on CPU %d after set_memory_ro() had returned on CPU %d: it did not wait for the flush",
+		  r.stale, cpu, smp_processor_id());
+	free_test_page(r.va);
+}
+
+/*
+ * The deadlock the lock rules prevent: a CPU that holds a lock and waits
+ * for a shootdown's acknowledgement, while another spins on that lock
+ * with interrupts off. Both CPUs here take one lock, and inside it change
+ * a page (a shootdown to every CPU), as fast as they can; pgd_lock is
+ * contended the same way. Finishing is the test.
+ */
+static DEFINE_SPINLOCK(stress_lock);
+
+struct stress {
+	unsigned long va;
+	volatile int done;
+};
+
+static void stress_loop(unsigned long va, volatile int *done)
+{
+	for (int i = 0; i < STRESS_REPS; i++) {
+		unsigned long flags;
+
+		spin_lock_irqsave(&stress_lock, flags);
+		set_memory_ro(va, 1);
+		set_memory_rw(va, 1);
+		spin_unlock_irqrestore(&stress_lock, flags);
+		set_memory_ro(va, 1);
+		set_memory_rw(va, 1);
+		(*done)++;
+	}
+}
+
+static void stress_partner(void *arg)
+{
+	struct stress *s = arg;
+
+	stress_loop(s->va, &s->done);
+}
+
+KTEST(smp, shootdowns_while_others_spin_on_locks)
+{
+	struct stress mine = { test_page(), 0 }, theirs = { test_page(), 0 };
+	int cpu = next_other_cpu(0);
+
+	if (cpu < 0) {
+		free_test_page(mine.va);
+		free_test_page(theirs.va);
+		return kt_skip(t, one_cpu);
+	}
+	KT_EXPECT(t, start_cpu_work(cpu, stress_partner, &theirs) == 0, "CPU %d is busy", cpu);
+	stress_loop(mine.va, &mine.done);
+	wait_cpu_work(cpu);
+	KT_EXPECT(t, mine.done == STRESS_REPS && theirs.done == STRESS_REPS,
+		  "rounds done: %d here, %d on CPU %d", mine.done, theirs.done, cpu);
+	free_test_page(mine.va);
+	free_test_page(theirs.va);
+}
+
+/*
+ * Text patching on SMP: another CPU calls patch_site_call() in a loop,
+ * with interrupts on, while this one rewrites the call at patch_site
+ * through text_poke() (stop_machine() inside), thousands of times. Every
+ * call must return 1 or 2 (a_calls, b_calls) and nothing may fault.
+ */
+extern int patch_site_call(void);
+extern unsigned char patch_site[], patch_target_a[], patch_target_b[];
+
+struct caller {
+	int (*fn)(void);
+	volatile bool stop;
+	volatile unsigned long calls[3], wrong;
+};
+
+static void call_loop(void *arg)
+{
+	struct caller *c = arg;
+
+	local_irq_enable();	/* the stop IPI may land anywhere */
+	while (!c->stop) {
+		int v = c->fn();
+
+		if (v == 1 || v == 2)
+			c->calls[v]++;
+		else
+			c->wrong++;
+	}
+	local_irq_disable();
+}
+
+static void call_to(unsigned char *site, const void *target, unsigned char out[5])
+{
+	int rel = (int)((unsigned long)target - (unsigned long)(site + 5));
+
+	out[0] = 0xe8;
+	memcpy(out + 1, &rel, 4);
+}
+
+KTEST(smp, text_poke_while_another_cpu_runs_the_site)
+{
+	struct caller c = { patch_site_call, false, { 0, 0, 0 }, 0 };
+	unsigned char to_a[5], to_b[5];
+	int cpu = next_other_cpu(0), errors = 0;
+
+	if (cpu < 0)
+		return kt_skip(t, one_cpu);
+	call_to(patch_site, patch_target_a, to_a);
+	call_to(patch_site, patch_target_b, to_b);
+	KT_EXPECT(t, memcmp(patch_site, to_a, 5) == 0, "patch_site does not call patch_target_a");
+	KT_EXPECT(t, start_cpu_work(cpu, call_loop, &c) == 0, "CPU %d is busy", cpu);
+	for (int i = 0; i < PATCH_REPS; i++)
+		errors += text_poke(patch_site, i % 2 ? to_a : to_b, 5, 0) != 0;
+	text_poke(patch_site, to_a, 5, 0);
+	c.stop = true;
+	wait_cpu_work(cpu);
+	KT_EXPECT(t, !errors, "%d text_poke() calls failed", errors);
+	KT_EXPECT(t, !c.wrong, "%lu calls returned neither 1 nor 2", c.wrong);
+	KT_EXPECT(t, c.calls[1] && c.calls[2],
+		  "CPU %d ran the old target %lu times and the new one %lu times: both should show",
+		  cpu, c.calls[1], c.calls[2]);
+	KT_EXPECT(t, memcmp(patch_site, to_a, 5) == 0, "patch_site not restored");
+}
+
+/*
+ * Seed 003's way on SMP: patchme's call site, rewritten inside
+ * set_all_modules_text_rw()/_ro() while another CPU runs patchme_run().
+ * Each call bumps exactly one of two counters: patchme_counter (the
+ * original target) or ours.
+ */
+static volatile unsigned long probe_calls;
+
+static void count_probe(void)
+{
+	probe_calls++;
+}
+
+static unsigned int (*patchme_run_fn)(unsigned int);
+
+static int run_patchme_once(void)
+{
+	unsigned long before = probe_calls;
+	unsigned int counter = patchme_run_fn(0), after;
+
+	after = patchme_run_fn(1);
+	return (after - counter) + (unsigned)(probe_calls - before) == 1 ?
+		(probe_calls != before ? 2 : 1) : 3;
+}
+
+KTEST(smp, module_text_window_while_another_cpu_runs_the_site)
+{
+	struct caller c = { run_patchme_once, false, { 0, 0, 0 }, 0 };
+	const struct kernel_symbol *site, *run;
+	unsigned char orig[5], probe[5];
+	struct module *owner;
+	int cpu = next_other_cpu(0);
+
+	if (cpu < 0)
+		return kt_skip(t, one_cpu);
+	if (!module_ronx)
+		return kt_skip(t, "module_ronx=off: module text is always writable");
+	if (!find_module("patchme") && insmod("patchme", "") != 0)
+		return kt_skip(t, "patchme.ko did not load");
+	site = find_symbol("patchme_site", &owner);
+	run = find_symbol("patchme_run", &owner);
+	KT_EXPECT(t, site && run, "patchme exports no patchme_site/patchme_run");
+	if (!site || !run)
+		return;
+	patchme_run_fn = (unsigned int (*)(unsigned int))run->value;
+	memcpy(orig, (void *)site->value, 5);
+	call_to((unsigned char *)site->value, count_probe, probe);
+	KT_EXPECT(t, start_cpu_work(cpu, call_loop, &c) == 0, "CPU %d is busy", cpu);
+	for (int i = 0; i < PATCH_REPS / 4; i++) {
+		set_all_modules_text_rw();
+		text_poke_write((void *)site->value, i % 2 ? orig : probe, 5);
+		set_all_modules_text_ro();
+	}
+	set_all_modules_text_rw();
+	text_poke_write((void *)site->value, orig, 5);
+	set_all_modules_text_ro();
+	c.stop = true;
+	wait_cpu_work(cpu);
+	KT_EXPECT(t, !c.wrong, "%lu runs of patchme's site counted other than once", c.wrong);
+	KT_EXPECT(t, c.calls[1] && c.calls[2],
+		  "CPU %d ran the original %lu times and the patched site %lu times: both should show",
+		  cpu, c.calls[1], c.calls[2]);
+	KT_EXPECT(t, memcmp((void *)site->value, orig, 5) == 0, "patchme_site not restored");
+}

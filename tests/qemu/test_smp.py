@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""SMP (issue 16), from outside as well as inside: the CPUs ronx starts
+and the ones it must not (nosmp, maxcpus=, a CPU that never answers), read
+from QEMU per CPU; the trampoline mapped executable while CPUs start and
+gone after (gdb stops the boot inside smp_init); and cpa_shootdown=off,
+with which the stale TLB entry is real: the crash demos' writes go
+through and the self-tests that look for stale entries fail, proving
+that they can."""
+import os
+import re
+import shutil
+import subprocess
+
+from guest import BUILD, ROOT, Guest
+from smp import (check_cpus_parked, check_cpus_up, check_trampoline_gone, cpu_states,
+                 PAGE_OFFSET)
+from tlb import PageTables, kernel_symbols
+
+ELF = os.path.join(BUILD, "kernel.elf")
+
+
+def kernel_cr3():
+    return kernel_symbols(ELF)["swapper_pg_dir"] - PAGE_OFFSET
+
+
+def test_smp_every_cpu_up(t):
+    """-smp 4: the boot lines, each CPU from QEMU and from `cpus`, the counters."""
+    with Guest("smp4", extra=["-smp", "4"]) as g:
+        log = g.wait_ready()
+        for cpu in (1, 2, 3):
+            t.check(re.search(r"^smpboot: CPU %d APIC 0x%x \.\.\. ok: CR0 [0-9a-f]{8} CR3 %08x "
+                              r"CR4 [0-9a-f]{8} EFER [0-9a-f]+ \(as the boot CPU\)$"
+                              % (cpu, cpu, kernel_cr3()), log, re.M),
+                    "boot says CPU %d is up with the kernel's CR3, as the boot CPU" % cpu)
+        t.check("smp: Bringing up secondary CPUs ..." in log and
+                "smp: Brought up 1 node, 4 CPUs" in log, "Linux's smp: lines")
+        stat = g.command("cpastat")
+        rows = {int(m.group(1)): [int(x) for x in m.group(2).split()]
+                for m in re.finditer(r"^\s*(\d)\s+((?:\d+\s+){5}\d+)$", stat, re.M)}
+        states = cpu_states(g)
+        check_cpus_up(t, "smp4", states, {0, 1, 2, 3}, kernel_cr3())
+        check_trampoline_gone(t, "smp4", g, log)
+        line = [l for l in g.monitor("info tlb").splitlines() if l.startswith("00000000ffe00000:")]
+        t.check(re.match(r"^00000000ffe00000: 80000000fee00000 XG-[D-][A-]CT-W$", line[0] if line else ""),
+                "the local APIC's registers: 0xffe00000 -> 0xfee00000, RW+NX, uncached "
+                "(PCD, PWT: C and T in info tlb)", "%s" % line)
+        out = g.command("cpus")
+        for s in states:
+            t.check(re.search(r"^\s+%d\s+0x%x\s+%08x\s+%08x\s+%08x\s+%08x\s"
+                              % (s["cpu"], s["cpu"], s["CR0"], s["CR3"], s["CR4"], s["EFER"]),
+                              out, re.M),
+                    "`cpus` CPU %d: the registers QEMU reads" % s["cpu"], out)
+
+        t.check(len(rows) == 4 and rows[0][0] > 0 and rows[0][1] == 3 * rows[0][0],
+                "cpastat: CPU 0's boot shootdowns each sent 3 IPIs", stat)
+        t.check(all(rows.get(c, [0] * 6)[2] == rows[0][0] for c in (1, 2, 3)),
+                "cpastat: each other CPU ran every one of them", stat)
+        ktap = t.ktap(g.command("selftest smp", timeout=600), "selftest[smp4]")
+        t.check(ktap and all(st == "ok" for _, _, st, _ in ktap), "every smp self-test passes")
+        t.check(g.poweroff() == 1, "poweroff with 4 CPUs up")
+
+
+def test_smp_cpus_left_out(t):
+    """nosmp and maxcpus=2: the others stay as the BIOS left them (QEMU says so)."""
+    for cmdline, up, line in (("nosmp", 1, "smp: nosmp on the command line: the other 3 CPUs stay halted"),
+                              ("maxcpus=2", 2, "smpboot: CPU APIC 0x2 not started: maxcpus on the command line")):
+        with Guest("smp " + cmdline, cmdline=cmdline, extra=["-smp", "4"]) as g:
+            log = g.wait_ready()
+            t.check(line in log and "smp: Brought up 1 node, %d CPU%s" % (up, "s" if up > 1 else "") in log,
+                    "[%s] %s" % (cmdline, line), log[-600:])
+            states = cpu_states(g)
+            check_cpus_up(t, cmdline, states, set(range(up)), kernel_cr3())
+            check_cpus_parked(t, cmdline, states, set(range(up, 4)))
+            out = g.command("crash SMP_STALE_WRITE")
+            t.check(("needs a second CPU" in out) == (up == 1),
+                    "[%s] the demo runs only with a second CPU" % cmdline, out)
+            g.poweroff()
+
+
+def test_smp_cpu_that_does_not_answer(t):
+    """smpboot_fail=2: CPU 2 gets no STARTUP; the boot says so and runs on the other three."""
+    with Guest("smp fail", cmdline="smpboot_fail=2", extra=["-smp", "4"]) as g:
+        log = g.wait_ready()
+        t.check(re.search(r"^smpboot: CPU 2 APIC 0x2 \.\.\. not responding after \d+ ms .*going on without it$",
+                          log, re.M), "the boot reports CPU 2 not responding", log[-900:])
+        t.check("smp: Brought up 1 node, 3 CPUs" in log, "the kernel runs on 3 CPUs")
+        states = cpu_states(g)
+        check_cpus_up(t, "fail", states, {0, 1, 3}, kernel_cr3())
+        check_cpus_parked(t, "fail", states, {2})
+        t.check("(did not answer at boot)" in g.command("cpus"), "`cpus` names the CPU that did not answer")
+        ktap = t.ktap(g.command("selftest smp", timeout=600), "selftest[smpboot_fail=2]")
+        t.check(ktap and all(st == "ok" for _, _, st, _ in ktap),
+                "every smp self-test passes on the CPUs that came up")
+        t.check(g.poweroff() == 1, "poweroff")
+
+
+def test_smp_stale_tlb_without_shootdown(t):
+    """cpa_shootdown=off: the write and the call go through on CPU 1, and the
+    self-tests that look for stale entries find them (each can fail)."""
+    with Guest("smp shootdown off", cmdline="cpa_shootdown=off", extra=["-smp", "2"]) as g:
+        g.wait_ready()
+        out = g.command("crash SMP_STALE_WRITE")
+        t.check("write went through on CPU 1 after set_memory_ro() on CPU 0: stale TLB entry" in out
+                and "Oops" not in out, "SMP_STALE_WRITE: the write goes through on CPU 1", out)
+        out = g.command("crash SMP_STALE_EXEC")
+        t.check("code ran on CPU 1 after set_memory_nx() on CPU 0: stale TLB entry" in out
+                and "Oops" not in out, "SMP_STALE_EXEC: the call runs on CPU 1", out)
+        t.check("OFF (cpa_shootdown=off" in g.command("cpastat"), "cpastat says the shootdown is off")
+        out = g.command("selftest smp", timeout=600)
+        res = {name: (st, detail) for _, name, st, detail in __import__("ktap").parse(out)}
+        for name, why in (("no_stale_write_after_set_memory_ro", "stale TLB entries"),
+                          ("no_stale_exec_after_set_memory_nx", "stale TLB entries"),
+                          ("a_long_request_is_flushed_whole_on_every_cpu", "stale TLB entry"),
+                          ("set_memory_ro_waits_for_every_cpu", "did not wait for the flush")):
+            st, detail = res.get(name, ("missing", ""))
+            t.check(st == "not ok" and why in detail,
+                    "without the shootdown, smp.%s fails: %s" % (name, why), "%s %s" % (st, detail))
+        g.poweroff()
+
+
+def test_smp_trampoline_only_while_cpus_start(t):
+    """gdb stops the boot in teardown_trampoline(): the low page is mapped
+    RO+X at its own address (info tlb), every CPU is up; at the prompt it
+    is gone (see also the matrix)."""
+    if not shutil.which("gdb"):
+        t.fail("gdb is installed", "no gdb on PATH: tools/setup.sh installs it")
+        return
+    from test_gdb import free_port
+    port = free_port()
+    with Guest("smp trampoline", extra=["-smp", "2", "-gdb", "tcp::%d" % port, "-S"]) as g:
+        cmds = ["target remote :%d" % port, "break teardown_trampoline", "continue",
+                "echo ===tlb\\n", "monitor info tlb", "echo ===end\\n", "delete", "detach"]
+        gdb = subprocess.run(["gdb", "-batch", "-nx", ELF] + [a for c in cmds for a in ("-ex", c)],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+        # gdb prints what the monitor answers on stderr, its own echo on stdout
+        stopped = "hit Breakpoint 1, teardown_trampoline" in gdb.stdout
+        t.check(stopped, "gdb stopped the boot in teardown_trampoline()", gdb.stdout[-600:])
+        pt = PageTables(gdb.stderr if stopped else "")
+        low = [m for m in pt.maps if m.va < PAGE_OFFSET]
+        t.check(len(low) == 1 and low[0].va == low[0].pa and low[0].perm() == "RO+X"
+                and not low[0].user and not low[0].glb,
+                "while CPUs start: one page below 640K mapped at its own address, RO+X, "
+                "supervisor, not global (info tlb)",
+                " ".join("%#x->%#x %s" % (m.va, m.pa, m.perm()) for m in low) or
+                (gdb.stdout + gdb.stderr)[-900:])
+        log = g.wait_ready()
+        tramp = check_trampoline_gone(t, "trampoline", g, log)
+        t.check(low and tramp == low[0].va, "the page gdb saw mapped is the one the boot unmapped",
+                "%r vs %r" % (low and low[0].va, tramp))

@@ -5,6 +5,7 @@
 #   make run      boot the ISO in QEMU, serial console on this terminal
 #   make run-bochs the same in Bochs, with Bochs's own BIOS
 #   make test     every test; the last line is "N passed, N failed"
+#   make user-test the user programs under qemu-i386, before any kernel
 #   make debug    QEMU waits for gdb (see tools/gdbinit)
 #   make bench    measure what the policy costs
 #   make lab-start LAB=NAME [DIR=...]   a student's tree for one lab
@@ -38,11 +39,18 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(C_SRCS)) $(patsubst %.asm,$(B)/%.o,$(ASM_SRCS)
 SETUP := $(B)/.setup-done
 .DEFAULT_GOAL := all
 
+# a minimal executable and its broken twins, for the ELF loader's refusals
+# (tools/mkbroken_exec.py): bin/broken/ in the initrd, EXPECTED beside them
+EXEC_DIR := $(B)/exec
+EXEC_BROKEN_MANIFEST := $(EXEC_DIR)/EXPECTED
+
 # sample modules (MODULES_KO), their broken twins, host tests and the fuzzer
 -include modules/modules.mk
 -include tests/host/host.mk
 -include tools/gdb/gdb.mk
 -include tests/qemu/qemu.mk
+# the user programs for bin/ of the initrd (USER_BINS)
+-include user/user.mk
 
 all: $(B)/kernel.elf $(B)/ronx.iso
 
@@ -82,9 +90,14 @@ $(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
 	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
-# the sample modules, and the broken ones under broken/ for the loader's tests
-$(B)/initrd.cpio: $(MODULES_KO) $(BROKEN_MANIFEST) modules/autoload tools/mkinitrd.sh | $(SETUP)
-	bash tools/mkinitrd.sh $@ $(MODULES_KO) --dir broken $(BROKEN_DIR)/*.ko
+$(EXEC_BROKEN_MANIFEST): tools/mkbroken_exec.py | $(SETUP)
+	$(PYTHON) tools/mkbroken_exec.py $(EXEC_DIR)
+
+# the sample modules, the broken ones under broken/ for the loader's tests,
+# the user programs under bin/ and the broken executables under bin/broken/
+$(B)/initrd.cpio: $(MODULES_KO) $(BROKEN_MANIFEST) $(USER_BINS) $(EXEC_BROKEN_MANIFEST) modules/autoload tools/mkinitrd.sh | $(SETUP)
+	bash tools/mkinitrd.sh $@ $(MODULES_KO) --dir broken $(BROKEN_DIR)/*.ko \
+		--dir bin $(USER_BINS) --dir bin/broken $(EXEC_DIR)/broken/*
 
 $(B)/ronx.iso: $(B)/kernel.elf $(B)/initrd.cpio iso/grub.cfg
 	rm -rf $(B)/isodir
@@ -127,6 +140,7 @@ test: all $(GDB_LIB)
 	@status=0; \
 	$(MAKE) --no-print-directory linux-check || status=1; \
 	$(MAKE) --no-print-directory host-test || status=1; \
+	$(MAKE) --no-print-directory user-test || status=1; \
 	$(MAKE) --no-print-directory fuzz-smoke || status=1; \
 	$(PYTHON) tests/docs/check_docs.py || status=1; \
 	$(PYTHON) tests/qemu/run.py || status=1; \

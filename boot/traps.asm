@@ -8,7 +8,7 @@
 ; change the frame (an exception fixup, a system call's result) before
 ; ret_from_trap puts it back and irets, to ring 0 or to ring 3.
 
-extern trap_dispatch
+extern trap_dispatch, smap_enabled
 global trap_stubs, ret_from_trap
 
 KERNEL_DS	equ 0x10
@@ -40,6 +40,12 @@ trap_common:
 	mov	ax, PERCPU_SEL
 	mov	fs, ax
 	cld
+	; ring 3 may have set EFLAGS.AC (popf): with SMAP on that would open
+	; user memory to the whole kernel, so clear it on every entry, as Linux
+	cmp	byte [smap_enabled], 0
+	je	.ac_clear
+	clac
+.ac_clear:
 	push	esp			; struct trap_frame *
 	call	trap_dispatch
 	add	esp, 4

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The page-fault handler (Linux: arch/x86/mm/fault.c, much reduced).
- * A kernel page fault is one of three things: an access that was expected
- * to fault (the exception table says where to resume), a self-test probing
- * a page (a quiet recovery), or a bug, which gets an oops that says, in
- * Linux's words, what the CPU refused and why.
+ * A fault in ring 3 kills the process with Linux's segfault line: ronx
+ * maps every page of an area when it is made, so a user fault is always
+ * an access the process had no right to (kernel/signal.c). A kernel page
+ * fault is one of three things: an access that was expected to fault
+ * (the exception table says where to resume: copy_from_user() and the
+ * probes), a self-test probing a page (a quiet recovery), or a bug, which
+ * gets an oops that says, in Linux's words, what the CPU refused and why,
+ * and, for a user page, whether SMEP or SMAP was what refused it.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -14,6 +18,10 @@
 #include <ronx/pageflags.h>
 #include <ronx/recovery.h>
 #include <ronx/traps.h>
+#include <ronx/memlayout.h>
+#include <ronx/walk.h>
+#include <ronx/smap.h>
+#include <ronx/process.h>
 
 unsigned long page_fault_count;
 
@@ -28,14 +36,39 @@ void decode_pf_error(uint32_t ec, char *buf, unsigned long size)
 		 (ec & X86_PF_USER) ? "user" : "kernel");
 }
 
+/* A user page: US set at the PDE and at the leaf (the PDPTE has no US bit). */
+static bool is_user_page(const struct pt_walk *w)
+{
+	return pt_walk_present(w) && (w->pde & _PAGE_USER) &&
+	       (pt_walk_is_2m(w) || (w->pte & _PAGE_USER));
+}
+
+/* ronx's lines: which protection refused a kernel access to a user page. */
+static void explain_user_page(const struct trap_frame *f, const struct pt_walk *w)
+{
+	uint32_t ec = f->error_code;
+
+	if (!is_user_page(w) || !(ec & X86_PF_PROT))
+		return;
+	if (ec & X86_PF_INSTR)
+		printk(KERN_CRIT "unable to execute userspace code (SMEP?) (uid: 0)\n");
+	if ((ec & X86_PF_INSTR) && smep_enabled)
+		printk(KERN_ALERT "ronx: SMEP stopped it: the kernel may not execute a user page (CR4.SMEP)\n");
+	else if (smap_enabled && !(f->eflags & X86_EFLAGS_AC))
+		printk(KERN_ALERT "ronx: SMAP stopped it: the kernel may not touch a user page outside copy_*_user() (CR4.SMAP, EFLAGS.AC clear)\n");
+}
+
 static void show_fault_oops(const struct trap_frame *f, unsigned long address)
 {
 	uint32_t ec = f->error_code;
-	enum pg_level level;
-	pteval_t *pte = lookup_address(address, &level);
+	struct pt_walk w;
+	pteval_t leaf;
 	char buf[96];
 
-	if ((ec & X86_PF_INSTR) && pte && (*pte & _PAGE_NX))
+	/* the tables the CPU used: CR3, which is a process's for a user address */
+	pt_walk(&w, address, read_cr3(), pt_read_direct_map, 0);
+	leaf = w.depth == 3 ? w.pte : w.pde;
+	if ((ec & X86_PF_INSTR) && pt_walk_present(&w) && (leaf & _PAGE_NX))
 		printk(KERN_CRIT "kernel tried to execute NX-protected page - exploit attempt? (uid: 0)\n");
 	printk(KERN_ALERT "BUG: unable to handle page fault for address: %08lx\n", address);
 	decode_pf_error(ec, buf, sizeof(buf));
@@ -43,10 +76,13 @@ static void show_fault_oops(const struct trap_frame *f, unsigned long address)
 	printk(KERN_ALERT "#PF: error_code(0x%04x) - %s\n", ec,
 	       !(ec & X86_PF_PROT) ? "not-present page" :
 	       (ec & X86_PF_RSVD) ? "reserved bit violation" : "permissions violation");
+	explain_user_page(f, &w);
 	/* ronx's own line: what the page tables say about the page */
-	if (pte) {
-		format_page_flags(*pte, level, buf, sizeof(buf));
-		printk(KERN_ALERT "ronx: the page is mapped %s\n", buf);
+	if (pt_walk_present(&w)) {
+		format_page_flags(leaf, pt_walk_is_2m(&w) ? PG_LEVEL_2M : PG_LEVEL_4K, buf,
+				  sizeof(buf));
+		printk(KERN_ALERT "ronx: the page is mapped %s%s\n",
+		       is_user_page(&w) ? "USR " : "", buf);
 	} else {
 		printk(KERN_ALERT "ronx: nothing is mapped at that address\n");
 	}
@@ -58,6 +94,8 @@ void do_page_fault(struct trap_frame *f)
 
 	page_fault_count++;
 	last_fault = (struct fault_info){ f->vector, f->error_code, address, f->eip };
+	if (user_mode(f))
+		force_sig_fault(f, address);
 	if (fixup_exception(f))
 		return;
 	recover_quietly(f, address);

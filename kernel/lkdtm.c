@@ -14,6 +14,10 @@
 #include <ronx/recovery.h>
 #include <ronx/shell.h>
 #include <ronx/lkdtm.h>
+#include <ronx/mm_types.h>
+#include <ronx/smap.h>
+#include <ronx/user_demo.h>
+#include <ronx/syscall.h>
 
 #define RET 0xc3
 
@@ -71,6 +75,7 @@ static unsigned long demo_page, demo_mapping;
 
 static void release_demo_memory(void)
 {
+	unmap_user_demo_page();
 	if (demo_mapping)
 		unmap_page(demo_mapping);
 	if (demo_page)
@@ -119,6 +124,50 @@ static void lkdtm_EXEC_INIT(void)
 	exec_at(__init_begin, "freed init memory");
 }
 
+/*
+ * SMEP: the kernel calls into a user page (a "ret" there), as an exploit
+ * that makes a kernel function pointer point into user memory would.
+ */
+static void lkdtm_EXEC_USERSPACE(void)
+{
+	static const unsigned char ret[] = { RET };
+	void *p = map_user_demo_page(VM_READ | VM_EXEC, ret, sizeof(ret));
+
+	if (!p) {
+		pr_err("lkdtm: no memory for the user page\n");
+		return;
+	}
+	exec_at(p, "a user page");
+	pr_err("lkdtm: SMEP is %s: the kernel ran user code\n",
+	       smep_supported ? "off (nosmep)" : "not supported by this CPU");
+}
+
+/* SMAP: the kernel reads, then writes, a user page without copy_*_user(). */
+static void lkdtm_ACCESS_USERSPACE(void)
+{
+	static const unsigned int secret = 0x5eca1dedu;
+	volatile unsigned int *p = map_user_demo_page(VM_READ | VM_WRITE, &secret, sizeof(secret));
+	unsigned int v;
+
+	if (!p) {
+		pr_err("lkdtm: no memory for the user page\n");
+		return;
+	}
+	pr_info("lkdtm: attempting bad read at %p (a user page)\n", (void *)p);
+	v = *p;
+	pr_info("lkdtm: attempting bad write at %p (a user page)\n", (void *)p);
+	*p = v + 0xc0dec0de;
+	pr_err("lkdtm: FAIL: survived bad read (%08x) and write of a user page\n", v);
+	pr_err("lkdtm: SMAP is %s: the kernel touched user memory directly\n",
+	       smap_supported ? "off (nosmap)" : "not supported by this CPU");
+}
+
+static void lkdtm_SYSCALL_BUG(void)
+{
+	lkdtm_syscall_bug = true;
+	pr_info("lkdtm: armed: the next system call of a process oopses in the kernel (try: run hello)\n");
+}
+
 static const struct crashtype crashtypes[] = {
 	{ "WRITE_RO", lkdtm_WRITE_RO, "write to const data (.rodata): RO" },
 	{ "WRITE_RO_AFTER_INIT", lkdtm_WRITE_RO_AFTER_INIT, "write to __ro_after_init data after boot" },
@@ -131,6 +180,9 @@ static const struct crashtype crashtypes[] = {
 	{ "EXEC_NULL", lkdtm_EXEC_NULL, "execute at address 0: not mapped" },
 	{ "ACCESS_NULL", lkdtm_ACCESS_NULL, "read address 0: not mapped" },
 	{ "EXEC_INIT", lkdtm_EXEC_INIT, "execute freed init code: reset to RW+NX (seed 001)" },
+	{ "EXEC_USERSPACE", lkdtm_EXEC_USERSPACE, "the kernel executes a user page: SMEP" },
+	{ "ACCESS_USERSPACE", lkdtm_ACCESS_USERSPACE, "the kernel reads and writes a user page: SMAP" },
+	{ "SYSCALL_BUG", lkdtm_SYSCALL_BUG, "arm: a kernel bug in the next system call kills only that process" },
 };
 
 extern const struct crashtype __start_crashtypes[], __stop_crashtypes[];

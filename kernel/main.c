@@ -23,6 +23,8 @@
 #include <ronx/percpu.h>
 #include <ronx/irq.h>
 #include <ronx/smp.h>
+#include <ronx/smap.h>
+#include <ronx/sched.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -39,12 +41,26 @@ static void __init parse_boot_params(void)
 	parse_args(args, __start_boot_params, __stop_boot_params, report_param_error);
 }
 
+/* The boot CPU's scheduler runs here; the boot stack becomes the shell's. */
+static char sched_stack[4096] __aligned(16);
+extern char boot_stack_top[];
+#define BOOT_STACK_SIZE	16384	/* boot/entry.asm */
+
+/*
+ * The end of boot: the code running now becomes the shell, a task (pid 0)
+ * on the boot stack, and this CPU gets a scheduler on a stack of its own,
+ * which runs the shell, the processes it starts, and waits with interrupts
+ * on when none can run (Linux: rest_init() starts kernel_init, then this
+ * CPU idles).
+ */
 static noinline void __noreturn rest_init(void)
 {
 	print_policy();
 	free_initmem();
 	mark_rodata_ro();
 	module_autoload();
+	sched_start("shell", (unsigned long)boot_stack_top - BOOT_STACK_SIZE, BOOT_STACK_SIZE,
+		    sched_stack, sizeof(sched_stack));
 	printk(KERN_INFO "ronx: ready\n");
 	shell_run();
 }
@@ -69,6 +85,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	parse_boot_params();
 	x86_configure_nx();
 	x86_report_nx();
+	setup_smep_smap();
 	trap_init();
 	init_8259A();
 	time_init();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * die(): print an oops in Linux's shape (registers, the faulting symbol, a
- * call trace) and then go back to whoever armed a recovery (the shell),
- * or halt if nobody did.
+ * call trace) and then go back to whoever armed a recovery (the shell);
+ * a process whose system call hit a kernel bug dies of it, as Linux's
+ * make_task_dead(); only a bug with neither halts the machine.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -12,6 +13,7 @@
 #include <ronx/recovery.h>
 #include <ronx/traps.h>
 #include <ronx/smp.h>
+#include <ronx/process.h>
 
 unsigned long oops_count;
 
@@ -82,6 +84,11 @@ void die(const char *what, struct trap_frame *f, unsigned long cr2)
 	printk(KERN_EMERG "---[ end trace %04lx ]---\n", oops_count);
 	if (current_recovery)
 		recover_from_fault(&fi);
+	if (current && current->mm) {
+		printk(KERN_EMERG "ronx: %s[%d] dies of the oops; the kernel goes on\n",
+		       current->comm, current->pid);
+		do_exit(SIGSEGV);
+	}
 	printk(KERN_EMERG "Kernel panic - not syncing: Fatal exception\n");
 	halt_forever();
 }

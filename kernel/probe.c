@@ -4,14 +4,17 @@
  * Each answers with 0 or -EFAULT and never brings the kernel down.
  */
 #include <ronx/compiler.h>
-#include <ronx/percpu.h>
+#include <ronx/sched.h>
 #include <ronx/recovery.h>
 
 struct fault_info last_fault;
 
+/* The running task's recoveries, or the CPU's when no task runs. */
 struct recovery **recovery_slot(void)
 {
-	return &this_cpu()->recovery;
+	struct task *t = current;
+
+	return t ? &t->recovery : &this_cpu()->recovery;
 }
 
 void recover_from_fault(const struct fault_info *fi)

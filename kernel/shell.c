@@ -70,6 +70,7 @@ void shell_run(void)
 	static char line[256];
 
 	for (;;) {
+		reap_background();
 		cprintf("ronx> ");
 		if (tty_read_line(line, sizeof(line)) > 0)
 			shell_execute(line);

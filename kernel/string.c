@@ -77,6 +77,17 @@ char *strchr(const char *s, int c)
 	return c ? 0 : (char *)s;
 }
 
+char *strrchr(const char *s, int c)
+{
+	const char *last = 0;
+
+	do {
+		if (*s == (char)c)
+			last = s;
+	} while (*s++);
+	return (char *)last;
+}
+
 /* gcc may emit calls to these in modules too */
 EXPORT_SYMBOL(memset);
 EXPORT_SYMBOL(memcpy);

@@ -3,8 +3,9 @@
  * The timer: the PIT's channel 0 at HZ interrupts a second, on IRQ 0
  * (Linux: arch/x86/kernel/i8253.c and time.c). jiffies counts them. A tick
  * that interrupts ring 3 is also what takes the CPU away from a process
- * that never gives it up (kernel/sched.c); one that interrupts the kernel
- * (waiting, since IF is off otherwise) only counts.
+ * that never gives it up (exit_to_user_mode() yields: a slice is one
+ * tick); one that interrupts the kernel (waiting, since IF is off
+ * otherwise) only counts, and wakes the sleepers.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -12,6 +13,7 @@
 #include <ronx/shell.h>
 #include <ronx/irq.h>
 #include <ronx/spinlock.h>
+#include <ronx/sched.h>
 
 #define PIT_TICK_RATE	1193182		/* Hz: the PIT's input clock */
 #define PIT_CH0		0x40
@@ -60,8 +62,12 @@ void udelay(unsigned long us)
 
 static void timer_interrupt(struct trap_frame *f)
 {
-	(void)f;
 	jiffies++;
+	wakeup((void *)&jiffies);		/* nanosleep()ers check their deadline */
+	if (user_mode(f)) {
+		current->runtime++;
+		this_cpu()->need_resched = true;	/* its slice is over */
+	}
 }
 
 void __init time_init(void)

@@ -20,6 +20,8 @@
 #include <ronx/traps.h>
 #include <ronx/irq.h>
 #include <ronx/recovery.h>
+#include <ronx/syscall.h>
+#include <ronx/process.h>
 
 struct desc_ptr {
 	uint16_t limit;
@@ -67,6 +69,8 @@ static void do_trap(struct trap_frame *f)
 	const char *name = f->vector < 32 && trap_names[f->vector] ? trap_names[f->vector] :
 			   "exception";
 
+	if (user_mode(f))
+		user_trap(f, name);
 	if (fixup_exception(f))
 		return;
 	recover_quietly(f, 0);
@@ -77,8 +81,12 @@ void trap_dispatch(struct trap_frame *f)
 {
 	if (f->vector == X86_TRAP_PF)
 		do_page_fault(f);
+	else if (f->vector == IA32_SYSCALL_VECTOR)
+		do_int80_syscall(f);
 	else if (f->vector >= FIRST_EXTERNAL_VECTOR)
 		do_IRQ(f);
 	else
 		do_trap(f);
+	if (user_mode(f))
+		exit_to_user_mode(f);
 }

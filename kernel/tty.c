@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The console's input. COM1's interrupt puts each byte in a ring; readers
- * take them out, waiting with interrupts on while it is empty. A full
- * ring drops what comes (a real tty does the same) and counts it.
+ * take them out, sleeping while it is empty (or, before the scheduler
+ * runs, waiting with interrupts on). A full ring drops what comes (a real
+ * tty does the same) and counts it. Ctrl-C does not go into the ring
+ * while a process runs in the foreground: it kills that process (Linux's
+ * tty sends SIGINT, and ronx has no handlers).
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/console.h>
 #include <ronx/spinlock.h>
 #include <ronx/tty.h>
+#include <ronx/sched.h>
+#include <ronx/process.h>
 
 #define TTY_RING	256	/* a power of two */
 
@@ -21,12 +26,17 @@ void tty_receive(char c)
 {
 	unsigned long flags;
 
+	if (c == CTRL_C && tty_intr_foreground()) {
+		console_write("^C\n", 3);
+		return;
+	}
 	spin_lock_irqsave(&tty_lock, flags);
 	if (ring_tail - ring_head < TTY_RING)
 		ring[ring_tail++ % TTY_RING] = c;
 	else
 		tty_dropped++;
 	spin_unlock_irqrestore(&tty_lock, flags);
+	wakeup(ring);
 }
 
 /* The next byte, or -1 if none is queued. */
@@ -42,14 +52,21 @@ static int tty_trygetc(void)
 	return c;
 }
 
+/* The next byte; -1 if the reader was killed while it waited. */
 int tty_getc(void)
 {
 	int c;
 
 	/* a byte that came before its interrupt was enabled raises no edge: poll too */
 	serial_poll_rx();
-	while ((c = tty_trygetc()) < 0)
-		wait_for_interrupt();
+	while ((c = tty_trygetc()) < 0) {
+		if (!current)
+			wait_for_interrupt();
+		else if (current->killed)
+			return -1;
+		else
+			sleep_on(ring);
+	}
 	return c;
 }
 
@@ -58,8 +75,13 @@ int tty_read_line(char *buf, size_t size)
 	size_t n = 0;
 
 	for (;;) {
-		char c = (char)tty_getc();
+		int got = tty_getc();
+		char c = (char)got;
 
+		if (got < 0) {
+			buf[0] = '\0';
+			return TTY_INTR;
+		}
 		if (c == '\r' || c == '\n') {
 			console_write("\n", 1);
 			break;

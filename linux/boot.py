@@ -4,6 +4,9 @@
 # through the QEMU monitor: "info tlb", plus a walk of the PAE tables
 # for chosen addresses with "xp" (to see the PDE bits "info tlb" omits).
 # Writes NAME.serial.log, NAME.tlb.txt and NAME.walk.txt into OUTDIR.
+# With --user (ronx's user programs, linux/user-run.sh) it waits for the
+# programs' last line instead, then stops the guest while it runs the
+# user program spin and walks spin's pages (NAME.walk.txt).
 import argparse
 import os
 import re
@@ -13,9 +16,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "qemu"))
-from tlb import pae_walk  # noqa: E402
+from tlb import walk_summary  # noqa: E402
 
 MARK = b"=== ronx-peer: ready-for-tlb"
+USER_MARK = b"=== ronx-user: done"
 LOW_MAP = 0xC0000000  # PAGE_OFFSET: lowmem's direct map in every kernel used here
 ANSI = re.compile(rb"\x1b\[[0-9;]*[A-Za-z]|\x1b[()][A-Za-z0-9]")
 
@@ -83,21 +87,42 @@ def freeze_in_kernel(mon, name):
     return mon.cmd("info registers")
 
 
+def freeze_in_user(mon, name, text):
+    """Stop the guest while it runs user code in the page at text (spin)."""
+    for _ in range(200):
+        mon.cmd("stop")
+        regs = mon.cmd("info registers")
+        eip = re.search(r"EIP=([0-9a-f]+)", regs)
+        if re.search(r"CPL=3\b", regs) and eip and int(eip.group(1), 16) >> 12 == text >> 12:
+            return regs
+        mon.cmd("cont")
+        time.sleep(0.05)
+    say(f"boot {name}: guest never seen in spin's text; not walking")
+    return None
+
+
+def walk_user(a, base, sock, serial):
+    """spin's pages as the CPU sees them, while spin runs."""
+    text = open(serial, "rb").read().decode(errors="replace")
+    m = re.search(r"=== ronx-user: walk spin: text 0x([0-9a-f]+) rodata 0x([0-9a-f]+) "
+                  r"data 0x([0-9a-f]+) stack 0x([0-9a-f]+)", text)
+    if not m:
+        return
+    addrs = [int(x, 16) for x in m.groups()]
+    mon = Monitor(sock)
+    regs = freeze_in_user(mon, a.name, addrs[0])
+    if regs:
+        cr3 = int(re.search(r"CR3=([0-9a-fA-F]+)", regs).group(1), 16)
+        with open(base + ".walk.txt", "w") as f:
+            f.write(f"cr3=0x{cr3:x}\n")
+            for label, va in zip(("text", "rodata", "data", "stack"), addrs):
+                f.write(f"{label} {walk(mon, cr3, va & ~0xFFF)}\n")
+    mon.quit()
+
+
 def walk(mon, cr3, va):
-    """PAE walk (tests/qemu/tlb.py's, QEMU reading physical memory): the
-    PDPTE, PDE and PTE and the effective bits."""
-    entries = pae_walk(mon.cmd, cr3, va)
-    res = f"0x{va:08x}" + "".join(f" {level.lower()}=0x{e:016x}" for level, _, e in entries)
-    level, _, leaf = entries[-1]
-    if not leaf & 1:
-        return res + " effective=not-present"
-    pde = entries[1][2]
-    if level == "PDE":
-        size, rw, nx = "2M", pde & 2, pde >> 63
-    else:
-        # Effective: writable only if every level allows it; NX if any sets it.
-        size, rw, nx = "4K", pde & leaf & 2, (pde | leaf) >> 63
-    return res + f" level={size} effective={'RW' if rw else 'RO'}+{'NX' if nx else 'X'}"
+    """The PAE walk as one line (tests/qemu/tlb.py's walk_summary)."""
+    return walk_summary(mon.cmd, cr3, va)
 
 
 def main():
@@ -109,7 +134,9 @@ def main():
     ap.add_argument("--outdir", required=True)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--memory", default="256")
+    ap.add_argument("--user", action="store_true", help="wait for the user programs' end only")
     a = ap.parse_args()
+    mark = USER_MARK if a.user else MARK
 
     os.makedirs(a.outdir, exist_ok=True)
     base = os.path.join(a.outdir, a.name)
@@ -132,7 +159,7 @@ def main():
             if q.poll() is not None:
                 break
             data = open(serial, "rb").read() if os.path.exists(serial) else b""
-            if MARK in data:
+            if mark in data:
                 ready = True
                 break
             if time.time() - last_note >= 10:
@@ -143,6 +170,10 @@ def main():
         if not ready:
             say(f"boot {a.name}: no ready line (qemu exit {q.poll()}), see {serial}")
             return 1
+        if a.user:
+            say(f"boot {a.name}: the user programs ran in {int(time.time() - start)}s")
+            walk_user(a, base, sock, serial)
+            return 0
         say(f"boot {a.name}: guest ready after {int(time.time() - start)}s, reading page tables")
         mon = Monitor(sock)
         regs = freeze_in_kernel(mon, a.name)

@@ -17,18 +17,32 @@ make -C "$HEADERS" M="$WORK/module" ARCH=x86 >"$WORK/module.log" 2>&1 ||
 	{ cat "$WORK/module.log" >&2; die "module build failed"; }
 say "module: $(strings -a "$WORK/module/ronx_peer.ko" | grep -m1 "^vermagic=" || echo built)"
 
-# initramfs: busybox, /init, and (for Debian's kernel) the module.
-mkinitrd() { # output [module]
+# ronx's user programs, for the user-mode boots (linux/user-run.sh)
+say "building ronx's user programs (make user)"
+make -s -C "$REPO" user >"$WORK/user-build.log" 2>&1 ||
+	{ cat "$WORK/user-build.log" >&2; die "make user failed"; }
+
+# initramfs: busybox, /init, and (for Debian's kernel) the module; with
+# "user", ronx's user programs in /ubin and the lists of runs.
+mkinitrd() { # output [module] [user]
 	local d=$WORK/initrd.tmp
 	rm -rf "$d"; mkdir -p "$d/bin" "$d/proc" "$d/sys" "$d/dev"
 	cp "$BUSYBOX" "$d/bin/busybox"
 	cp "$LINUX_DIR/init.sh" "$d/init"
 	[ -z "${2:-}" ] || cp "$2" "$d/"
+	if [ "${3:-}" = user ]; then
+		mkdir -p "$d/ubin"
+		cp "$REPO"/build/user/bin/* "$d/ubin/"
+		cp "$LINUX_DIR/user-run.sh" "$d/ubin/run.sh"
+		python3 "$REPO/tests/user/progs.py" --guest-list tests "$d/ubin"
+		python3 "$REPO/tests/user/progs.py" --guest-list bench "$d/ubin"
+	fi
 	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -9) >"$1"
 	rm -rf "$d"
 }
 mkinitrd "$WORK/initrd-debian.cpio.gz" "$WORK/module/ronx_peer.ko"
 mkinitrd "$WORK/initrd-small.cpio.gz"
+mkinitrd "$WORK/initrd-user.cpio.gz" "" user
 
 declare -A SMALL
 for v in $SERIES; do
@@ -44,6 +58,13 @@ boot() { # name kernel initrd append
 boot debian-bios "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" "acpi=off pci=bios"
 boot debian-nobios "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" "acpi=off pci=nobios"
 boot debian-default "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" ""
+# ronx's user programs, the same binaries as in ronx's initrd: with the
+# default command line (page-table isolation on) and without PTI.
+for b in "debian-user:" "debian-user-nopti:pti=off mitigations=off"; do
+	python3 "$LINUX_DIR/boot.py" --user --name "${b%%:*}" --kernel "$VMLINUZ" \
+		--initrd "$WORK/initrd-user.cpio.gz" --append "${b#*:} ronx_user=tests" \
+		--outdir "$BOOTS" || say "boot ${b%%:*} failed (its checks will fail)"
+done
 # Small kernels: pci=bios with the planted W+X page (both must be seen),
 # pci=nobios with nothing planted (the fix must not over-report), and
 # the default command line (does this version use the PCI BIOS?).

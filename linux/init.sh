@@ -6,6 +6,22 @@
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+# Block until the host quits QEMU after reading the monitor (boot.py
+# kills QEMU on its timeout). A FIFO with no writer needs no timer:
+# "sleep" returned at once on the tinyconfig kernel.
+wait_for_host() {
+	mkdir -p /tmp && mkfifo /tmp/wait && read -r _ </tmp/wait
+	echo "=== ronx-peer: wait failed, rebooting"
+	reboot -f
+}
+
+# ronx's user programs instead of the module's checks (linux/user.py)
+if grep -q 'ronx_user=' /proc/cmdline && [ -f /ubin/run.sh ]; then
+	/bin/busybox sh /ubin/run.sh
+	wait_for_host
+fi
+
 echo "=== ronx-peer: cmdline $(cat /proc/cmdline)"
 echo "=== ronx-peer: kernel $(uname -r)"
 
@@ -42,9 +58,4 @@ if [ -r /sys/kernel/debug/page_tables/kernel ]; then
 	echo "=== ronx-peer: page_tables end"
 fi
 echo "=== ronx-peer: ready-for-tlb"
-# Block until the host quits QEMU after reading the monitor (boot.py
-# kills QEMU on its timeout). A FIFO with no writer needs no timer:
-# "sleep" returned at once on the tinyconfig kernel.
-mkdir -p /tmp && mkfifo /tmp/wait && read -r _ </tmp/wait
-echo "=== ronx-peer: wait failed, rebooting"
-reboot -f
+wait_for_host

@@ -8,6 +8,7 @@ import os
 import re
 import sys
 
+import user
 import wx_series
 from evidence import PAGE_OFFSET, Boot, Ktap, pdpte_check, predicted_audit
 
@@ -75,15 +76,18 @@ def main():
         row["_tlb_wx"] = f"{hole} in 640K-1M, {other} elsewhere"
 
     small, cps = wx_series.check(kt, a.boots, a.patches, meta)
+    user_readings, user_walks = user.check(kt, a.boots)
 
     os.makedirs(os.path.dirname(a.ktap), exist_ok=True)
     open(a.ktap, "w").write(kt.text())
-    json.dump({s: {k: v for k, v in r.items() if not k.startswith("_")} for s, r in linux.items()},
-              open(a.json, "w"), indent=1, sort_keys=True)
+    readings = {s: {k: v for k, v in r.items() if not k.startswith("_")} for s, r in linux.items()}
+    readings["user"] = user.to_json(user_readings)
+    json.dump(readings, open(a.json, "w"), indent=1, sort_keys=True)
     ronx = json.load(open(a.ronx)) if os.path.exists(a.ronx) else None
     os.makedirs(os.path.dirname(a.doc), exist_ok=True)
     open(a.doc, "w").write(document(meta, boots, linux, ronx, kt, small,
-                                    wx_series.document(meta, small, cps)))
+                                    wx_series.document(meta, small, cps) +
+                                    user.document(user_readings, user_walks, ronx, meta, a.boots)))
     print(kt.text(), end="")
     npass = sum(1 for l in kt.lines if l.startswith("ok"))
     print(f"# linux: {npass} passed, {kt.failed} failed", file=sys.stderr)

@@ -17,6 +17,8 @@
 #include <ronx/module.h>
 #include <ronx/kallsyms.h>
 #include <ronx/walk.h>
+#include <ronx/mm_types.h>
+#include <ronx/process.h>
 
 /* Each loaded module's core and init (or freed init) region. */
 static int module_spans(struct mod_span *s, int max)
@@ -58,27 +60,60 @@ static void region_of(uint32_t va, char *buf, size_t size)
 	va_region_name(&l, va, buf, size);
 }
 
+/*
+ * A user address of process t: the area it lies in and what its
+ * permission is for, or the guard page, or nothing.
+ */
+static void user_region_of(struct task *t, uint32_t va, char *buf, size_t size)
+{
+	static const char *const why[] = {
+		[VMA_TEXT] = "its code: RO+X, run but never written",
+		[VMA_RODATA] = "its constants: RO+NX, neither written nor run",
+		[VMA_DATA] = "its variables: RW+NX, written but never run",
+		[VMA_BSS] = "its zeroed variables: RW+NX, written but never run",
+		[VMA_HEAP] = "its heap (brk): RW+NX, written but never run",
+		[VMA_MMAP] = "an anonymous mmap: the permission it asked for (never W+X)",
+		[VMA_STACK] = "its stack: RW+NX, written but never run",
+	};
+	struct vm_area_struct *v = vma_find(&t->mm->vmas, va);
+
+	if (v)
+		snprintf(buf, size, "user %s of %s[%d] 0x%08x-0x%08x: %s", vma_kind_name(v->kind),
+			 t->comm, t->pid, (unsigned)v->vm_start, (unsigned)v->vm_end, why[v->kind]);
+	else if (va >= STACK_GUARD && va < STACK_GUARD + PAGE_SIZE)
+		snprintf(buf, size, "user guard page of %s[%d]: never mapped, so a stack overflow faults",
+			 t->comm, t->pid);
+	else
+		snprintf(buf, size, "user space of %s[%d]: no area here (a fault)", t->comm, t->pid);
+}
+
 static int cmd_walk(int argc, char **argv)
 {
 	struct pt_walk w;
-	char err[96], region[96];
+	char err[96], region[160];
+	struct task *t = 0;
 	uint32_t va;
 
-	if (argc != 2) {
-		cprintf("walk: usage: walk VA (a hex address like 0xc0100000, or a function name)\n");
+	if (argc != 2 && argc != 3) {
+		cprintf("walk: usage: walk VA [PID] (a hex address like 0xc0100000, or a function name)\n");
 		return -EINVAL;
 	}
+	if (argc == 3 && !(t = find_process_arg("walk", argv[2])))
+		return -ENOENT;
 	va = (uint32_t)kallsyms_lookup_name(argv[1]);
 	if (!va && parse_va(argv[1], &va, err, sizeof(err))) {
 		cprintf("walk: %s\n", err);
 		return -EINVAL;
 	}
-	pt_walk(&w, va, read_cr3(), pt_read_direct_map, 0);
+	pt_walk(&w, va, t ? t->mm->pgd : read_cr3(), pt_read_direct_map, 0);
 	w.wp = read_cr0() & X86_CR0_WP;
 	w.nxe = rdmsr(MSR_EFER) & EFER_NX;
-	region_of(va, region, sizeof(region));
+	if (t && va < TASK_SIZE)
+		user_region_of(t, va, region, sizeof(region));
+	else
+		region_of(va, region, sizeof(region));
 	pt_walk_print(&w, region, shell_print_line, 0);
 	return 0;
 }
-SHELL_COMMAND("walk", cmd_walk, "walk VA|FUNCTION",
-	      "the page walk for one address: each level's entry, the permission and why");
+SHELL_COMMAND("walk", cmd_walk, "walk VA|FUNCTION [PID]",
+	      "the page walk for one address (in process PID's tables): each level's entry, the permission and why");

@@ -80,6 +80,12 @@ static bool executable(const struct pt_walk *w)
 	return !w->nxe || !nx;
 }
 
+/* US must be set at the PDE and at the PTE for ring 3 (the PDPTE has no US bit). */
+static bool user_ok(const struct pt_walk *w)
+{
+	return (w->pde & _PAGE_USER) && (w->depth < 3 || (w->pte & _PAGE_USER));
+}
+
 const char *pt_walk_perm(const struct pt_walk *w)
 {
 	static const char *const perm[2][2] = { { "RO+NX", "RO+X" }, { "RW+NX", "RW+X" } };
@@ -171,6 +177,10 @@ static void print_reason(const struct pt_walk *w, emit_fn emit, void *ctx)
 		name_bit(w, _PAGE_NX, "NX", true, why, sizeof(why));
 		snprintf(line, sizeof(line), "  not executable: %s", why);
 	}
+	emit(ctx, line);
+	name_bit(w, _PAGE_USER, "US", false, why, sizeof(why));
+	snprintf(line, sizeof(line), "  %s: %s", user_ok(w) ? "user: ring 3 may use it" :
+		 "supervisor only: ring 3 faults on it", why);
 	emit(ctx, line);
 	emit(ctx, "  PAE: the PDPTE has no RW, US or NX bit, so the PDE and PTE decide "
 		  "(a walk that folds RW down from the PDPTE, like Linux's PAE W+X audit, "

@@ -16,6 +16,8 @@
 #include <ronx/shell.h>
 #include <ronx/mm.h>
 #include <ronx/ptdump.h>
+#include <ronx/sched.h>
+#include <ronx/mm_types.h>
 
 struct wx_walk {
 	struct wx_report report;
@@ -80,27 +82,31 @@ static void check_page(struct wx_walk *w, unsigned long va, pteval_t e, unsigned
 	w->run_end = va + size;
 }
 
+/* Every page under one PDPT entry, from va (the start of its gigabyte). */
+static void walk_pgd(struct wx_walk *w, pteval_t pdpte, unsigned long va)
+{
+	pteval_t *pmds = (pdpte & _PAGE_PRESENT) ? __va(pdpte & PTE_PFN_MASK) : 0;
+
+	for (int i = 0; pmds && i < PTRS_PER_PMD; i++, va += PMD_SIZE) {
+		pteval_t pmd = pmds[i];
+
+		if (!(pmd & _PAGE_PRESENT) || (pmd & _PAGE_PSE)) {
+			check_page(w, va, effective_prot(pdpte, pmd, 0), PMD_SIZE);
+			continue;
+		}
+		pteval_t *ptes = __va(pmd & PTE_PFN_MASK);
+		for (int j = 0; j < PTRS_PER_PTE; j++)
+			check_page(w, va + j * PAGE_SIZE,
+				   effective_prot(pdpte, pmd, &ptes[j]), PAGE_SIZE);
+	}
+}
+
 struct wx_report ptdump_check_wx(void)
 {
 	struct wx_walk w = { 0 };
 
-	for (unsigned pgd = 0; pgd < PTRS_PER_PGD; pgd++) {
-		pteval_t *pmds = pmd_table(pgd), pdpte = swapper_pg_dir[pgd];
-		unsigned long va = (unsigned long)pgd << 30;
-
-		for (int i = 0; pmds && i < PTRS_PER_PMD; i++, va += PMD_SIZE) {
-			pteval_t pmd = pmds[i];
-
-			if (!(pmd & _PAGE_PRESENT) || (pmd & _PAGE_PSE)) {
-				check_page(&w, va, effective_prot(pdpte, pmd, 0), PMD_SIZE);
-				continue;
-			}
-			pteval_t *ptes = __va(pmd & PTE_PFN_MASK);
-			for (int j = 0; j < PTRS_PER_PTE; j++)
-				check_page(&w, va + j * PAGE_SIZE,
-					   effective_prot(pdpte, pmd, &ptes[j]), PAGE_SIZE);
-		}
-	}
+	for (unsigned pgd = 0; pgd < PTRS_PER_PGD; pgd++)
+		walk_pgd(&w, swapper_pg_dir[pgd], (unsigned long)pgd << 30);
 	report_run(&w);
 	if (!nx_enabled)
 		pr_info("ronx: W+X check: skipped, NX is not in use (every page is executable)\n");
@@ -114,10 +120,49 @@ struct wx_report ptdump_check_wx(void)
 	return w.report;
 }
 
+/*
+ * The user half of every live process, from its own PDPT (Linux's W+X
+ * check walks the user half too). The loader and mmap never make a W+X
+ * user page; this is the proof from the page tables themselves.
+ */
+static unsigned long wxcheck_processes(void)
+{
+	unsigned long bad = 0;
+	int n = 0;
+
+	for (int i = 0; i < NR_TASKS; i++) {
+		struct task *t = &tasks[i];
+		struct wx_walk w = { 0 };
+		pteval_t *pdpt;
+
+		if (!t->mm || t->state == TASK_ZOMBIE)
+			continue;
+		n++;
+		pdpt = __va(t->mm->pgd);
+		for (unsigned pgd = 0; pgd < pgd_index(TASK_SIZE); pgd++)
+			walk_pgd(&w, pdpt[pgd], (unsigned long)pgd << 30);
+		report_run(&w);
+		if (w.report.wx_pages)
+			pr_warn("ronx: W+X check: %s[%d]: FAILED, %lu W+X user pages\n", t->comm,
+				t->pid, w.report.wx_pages);
+		bad += w.report.wx_pages;
+	}
+	if (!nx_enabled)
+		return 0;
+	if (!bad)
+		pr_info("ronx: W+X check: user space of %d process%s: passed, no W+X pages found\n",
+			n, n == 1 ? "" : "es");
+	return bad;
+}
+
 static int cmd_wxcheck(int argc, char **argv)
 {
+	unsigned long bad;
+
 	(void)argc;
 	(void)argv;
-	return ptdump_check_wx().wx_pages ? -EPERM : 0;
+	bad = ptdump_check_wx().wx_pages;
+	bad += wxcheck_processes();
+	return bad ? -EPERM : 0;
 }
 SHELL_COMMAND("wxcheck", cmd_wxcheck, "wxcheck", "audit every mapping for W+X pages");

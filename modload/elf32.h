@@ -27,6 +27,8 @@ typedef int32_t  Elf32_Sword;
 #define EV_CURRENT	1
 
 #define ET_REL		1
+#define ET_EXEC		2
+#define ET_DYN		3
 #define EM_386		3
 
 typedef struct {
@@ -45,6 +47,27 @@ typedef struct {
 	Elf32_Half e_shnum;
 	Elf32_Half e_shstrndx;
 } Elf32_Ehdr;
+
+/* Program headers: how an executable asks to be loaded. */
+typedef struct {
+	Elf32_Word p_type;
+	Elf32_Off  p_offset;
+	Elf32_Addr p_vaddr;
+	Elf32_Addr p_paddr;
+	Elf32_Word p_filesz;
+	Elf32_Word p_memsz;
+	Elf32_Word p_flags;
+	Elf32_Word p_align;
+} Elf32_Phdr;
+
+#define PT_NULL		0
+#define PT_LOAD		1
+#define PT_DYNAMIC	2
+#define PT_INTERP	3
+#define PT_GNU_STACK	0x6474e551
+#define PF_X		0x1
+#define PF_W		0x2
+#define PF_R		0x4
 
 /* Section types */
 #define SHT_NULL	0

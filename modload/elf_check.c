@@ -30,10 +30,9 @@ static bool has_file_data(const Elf32_Shdr *s)
 	return s->sh_type != SHT_NOBITS && s->sh_type != SHT_NULL;
 }
 
-static int check_header(struct elf_image *img, struct errmsg *e)
+/* e_ident and e_version: an ELF32 little-endian file, version 1 (modules and executables). */
+int elf_check_ident(const Elf32_Ehdr *h, struct errmsg *e)
 {
-	const Elf32_Ehdr *h = img->ehdr;
-
 	if (memcmp(h->e_ident, ELFMAG, SELFMAG) != 0)
 		return errf(e, "not an ELF file: e_ident[EI_MAG0..3] is %x %x %x %x, not 0x7f 'E' 'L' 'F'",
 			    h->e_ident[0], h->e_ident[1], h->e_ident[2], h->e_ident[3]);
@@ -46,6 +45,15 @@ static int check_header(struct elf_image *img, struct errmsg *e)
 		return errf(e, "e_ident[EI_VERSION] %u is not EV_CURRENT (1)", h->e_ident[EI_VERSION]);
 	if (h->e_version != EV_CURRENT)
 		return errf(e, "e_version %u is not EV_CURRENT (1)", h->e_version);
+	return 0;
+}
+
+static int check_header(struct elf_image *img, struct errmsg *e)
+{
+	const Elf32_Ehdr *h = img->ehdr;
+
+	if (elf_check_ident(h, e))
+		return -1;
 	if (h->e_type != ET_REL)
 		return errf(e, "e_type %u is not ET_REL (1, relocatable)", h->e_type);
 	if (h->e_machine != EM_386)

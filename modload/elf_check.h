@@ -47,6 +47,9 @@ struct elf_image {
  */
 int elf_check(struct elf_image *img, const void *data, size_t size, struct errmsg *e);
 
+/* The part every ELF file ronx reads shares: magic, class, byte order, version. */
+int elf_check_ident(const Elf32_Ehdr *h, struct errmsg *e);
+
 /* Accessors, valid only on an image that passed elf_check(). */
 const char *elf_section_name(const struct elf_image *img, unsigned int i);
 const char *elf_symbol_name(const struct elf_image *img, unsigned int i);

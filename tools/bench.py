@@ -16,6 +16,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 from guest import BUILD, Guest  # noqa: E402
 from tlb import PageTables  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_user  # noqa: E402
 
 PAGE = 4096
 ROWS = []
@@ -250,6 +252,11 @@ def main():
             "same QEMU options as ronx (-m 128M, TCG, qemu32,+nx,+pae, -kernel/-initrd), "
             "wall clock to the first line the initramfs's /init prints",
             "meets the goal" if ratio >= 10 else "short of the goal")
+
+    print("bench: user mode: system call, context switch, spawn (ronx, Linux with and "
+          "without PTI)", flush=True)
+    kernel, _ = linux_files()
+    bench_user.rows(row, kernel, os.path.join(LINUX_DIR, "initrd-user.cpio.gz"))
 
     pad, minimum, parts = image_padding()
     row("kernel image padding from page alignment", "%d bytes (%s)" % (pad, ", ".join(parts)),

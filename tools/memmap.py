@@ -6,6 +6,10 @@
     tools/memmap.py DUMP|- -o OUT.svg [--png OUT.png] [--title TEXT]
                     [--nm build/kernel.elf] [--lsmod FILE]
 
+With --user NAME (a dump from `ptdump PID`), a first bar shows the
+process's user half the same way, each run named (text, rodata,
+data/bss/heap, mmap, stack), the unmapped guard page under the stack.
+
 The picture: an overview bar of the whole kernel half (0xc0000000 and up)
 in which each ptdump run gets a width that grows with the log of its size,
 so a 4K run stays visible next to 768M; under it, bars drawn to scale page
@@ -276,25 +280,52 @@ def scale_bar(key, title, runs, lo, hi):
     return bar
 
 
-def overview_bar(runs, markers):
-    """The kernel half; a run's width grows with the log of its size so that
-    4K and 768M runs are both visible. The constant 3 is the minimum: a 4K
-    run still gets room for its boundary address."""
-    runs = clip(runs, PAGE_OFFSET, TOP)
+def log_bar(key, title, runs, lo, hi):
+    """A bar over [lo, hi) where a run's width grows with the log of its size,
+    so that 4K and 768M runs are both visible. The constant 3 is the
+    minimum: a 4K run still gets room for its boundary address."""
+    runs = clip(runs, lo, hi)
     weights = [3 + math.log2((r.end - r.start) / PAGE) for r in runs]
     unit = (WIDTH - 2 * MARGIN) / sum(weights)
     segs, x = [], MARGIN
     for r, w in zip(runs, weights):
         segs.append((r.start, r.end, x, x + w * unit))
         x += w * unit
-    bar = Bar("overview", "The kernel half, 0xc0000000-0xffffffff: one block per ptdump "
-              "line (not to scale: width grows with log size)", segs, runs)
+    bar = Bar(key, title, segs, runs)
     for r in runs:
         bar.below.append(Label("0x%08x" % r.start, bar.x(r.start)))
-    bar.below.append(Label("0xffffffff", bar.x1))
+    bar.below.append(Label("0x%08x" % ((hi - 1) % TOP), bar.x1))
+    return bar
+
+
+def overview_bar(runs, markers):
+    """The kernel half, one block per ptdump line, named by the markers."""
+    bar = log_bar("overview", "The kernel half, 0xc0000000-0xffffffff: one block per ptdump "
+                  "line (not to scale: width grows with log size)", runs, PAGE_OFFSET, TOP)
     regions = [(a, n) for a, n in markers if a >= PAGE_OFFSET]
     for (a, name), nxt in zip(regions, [a for a, _ in regions[1:]] + [TOP]):
         bar.above.append(Label(name, bar.x(a), bar.x(nxt), bold=True))
+    return bar
+
+
+# A process's user half (ronx's layout, include/ronx/memlayout.h): what each
+# present run below 0xc0000000 is, named for the labels above the bar.
+def user_region(start, end, perm):
+    if start >= 0xBFFE0000:
+        return "stack"
+    if start >= 0x40000000:
+        return "mmap"
+    return {"RO+X": "text", "RO+NX": "rodata", "RW+NX": "data/bss/heap"}.get(perm, perm)
+
+
+def user_bar(runs, title):
+    """A process's user half (ptdump PID), when the dump has one."""
+    bar = log_bar("user", title + ", 0x00000000-0xbfffffff: one block per ptdump line "
+                  "(not to scale); the page under the stack is the guard", runs, 0, PAGE_OFFSET)
+    for r in bar.runs:
+        if r.perm:
+            bar.above.append(Label(user_region(r.start, r.end, r.perm), bar.x(r.start),
+                                   bar.x(r.end), bold=True))
     return bar
 
 
@@ -381,7 +412,7 @@ def add_boundaries(bar, addrs):
             bar.above.append(Label("0x%08x" % (a % TOP), bar.x(a)))
 
 
-def layout(dump, syms=None, groups=()):
+def layout(dump, syms=None, groups=(), user_title=None):
     """Bars and their vertical positions, for a ptdump text."""
     runs, markers = parse_ptdump(dump)
     if not any(r.end > PAGE_OFFSET for r in runs):
@@ -389,6 +420,8 @@ def layout(dump, syms=None, groups=()):
     syms = syms or {}
     bars = [overview_bar(runs, markers), direct_bar(runs, syms), image_bar(runs, syms),
             module_bar(runs, groups)]
+    if user_title and any(r.perm and r.end <= PAGE_OFFSET for r in runs):
+        bars.insert(0, user_bar(runs, user_title))
     y = HEADER_H
     for bar in bars:
         bar.rows_above = place(bar.above)
@@ -555,12 +588,14 @@ def main(argv=None):
     ap.add_argument("--title", default="ptdump", help="scenario, e.g. the command line")
     ap.add_argument("--nm", help="build/kernel.elf, or a saved nm output")
     ap.add_argument("--lsmod", help="module regions, in the format described above")
+    ap.add_argument("--user", metavar="NAME",
+                    help="the dump is `ptdump PID`: also draw its user half, titled NAME")
     args = ap.parse_args(argv)
     dump = sys.stdin.read() if args.dump == "-" else open(args.dump).read()
     syms = read_nm(args.nm) if args.nm else {}
     groups = parse_lsmod(open(args.lsmod).read()) if args.lsmod else []
     try:
-        svg = render(layout(dump, syms, groups), args.title)
+        svg = render(layout(dump, syms, groups, args.user), args.title)
     except ValueError as e:
         sys.exit("memmap: %s" % e)
     with open(args.output, "w") as f:

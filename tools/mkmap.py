@@ -3,7 +3,9 @@
 """`make map`: boot ronx with the default command line and with rodata=off,
 capture `ptdump` (and `lsmod`, when the shell has it) over the serial
 console, and draw each with tools/memmap.py into build/map/NAME.svg and
-.png; the two examples shown in the README are copied into docs/.
+.png; the two examples shown in the README are copied into docs/. A third
+boot runs `spin &` and draws `ptdump PID`: a process's two halves
+(docs/memmap-process, shown in docs/user-mode.md).
     usage: tools/mkmap.py [OUTDIR]
 """
 import os
@@ -17,8 +19,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 from guest import Guest  # noqa: E402
 import memmap  # noqa: E402
 
-# name, command line, the copy in docs/
-SCENARIOS = [("default", "", "memmap"), ("rodata-off", "rodata=off", "memmap-rodata-off")]
+# name, command line, the copy in docs/, a process to dump (ptdump PID)
+SCENARIOS = [("default", "", "memmap", None), ("rodata-off", "rodata=off", "memmap-rodata-off", None),
+             ("process", "", "memmap-process", "spin")]
 # loaded first, when the shell can load modules, so the module area is not empty
 MODULES = ["hello"]
 
@@ -27,8 +30,8 @@ def has_command(help_text, name):
     return re.search(r"^\s+%s\b" % re.escape(name), help_text, re.M) is not None
 
 
-def capture(name, cmdline):
-    """(ptdump, lsmod or '') from one boot."""
+def capture(name, cmdline, prog=None):
+    """(ptdump, lsmod or '') from one boot; with prog, ptdump of that process."""
     print("map: booting %s (command line: %r)" % (name, cmdline), flush=True)
     with Guest("map " + name, cmdline=cmdline) as g:
         g.wait_ready()
@@ -38,12 +41,15 @@ def capture(name, cmdline):
                 print("map:   insmod %s" % mod, flush=True)
                 g.command("insmod " + mod)
         lsmod = g.command("lsmod") if has_command(shell, "lsmod") else ""
-        dump = g.command("ptdump")
+        pid = None
+        if prog:
+            pid = re.search(r"\[(\d+)\] ", g.command("run %s &" % prog)).group(1)
+        dump = g.command("ptdump %s" % pid if pid else "ptdump")
         g.poweroff()
     return dump, lsmod
 
 
-def draw(outdir, name, cmdline, dump, lsmod):
+def draw(outdir, name, cmdline, dump, lsmod, prog=None):
     base = os.path.join(outdir, name)
     for ext, text in ((".ptdump", dump), (".lsmod", lsmod)):
         with open(base + ext, "w") as f:
@@ -51,7 +57,10 @@ def draw(outdir, name, cmdline, dump, lsmod):
     syms = memmap.read_nm(os.path.join(ROOT, "build", "kernel.elf"))
     title = "command line '%s'" % cmdline if cmdline else "default command line"
     with open(base + ".svg", "w") as f:
-        f.write(memmap.render(memmap.layout(dump, syms, memmap.parse_lsmod(lsmod)), title))
+        user = "The user half of a process (%s)" % prog if prog else None
+        if prog:
+            title += ", ptdump of a running %s" % prog
+        f.write(memmap.render(memmap.layout(dump, syms, memmap.parse_lsmod(lsmod), user), title))
     png = memmap.to_png(base + ".svg", base + ".png")
     print("map:   wrote %s.svg%s" % (base, " and .png" if png else
                                      " (no PNG: rsvg-convert is not installed)"), flush=True)
@@ -61,9 +70,9 @@ def draw(outdir, name, cmdline, dump, lsmod):
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "map")
     os.makedirs(outdir, exist_ok=True)
-    for name, cmdline, doc in SCENARIOS:
-        dump, lsmod = capture(name, cmdline)
-        png = draw(outdir, name, cmdline, dump, lsmod)
+    for name, cmdline, doc, prog in SCENARIOS:
+        dump, lsmod = capture(name, cmdline, prog)
+        png = draw(outdir, name, cmdline, dump, lsmod, prog)
         for ext in (".svg", ".png") if png else (".svg",):
             shutil.copy(os.path.join(outdir, name + ext), os.path.join(ROOT, "docs", doc + ext))
         print("map:   copied to docs/%s%s" % (doc, ".{svg,png}" if png else ".svg"), flush=True)

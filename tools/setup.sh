@@ -15,6 +15,8 @@ declare -A need=(
 	[xorriso]=xorriso
 	[mtools]=mformat
 	[qemu-system-x86]=qemu-system-i386
+	# runs the user programs (static i386 Linux ELF) on the host: tests/user/run.py
+	[qemu-user]=qemu-i386
 	[cpio]=cpio
 	[python3]=python3
 	[make]=make

@@ -28,4 +28,7 @@
 #define ENODEV	19
 #define ERANGE	34
 #define ENOSYS	38
+#define EINTR	4
+#define EBADF	9
+#define EACCES	13
 #endif

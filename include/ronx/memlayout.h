@@ -2,7 +2,7 @@
 /*
  * The kernel's virtual address space (3G/1G split, as in Linux i386):
  *
- *   0x00000000 - 0xbfffffff   nothing (no user space in ronx)
+ *   0x00000000 - 0xbfffffff   user space: each process's own (below)
  *   0xc0000000 - ...          direct map of low RAM, at most 896 MiB;
  *                             the kernel image sits in it at 0xc0100000
  *   0xf8000000 - 0xfbffffff   module area, 4 KiB pages only
@@ -36,6 +36,24 @@
 /* The PCI BIOS hole: 640K to 1M (Linux's BIOS_BEGIN/BIOS_END). */
 #define BIOS_BEGIN	0x000a0000UL
 #define BIOS_END	0x00100000UL
+
+/*
+ * A process's half (docs/user-mode.md), Linux i386's legacy layout:
+ *
+ *   0x00000000 - 0x0000ffff   never mapped: NULL and small offsets fault
+ *   0x08048000 ...            the ELF's segments, then brk's heap
+ *   0x40000000 ...            anonymous mmap, first fit upwards
+ *   0xbffdf000                the guard page: never mapped
+ *   0xbffe0000 - 0xbfffffff   the stack, 128K, mapped whole at exec
+ */
+#define TASK_SIZE		PAGE_OFFSET
+#define MMAP_MIN_ADDR		0x00010000UL
+#define TASK_UNMAPPED_BASE	0x40000000UL	/* TASK_SIZE / 3, as Linux i386 */
+#define USER_STACK_SIZE		(128UL << 10)
+#define STACK_TOP		TASK_SIZE
+#define STACK_BOTTOM		(STACK_TOP - USER_STACK_SIZE)
+#define STACK_GUARD		(STACK_BOTTOM - PAGE_SIZE)
+#define MMAP_END		STACK_GUARD
 
 #define __pa(x)		((unsigned long)(x) - PAGE_OFFSET)
 #define __va(x)		((void *)((unsigned long)(x) + PAGE_OFFSET))

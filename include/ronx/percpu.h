@@ -57,6 +57,7 @@ struct cpu {
 	struct context *scheduler;	/* swtch() here to give up the CPU */
 	struct recovery *recovery;	/* catch_faults() while no task runs */
 	bool online;
+	bool need_resched;		/* the timer ended a process's slice */
 	unsigned long stack_top;	/* its boot/idle stack (the boot CPU's: boot_stack) */
 	struct spinlock *held_locks[MAX_LOCK_DEPTH];
 	int nr_held;			/* entries of held_locks[] in use */

@@ -23,6 +23,7 @@ typedef uint64_t pteval_t;
 #define _PAGE_DIRTY	(1ULL << 6)
 #define _PAGE_PSE	(1ULL << 7)	/* in a pmd: maps a 2 MiB page */
 #define _PAGE_GLOBAL	(1ULL << 8)
+#define _PAGE_PROTNONE	(1ULL << 9)	/* software bit, in a not-present user pte: PROT_NONE */
 #define _PAGE_NX	(1ULL << 63)
 
 /* Physical address bits of an entry (PAE supports up to 52 here). */
@@ -58,4 +59,6 @@ enum pg_level { PG_LEVEL_NONE, PG_LEVEL_4K, PG_LEVEL_2M, PG_LEVEL_1G };
 #define PAGE_KERNEL_RX		(_PAGE_PRESENT | _PAGE_GLOBAL)
 /* A page-directory entry that points to a page table: the leaf decides. */
 #define _PAGE_TABLE		(_PAGE_PRESENT | _PAGE_RW)
+/* The same in a process's user half: US too, or no pte under it reaches ring 3. */
+#define _PAGE_USER_TABLE	(_PAGE_PRESENT | _PAGE_RW | _PAGE_USER)
 #endif

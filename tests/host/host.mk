@@ -21,7 +21,7 @@ $(B)/host/%: tests/host/%.c tests/host/check.h | $(SETUP)
 
 # Every test runs even if one fails; each result line is prefixed with the
 # test's name. A test that dies before its plan line gets a "not ok".
-host-test: $(HOST_TESTS) $(MODULES_KO) $(BROKEN_MANIFEST)
+host-test: $(HOST_TESTS) $(MODULES_KO) $(BROKEN_MANIFEST) $(EXEC_BROKEN_MANIFEST)
 	@mkdir -p $(B)/results
 	@status=0; : > $(B)/results/host.ktap; \
 	for t in $(HOST_TESTS); do \

@@ -37,7 +37,8 @@ class Guest:
         self.cpu = cpu
         self.iso = iso
         self.memory = memory
-        self.initrd = initrd or os.path.join(BUILD, "initrd.cpio")
+        # RONX_INITRD: another initrd for every boot (a local run with other programs)
+        self.initrd = initrd or os.environ.get("RONX_INITRD") or os.path.join(BUILD, "initrd.cpio")
         self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
         self.kernel = os.path.join(BUILD, "kernel.elf")
         self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has

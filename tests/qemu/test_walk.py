@@ -125,7 +125,10 @@ def test_walk_bad_input_and_names(t):
         for line, want in (("walk", "walk: usage: walk VA"),
                            ("walk xyz", "walk: 'xyz' is neither a hex address"),
                            ("walk 0x1234567890", "walk: '0x1234567890' does not fit in 32 bits"),
-                           ("walk 0xc0100000 0xc0101000", "walk: usage: walk VA")):
+                           ("walk 0xc0100000 0xc0101000", "walk: '0xc0101000' is not a pid"),
+                           ("walk 0xc0100000 7", "walk: no process with pid 7"),
+                           ("walk 0xc0100000 0", "walk: pid 0 is shell, a kernel task"),
+                           ("walk 0xc0100000 1 2", "walk: usage: walk VA")):
             out = g.command(line).strip()
             t.check(out.startswith(want) and "\n" not in out,
                     "'%s' gets one line: %s" % (line, want), out)

@@ -123,3 +123,21 @@ def pae_walk(monitor, cr3, va):
             break
         table = e & 0x000FFFFFFFFFF000
     return entries
+
+
+def walk_summary(monitor, cr3, va):
+    """One line for va: each level's raw entry, then the page size and the
+    effective permission (writable only if every level allows it; NX if
+    any level sets it), e.g. "0x08048000 pdpte=0x... pde=0x... pte=0x...
+    level=4K effective=RO+X". linux/ and the user-mode checks read it."""
+    entries = pae_walk(monitor, cr3, va)
+    res = "0x%08x" % va + "".join(" %s=0x%016x" % (level.lower(), e) for level, _, e in entries)
+    level, _, leaf = entries[-1]
+    if not leaf & 1:
+        return res + " effective=not-present"
+    pde = entries[1][2]
+    if level == "PDE":
+        size, rw, nx = "2M", pde & 2, pde >> 63
+    else:
+        size, rw, nx = "4K", pde & leaf & 2, (pde | leaf) >> 63
+    return res + " level=%s effective=%s+%s" % (size, "RW" if rw else "RO", "NX" if nx else "X")

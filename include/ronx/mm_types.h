@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A process's address space: its page tables (a PDPT whose entry 3 is the
+ * kernel's page directory) and the list of its areas (VMAs), each with
+ * one set of permissions and a name (text, rodata, data, bss, heap,
+ * mmap, stack). The VMA list is pure (mm/vma.c, host-tested).
+ */
+#ifndef RONX_MM_TYPES_H
+#define RONX_MM_TYPES_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VM_READ		0x1
+#define VM_WRITE	0x2
+#define VM_EXEC		0x4
+
+enum vma_kind { VMA_TEXT, VMA_RODATA, VMA_DATA, VMA_BSS, VMA_HEAP, VMA_MMAP, VMA_STACK };
+
+struct vm_area_struct {
+	uint32_t vm_start, vm_end;	/* [start, end), page-aligned */
+	uint16_t vm_flags;		/* VM_READ | VM_WRITE | VM_EXEC */
+	uint16_t kind;			/* enum vma_kind */
+};
+
+#define MAX_VMAS	64	/* Linux's max_map_count, small: more is -ENOMEM */
+
+struct vma_list {
+	int nr;
+	struct vm_area_struct v[MAX_VMAS];	/* sorted, never overlapping */
+};
+
+struct mm_struct {
+	uint32_t pgd;			/* physical address of the PDPT: what CR3 holds */
+	struct vma_list vmas;
+	uint32_t start_code, end_code, entry;
+	uint32_t start_brk, brk;
+	uint32_t total_pages;		/* user pages mapped */
+	uint32_t pt_pages;		/* PDPT, page directories, page tables, this struct */
+};
+
+/* mm/vma.c (pure) */
+const char *vma_kind_name(unsigned kind);
+struct vm_area_struct *vma_find(struct vma_list *l, uint32_t addr);
+bool vma_range_free(const struct vma_list *l, uint32_t start, uint32_t end);
+bool vma_range_covered(const struct vma_list *l, uint32_t start, uint32_t end);
+int vma_split(struct vma_list *l, uint32_t addr);
+int vma_add(struct vma_list *l, uint32_t start, uint32_t end, unsigned flags, unsigned kind);
+void vma_remove(struct vma_list *l, uint32_t start, uint32_t end);
+void vma_merge(struct vma_list *l);
+uint32_t vma_free_area(const struct vma_list *l, uint32_t len, uint32_t lo, uint32_t hi);
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Processes: a task with an address space of its own that runs in ring 3
+ * (kernel/process.c, kernel/exec.c, kernel/signal.c).
+ */
+#ifndef RONX_PROCESS_H
+#define RONX_PROCESS_H
+#include <stdbool.h>
+#include <ronx/sched.h>
+
+/* Signal numbers (Linux i386): a process killed by one has it as its wait status. */
+#define SIGINT	2
+#define SIGILL	4
+#define SIGTRAP	5
+#define SIGBUS	7
+#define SIGFPE	8
+#define SIGKILL	9
+#define SIGSEGV	11
+
+#define EXEC_MAX_ARGS	16
+
+/* kernel/process.c */
+struct task *spawn_process(const char *name, int argc, char **argv, bool background);
+void do_exit(int status) __attribute__((noreturn));
+int wait_task(struct task *child);
+void kill_task(struct task *t, int sig);
+bool tty_intr_foreground(void);
+void exit_to_user_mode(struct trap_frame *f);
+extern struct task *foreground_task;
+const char *signal_name(int sig);
+struct task *find_process_arg(const char *cmd, const char *arg);	/* kernel/process_cmds.c */
+
+/* kernel/exec.c: a new mm with the executable and its arguments loaded */
+struct mm_struct;
+struct mm_struct *load_elf_binary(const char *path, const void *data, size_t size, int argc,
+				  char **argv, struct trap_frame *regs);
+
+/* kernel/signal.c: a user fault kills the process, with Linux's line */
+void force_sig_fault(struct trap_frame *f, unsigned long address) __attribute__((noreturn));
+void user_trap(struct trap_frame *f, const char *name) __attribute__((noreturn));
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tasks and the scheduler (kernel/sched.c), xv6's shape with Linux's names.
+ *
+ * A task is a kernel stack and a saved context; a process is a task with
+ * an address space (mm) that returns to ring 3. The shell is a kernel
+ * task (pid 0). Each CPU runs scheduler() on its own stack: it picks a
+ * runnable task and switch_to()s it; the task gives the CPU back by
+ * schedule() (it sleeps, yields, is preempted by the timer in ring 3, or
+ * exits).
+ */
+#ifndef RONX_SCHED_H
+#define RONX_SCHED_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <ronx/percpu.h>
+#include <ronx/traps.h>
+#include <ronx/spinlock.h>
+
+#define NR_TASKS	64
+#define TASK_COMM_LEN	16
+#define THREAD_SIZE	8192	/* a process's kernel stack: two pages, as Linux i386 */
+
+enum task_state {
+	TASK_UNUSED,
+	TASK_NEW,		/* being set up */
+	TASK_RUNNABLE,		/* waiting for a CPU */
+	TASK_RUNNING,		/* on a CPU */
+	TASK_SLEEPING,		/* waiting for wakeup(chan) */
+	TASK_ZOMBIE,		/* exited; its parent has not collected the status */
+};
+
+/* What swtch() saves: the callee-saved registers; eip is its return address. */
+struct context {
+	uint32_t edi, esi, ebx, ebp, eip;
+};
+
+struct mm_struct;
+struct recovery;
+
+struct task {
+	enum task_state state;
+	int pid;
+	char comm[TASK_COMM_LEN];	/* Linux's name for the program's name */
+	unsigned long stack;		/* kernel stack, THREAD_SIZE bytes (kernel va) */
+	unsigned long stack_size;
+	bool stack_owned;		/* allocated here, freed at exit */
+	struct context *context;	/* saved by swtch() while off the CPU */
+	struct trap_frame *regs;	/* a process's user registers, at its stack top */
+	struct mm_struct *mm;		/* NULL: a kernel task */
+	struct task *parent;
+	void *chan;			/* what it sleeps on */
+	int killed;			/* a signal number: it dies on its way back to ring 3 */
+	int exit_code;			/* wait status: code << 8, or the signal */
+	bool background;		/* `run PROG &`: reads EOF */
+	struct recovery *recovery;	/* its catch_faults() stack */
+	unsigned long runtime;		/* timer ticks it was running for */
+};
+
+extern struct task tasks[NR_TASKS];
+
+static inline struct task *get_current(void)
+{
+	return this_cpu()->current_task;
+}
+#define current get_current()
+
+/* kernel/sched.c */
+void sched_init(void);
+void scheduler(void) __attribute__((noreturn));
+void sched_start(const char *comm, unsigned long stack, unsigned long size,
+		 void *sched_stack, unsigned long sched_size);
+void schedule(void);
+void yield(void);
+void sleep_on(void *chan);
+void wakeup(void *chan);
+void wake_up_task(struct task *t);
+void task_dead(void) __attribute__((noreturn));
+int task_wait_zombie(struct task *child);
+void *prepare_first_switch(struct task *t, unsigned long sp, void (*entry)(void));
+extern spinlock_t tasks_lock;
+struct task *alloc_task(const char *comm);
+void free_task(struct task *t);
+void wake_up_new_task(struct task *t);
+struct task *find_task(int pid);
+unsigned long nr_running_tasks(void);
+/* boot/switch.asm */
+void swtch(struct context **old, struct context *new);
+#endif

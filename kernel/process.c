@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Processes: start one from bin/NAME in the initrd, end one, wait for one,
+ * kill one. ronx has no fork: spawn_process() is fork and exec in one (as
+ * posix_spawn), run by the shell.
+ *
+ * A process's kernel stack (THREAD_SIZE) holds, from the top: its user
+ * registers (struct trap_frame, what the CPU and boot/traps.asm push on
+ * every entry from ring 3; TSS.esp0 points just above them), then, for
+ * its first switch, the address of ret_from_trap and a context whose eip
+ * is ret_from_fork: so the first swtch() to it "returns" through
+ * ret_from_trap into ring 3 at the ELF's entry point.
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/memlayout.h>
+#include <ronx/mm.h>
+#include <ronx/pgd.h>
+#include <ronx/initrd.h>
+#include <ronx/spinlock.h>
+#include <ronx/process.h>
+
+struct task *foreground_task;
+extern char ret_from_trap[];
+
+/* A new task's first code: the scheduler switched to it holding tasks_lock. */
+static void ret_from_fork(void)
+{
+	spin_unlock(&tasks_lock);
+}
+
+static struct task *new_process_task(const char *name)
+{
+	struct task *t = alloc_task(name);
+	unsigned long stack;
+	uint32_t *sp;
+
+	if (!t)
+		return 0;
+	stack = alloc_pages(THREAD_SIZE / PAGE_SIZE);
+	if (!stack) {
+		free_task(t);
+		return 0;
+	}
+	t->stack = (unsigned long)__va(stack);
+	t->stack_size = THREAD_SIZE;
+	t->stack_owned = true;
+	t->regs = (struct trap_frame *)(t->stack + THREAD_SIZE) - 1;
+	sp = (uint32_t *)t->regs;
+	*--sp = (uint32_t)ret_from_trap;	/* where ret_from_fork returns to */
+	prepare_first_switch(t, (unsigned long)sp, ret_from_fork);
+	return t;
+}
+
+struct task *spawn_process(const char *name, int argc, char **argv, bool background)
+{
+	char path[64];
+	struct cpio_file f;
+	struct task *t;
+
+	snprintf(path, sizeof(path), "bin/%s", name);
+	if (initrd_find(path, &f)) {
+		pr_err("run: %s: no such program in the initrd (try 'ls bin')\n", path);
+		return 0;
+	}
+	if (argc > EXEC_MAX_ARGS) {
+		pr_err("run: %s: at most %d arguments\n", path, EXEC_MAX_ARGS);
+		return 0;
+	}
+	/* its name, as Linux's comm: the file's, without the directories */
+	t = new_process_task(strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
+	if (!t) {
+		pr_err("run: %s: no free task slot or kernel stack\n", path);
+		return 0;
+	}
+	t->mm = load_elf_binary(path, f.data, f.size, argc, argv, t->regs);
+	if (!t->mm) {
+		free_task(t);
+		return 0;
+	}
+	t->parent = current;
+	t->background = background;
+	if (!background)
+		foreground_task = t;
+	wake_up_new_task(t);
+	return t;
+}
+
+/*
+ * The end of a process: its address space goes at once (off CR3 first),
+ * its kernel stack when the scheduler has switched away from it, its slot
+ * when its parent has read the status (wait_task()).
+ */
+void do_exit(int status)
+{
+	struct task *t = current;
+	struct mm_struct *mm = t->mm;
+
+	t->exit_code = status;
+	if (mm) {
+		t->mm = 0;
+		switch_mm(0);
+		mmput(mm);
+	}
+	if (foreground_task == t)
+		foreground_task = 0;
+	task_dead();
+}
+
+int wait_task(struct task *child)
+{
+	int status = task_wait_zombie(child);
+
+	free_task(child);
+	return status;
+}
+
+void kill_task(struct task *t, int sig)
+{
+	if (!t->killed)
+		t->killed = sig;
+	wake_up_task(t);
+}
+
+/* Ctrl-C: the foreground process dies of SIGINT; false if there is none. */
+bool tty_intr_foreground(void)
+{
+	struct task *t = foreground_task;
+
+	if (!t)
+		return false;
+	kill_task(t, SIGINT);
+	return true;
+}
+
+/*
+ * The last thing before the iret to ring 3: a killed process dies here,
+ * and one whose time slice the timer ended gives the CPU to the next.
+ */
+void exit_to_user_mode(struct trap_frame *f)
+{
+	struct cpu *c = this_cpu();
+
+	(void)f;
+	if (current->killed)
+		do_exit(current->killed);
+	if (c->need_resched) {
+		c->need_resched = false;
+		yield();
+		if (current->killed)
+			do_exit(current->killed);
+	}
+}

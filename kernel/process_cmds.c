@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The shell's process commands: run, ps, kill (and the background jobs'
+ * end reports, before each prompt).
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/kstrtox.h>
+#include <ronx/mm_types.h>
+#include <ronx/mm.h>
+#include <ronx/memlayout.h>
+#include <ronx/shell.h>
+#include <ronx/process.h>
+
+/* "[3] hello: exit status 0", "[4] spin: killed by SIGINT" */
+static void report_status(const struct task *t, int status)
+{
+	if (status & 0x7f)
+		cprintf("[%d] %s: killed by %s\n", t->pid, t->comm, signal_name(status & 0x7f));
+	else
+		cprintf("[%d] %s: exit status %d\n", t->pid, t->comm, (status >> 8) & 0xff);
+}
+
+/* The shell's background children that have ended: their status, their slot back. */
+void reap_background(void)
+{
+	for (int i = 0; i < NR_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->state == TASK_ZOMBIE && t->parent == current) {
+			int status = t->exit_code;
+
+			report_status(t, status);
+			wait_task(t);
+		}
+	}
+}
+
+/* The live process whose pid is arg, for cmd's PID argument; NULL after saying why not. */
+struct task *find_process_arg(const char *cmd, const char *arg)
+{
+	unsigned int pid;
+	struct task *t;
+
+	if (kstrtouint(arg, 10, &pid)) {
+		cprintf("%s: '%s' is not a pid (see ps)\n", cmd, arg);
+		return 0;
+	}
+	t = find_task((int)pid);
+	if (!t || t->state == TASK_ZOMBIE) {
+		cprintf("%s: no process with pid %u\n", cmd, pid);
+		return 0;
+	}
+	if (!t->mm) {
+		cprintf("%s: pid %u is %s, a kernel task: it has no user half\n", cmd, pid, t->comm);
+		return 0;
+	}
+	return t;
+}
+
+/*
+ * run -n N PROG [ARGS]: N runs one after the other, one summary line (the
+ * spawn/exit cycle test: meminfo's free pages before and after must match).
+ */
+static int run_many(unsigned n, int argc, char **argv)
+{
+	unsigned ok = 0, failed = 0, killed = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct task *t = spawn_process(argv[0], argc, argv, false);
+		int status;
+
+		if (!t) {
+			failed++;
+			break;
+		}
+		status = wait_task(t);
+		if (status & 0x7f)
+			killed++;
+		else if (status)
+			failed++;
+		else
+			ok++;
+	}
+	cprintf("run: %u runs of %s: %u exit status 0, %u other status, %u killed\n",
+		ok + failed + killed, argv[0], ok, failed, killed);
+	return ok == n ? 0 : -EINTR;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	bool background = argc > 2 && strcmp(argv[argc - 1], "&") == 0;
+	unsigned int n;
+	struct task *t;
+	int status;
+
+	if (background)
+		argc--;
+	if (argc >= 4 && !background && strcmp(argv[1], "-n") == 0) {
+		if (kstrtouint_range(argv[2], 1, 100000, &n)) {
+			cprintf("run: -n wants a count 1-100000, not '%s'\n", argv[2]);
+			return -EINVAL;
+		}
+		return run_many(n, argc - 3, argv + 3);
+	}
+	if (argc < 2) {
+		cprintf("usage: run [-n N] PROG [ARGS] [&]  (PROG is bin/PROG in the initrd: 'ls bin')\n");
+		return -EINVAL;
+	}
+	t = spawn_process(argv[1], argc - 1, argv + 1, background);
+	if (!t)
+		return -ENOENT;
+	if (background) {
+		cprintf("[%d] %s\n", t->pid, t->comm);
+		return 0;
+	}
+	status = wait_task(t);
+	report_status(t, status);
+	return status ? -EINTR : 0;
+}
+SHELL_COMMAND("run", cmd_run, "run [-n N] PROG [ARGS] [&]",
+	      "run bin/PROG as a process; with &, in the background; -n N: N times, one summary");
+
+static const char *state_name(enum task_state s)
+{
+	switch (s) {
+	case TASK_RUNNING: return "running";
+	case TASK_RUNNABLE: return "runnable";
+	case TASK_SLEEPING: return "sleeping";
+	case TASK_ZOMBIE: return "zombie";
+	default: return "new";
+	}
+}
+
+static int cmd_ps(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	cprintf("  PID STATE     CR3         TICKS  PAGES NAME\n");
+	for (int i = 0; i < NR_TASKS; i++) {
+		const struct task *t = &tasks[i];
+		unsigned long cr3 = t->mm ? t->mm->pgd : __pa(swapper_pg_dir);
+		unsigned long pages = t->mm ? t->mm->total_pages + t->mm->pt_pages : 0;
+
+		if (t->state == TASK_UNUSED || t->state == TASK_NEW)
+			continue;
+		cprintf("%5d %-9s 0x%08lx %6lu %6lu %s%s\n", t->pid, state_name(t->state), cr3,
+			t->runtime, pages, t->comm, t->mm ? "" : " (kernel task)");
+	}
+	return 0;
+}
+SHELL_COMMAND("ps", cmd_ps, "ps",
+	      "the tasks: pid, state, CR3 (its page tables), timer ticks run, pages held, name");
+
+static int cmd_kill(int argc, char **argv)
+{
+	unsigned int pid;
+	struct task *t;
+
+	if (argc != 2 || kstrtouint(argv[1], 10, &pid)) {
+		cprintf("usage: kill PID\n");
+		return -EINVAL;
+	}
+	t = find_task((int)pid);
+	if (!t || t->state == TASK_ZOMBIE) {
+		cprintf("kill: no process with pid %u\n", pid);
+		return -ENOENT;
+	}
+	if (!t->mm) {
+		cprintf("kill: pid %u is %s, a kernel task: refused\n", pid, t->comm);
+		return -EPERM;
+	}
+	kill_task(t, SIGKILL);
+	cprintf("kill: SIGKILL sent to %s[%d]\n", t->comm, t->pid);
+	return 0;
+}
+SHELL_COMMAND("kill", cmd_kill, "kill PID", "kill a process (SIGKILL)");

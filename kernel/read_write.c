@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * read(2) and write(2). ronx has no files: descriptors 0, 1 and 2 are the
+ * console (as a shell's terminal), anything else is -EBADF. read() hands
+ * out one edited line at a time, as a terminal in canonical mode does;
+ * Ctrl-D on an empty line is end of file. A background process (run ... &)
+ * reads end of file at once, as a shell without job control gives it
+ * /dev/null.
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/uaccess.h>
+#include <ronx/tty.h>
+#include <ronx/sched.h>
+#include <ronx/syscall.h>
+
+static char line[258];
+static int line_len, line_pos;		/* what the last line has left to hand out */
+static struct task *line_owner;		/* a new reader does not get another's leftovers */
+
+long ksys_read(unsigned fd, char *buf, unsigned long count)
+{
+	unsigned long n;
+
+	if (fd > 2)
+		return -EBADF;
+	if (!access_ok(buf, count))
+		return -EFAULT;
+	if (!count || current->background)
+		return 0;
+	if (line_owner != current)
+		line_pos = line_len = 0;
+	if (line_pos == line_len) {
+		int got = tty_read_line(line, sizeof(line) - 1);
+
+		if (got == TTY_EOF)
+			return 0;
+		if (got == TTY_INTR)
+			return -EINTR;
+		line[got] = '\n';
+		line_len = got + 1;
+		line_pos = 0;
+		line_owner = current;
+	}
+	n = (unsigned long)(line_len - line_pos);
+	if (n > count)
+		n = count;
+	if (copy_to_user(buf, line + line_pos, n))
+		return -EFAULT;
+	line_pos += (int)n;
+	return (long)n;
+}
+
+long ksys_write(unsigned fd, const char *buf, unsigned long count)
+{
+	char chunk[128];
+	unsigned long done = 0;
+
+	if (fd > 2)
+		return -EBADF;
+	if (!access_ok(buf, count))
+		return -EFAULT;
+	while (done < count) {
+		unsigned long n = count - done < sizeof(chunk) ? count - done : sizeof(chunk);
+		unsigned long left = copy_from_user(chunk, buf + done, n);
+
+		console_write(chunk, n - left);
+		done += n - left;
+		if (left)
+			return done ? (long)done : -EFAULT;
+		if (current->killed)	/* Ctrl-C stops a long write too */
+			break;
+	}
+	return (long)done;
+}

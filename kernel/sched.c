@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The task table and the scheduler: round robin over a fixed table, one
+ * scheduler loop per CPU on its own stack (xv6's scheduler(), Linux's
+ * names where they fit).
+ *
+ * A task leaves the CPU only by schedule(), with its state already set:
+ * RUNNABLE (yield, or the timer preempted it in ring 3), SLEEPING, or
+ * ZOMBIE. The scheduler then runs on its own stack, which is the only
+ * place a dead task's kernel stack can be freed: nobody runs on it.
+ *
+ * Locking: tasks_lock guards every task's state. On one CPU it compiles
+ * to "interrupts off", which the kernel has anyway; it is taken where an
+ * SMP kernel needs it, and, as in xv6, held across swtch() into and out
+ * of the scheduler.
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/memlayout.h>
+#include <ronx/x86.h>
+#include <ronx/mm.h>
+#include <ronx/spinlock.h>
+#include <ronx/sched.h>
+#include <ronx/process.h>
+#include <ronx/pgd.h>
+
+struct task tasks[NR_TASKS];
+DEFINE_SPINLOCK(tasks_lock);
+static int next_pid;
+
+struct task *alloc_task(const char *comm)
+{
+	unsigned long flags;
+	struct task *t = 0;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	for (int i = 0; i < NR_TASKS; i++) {
+		if (tasks[i].state == TASK_UNUSED) {
+			t = &tasks[i];
+			memset(t, 0, sizeof(*t));
+			t->state = TASK_NEW;
+			t->pid = next_pid++;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	if (t) {
+		size_t n = strlen(comm);
+
+		if (n >= TASK_COMM_LEN)
+			n = TASK_COMM_LEN - 1;
+		memcpy(t->comm, comm, n);
+		t->comm[n] = '\0';
+	}
+	return t;
+}
+
+/* The kernel stack, if this file gave it (the scheduler calls this for a zombie). */
+static void release_task_stack(struct task *t)
+{
+	if (t->stack_owned && t->stack)
+		free_pages(__pa(t->stack), t->stack_size / PAGE_SIZE);
+	t->stack = 0;
+}
+
+/* Gives the slot back; the task must not be running. */
+void free_task(struct task *t)
+{
+	release_task_stack(t);
+	t->state = TASK_UNUSED;
+}
+
+void wake_up_new_task(struct task *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	t->state = TASK_RUNNABLE;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/*
+ * The context a task that never ran is switched to: on its stack, the
+ * registers swtch() pops and then entry as the address it returns to.
+ */
+void *prepare_first_switch(struct task *t, unsigned long sp, void (*entry)(void))
+{
+	struct context *c = (struct context *)(sp - sizeof(*c));
+
+	memset(c, 0, sizeof(*c));
+	c->eip = (uint32_t)entry;
+	t->context = c;
+	return c;
+}
+
+/* The task to run next after slot *last, round robin; NULL if none. */
+static struct task *pick_next_task(int *last)
+{
+	for (int i = 1; i <= NR_TASKS; i++) {
+		int n = (*last + i) % NR_TASKS;
+
+		if (tasks[n].state == TASK_RUNNABLE) {
+			*last = n;
+			return &tasks[n];
+		}
+	}
+	return 0;
+}
+
+/*
+ * Puts t on this CPU: its address space (CR3; a kernel task keeps the
+ * kernel's), the kernel stack the CPU will enter on from ring 3 (TSS.esp0),
+ * then its registers (swtch). Returns when t gives the CPU back.
+ */
+static void switch_to(struct cpu *c, struct task *t)
+{
+	c->current_task = t;
+	t->state = TASK_RUNNING;
+	c->tss.esp0 = t->stack + t->stack_size;
+	if (t->mm)
+		switch_mm(t->mm);
+	swtch(&c->scheduler, t->context);
+	if (t->mm)
+		switch_mm(0);
+	c->current_task = 0;
+	/* off its stack at last: a dead task's stack can go */
+	if (t->state == TASK_ZOMBIE)
+		release_task_stack(t);
+}
+
+/* The loop itself; tasks_lock is held at its top and across every switch. */
+static void __noreturn scheduler_loop(void)
+{
+	struct cpu *c = this_cpu();
+	int last = 0;
+
+	for (;;) {
+		struct task *t = pick_next_task(&last);
+
+		if (t) {
+			switch_to(c, t);
+			continue;
+		}
+		/* nothing to run: wait for an interrupt to make something runnable */
+		spin_unlock(&tasks_lock);
+		wait_for_interrupt();
+		spin_lock(&tasks_lock);
+	}
+}
+
+void __noreturn scheduler(void)
+{
+	spin_lock(&tasks_lock);
+	scheduler_loop();
+}
+
+/*
+ * The first time a CPU's first task gives up the CPU (sched_start()), its
+ * swtch() lands here on the scheduler's own stack, tasks_lock held.
+ */
+static void __noreturn scheduler_entry(void)
+{
+	this_cpu()->current_task = 0;
+	scheduler_loop();
+}
+
+/*
+ * Makes the code running now (boot, on its stack) a task called comm,
+ * and gives this CPU a scheduler on sched_stack, entered the first time
+ * the task sleeps or yields. The boot stack is thus the shell's: no
+ * second big stack for it (a 2M machine counts its pages).
+ */
+void sched_start(const char *comm, unsigned long stack, unsigned long size,
+		 void *sched_stack, unsigned long sched_size)
+{
+	struct cpu *c = this_cpu();
+	struct task *t = alloc_task(comm);
+	struct context *ctx = (struct context *)((unsigned long)sched_stack + sched_size) - 1;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->eip = (uint32_t)scheduler_entry;
+	c->scheduler = ctx;
+	if (!t)
+		return;
+	t->stack = stack;
+	t->stack_size = size;
+	t->state = TASK_RUNNING;
+	c->current_task = t;
+	c->tss.esp0 = stack + size;
+}
+
+/* Gives up the CPU, tasks_lock held, current's state already changed. */
+static void __schedule(void)
+{
+	swtch(&current->context, this_cpu()->scheduler);
+}
+
+/* Gives up the CPU; the caller has set current's state (exit does). */
+void schedule(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	__schedule();
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+void yield(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	current->state = TASK_RUNNABLE;
+	__schedule();
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/*
+ * Sleeps until wakeup(chan). The state changes under tasks_lock, so a
+ * wakeup() cannot fall between it and the switch. Callers re-check what
+ * they wait for in a loop: a kill wakes them too.
+ */
+void sleep_on(void *chan)
+{
+	struct task *t = current;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	t->chan = chan;
+	t->state = TASK_SLEEPING;
+	__schedule();
+	t->chan = 0;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+static void wakeup_locked(void *chan)
+{
+	for (int i = 0; i < NR_TASKS; i++)
+		if (tasks[i].state == TASK_SLEEPING && tasks[i].chan == chan)
+			tasks[i].state = TASK_RUNNABLE;
+}
+
+void wakeup(void *chan)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	wakeup_locked(chan);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/* A task's last switch: a zombie, its parent woken (it sleeps on itself). */
+void task_dead(void)
+{
+	spin_lock(&tasks_lock);
+	current->state = TASK_ZOMBIE;
+	if (current->parent)
+		wakeup_locked(current->parent);
+	__schedule();
+	__builtin_unreachable();
+}
+
+/* Waits, as child's parent, until child is a zombie; its exit status. */
+int task_wait_zombie(struct task *child)
+{
+	unsigned long flags;
+	int status;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	while (child->state != TASK_ZOMBIE) {
+		current->chan = current;
+		current->state = TASK_SLEEPING;
+		__schedule();
+		current->chan = 0;
+	}
+	status = child->exit_code;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return status;
+}
+
+/* Makes a sleeping task runnable whatever it sleeps on (a kill). */
+void wake_up_task(struct task *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (t->state == TASK_SLEEPING)
+		t->state = TASK_RUNNABLE;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+struct task *find_task(int pid)
+{
+	for (int i = 0; i < NR_TASKS; i++)
+		if (tasks[i].state != TASK_UNUSED && tasks[i].state != TASK_NEW &&
+		    tasks[i].pid == pid)
+			return &tasks[i];
+	return 0;
+}
+
+unsigned long nr_running_tasks(void)
+{
+	unsigned long n = 0;
+
+	for (int i = 0; i < NR_TASKS; i++)
+		n += tasks[i].state == TASK_RUNNABLE || tasks[i].state == TASK_RUNNING;
+	return n;
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What happens to a process that faults: Linux's lines, then it dies
+ * (ronx has no signal handlers, so every fatal signal is a kill).
+ *
+ *   hello[3]: segfault at 0 ip 08049010 sp bffffe9c error 4 in hello[8049000+1000]
+ *   hello[3] general protection fault ip:8049012 sp:bffffe9c error:0 in hello[8049000+1000]
+ *
+ * The first is show_signal_msg() (arch/x86/mm/fault.c), for a page fault;
+ * the second show_signal() (arch/x86/kernel/traps.c, prefixed "traps: "),
+ * for any other exception. error is the CPU's error code: for a page
+ * fault bit 0 says the page was present, 1 a write, 2 from user mode, 4 an
+ * instruction fetch (Linux decodes it in do_user_addr_fault()).
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/mm_types.h>
+#include <ronx/traps.h>
+#include <ronx/sched.h>
+#include <ronx/process.h>
+
+const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGILL: return "SIGILL";
+	case SIGTRAP: return "SIGTRAP";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGKILL: return "SIGKILL";
+	case SIGSEGV: return "SIGSEGV";
+	default: return "signal";
+	}
+}
+
+/* " in hello[8049000+1000]": the file-backed area holding ip, as Linux's print_vma_addr(). */
+static void vma_addr(char *buf, size_t size, unsigned long ip)
+{
+	struct vm_area_struct *v = current->mm ? vma_find(&current->mm->vmas, ip) : 0;
+
+	buf[0] = '\0';
+	if (v && (v->kind == VMA_TEXT || v->kind == VMA_RODATA || v->kind == VMA_DATA))
+		snprintf(buf, size, " in %s[%x+%x]", current->comm, (unsigned)v->vm_start,
+			 (unsigned)(v->vm_end - v->vm_start));
+}
+
+void force_sig_fault(struct trap_frame *f, unsigned long address)
+{
+	char in[48];
+
+	vma_addr(in, sizeof(in), f->eip);
+	printk(KERN_INFO "%s[%d]: segfault at %lx ip %08lx sp %08lx error %lx%s\n",
+	       current->comm, current->pid, address, (unsigned long)f->eip,
+	       (unsigned long)f->esp, (unsigned long)f->error_code, in);
+	do_exit(SIGSEGV);
+}
+
+static int trap_signal(unsigned vector)
+{
+	switch (vector) {
+	case 0: return SIGFPE;		/* divide error */
+	case 3: return SIGTRAP;		/* int3 */
+	case 6: return SIGILL;		/* invalid opcode */
+	case 16: case 19: return SIGFPE;
+	case 17: return SIGBUS;		/* alignment check */
+	default: return SIGSEGV;
+	}
+}
+
+/* A CPU exception other than a page fault, in ring 3. */
+void user_trap(struct trap_frame *f, const char *name)
+{
+	char in[48];
+
+	vma_addr(in, sizeof(in), f->eip);
+	printk(KERN_INFO "traps: %s[%d] %s%s ip:%lx sp:%lx error:%lx%s\n", current->comm,
+	       current->pid, f->vector == X86_TRAP_GP ? "" : "trap ", name,
+	       (unsigned long)f->eip, (unsigned long)f->esp, (unsigned long)f->error_code, in);
+	do_exit(trap_signal(f->vector));
+}

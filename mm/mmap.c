@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mmap (anonymous only), munmap, mprotect and brk (Linux: mm/mmap.c,
+ * mm/mprotect.c). The area list (mm/vma.c) says what is mapped; each page
+ * is allocated and mapped at once (no demand paging), so every page of an
+ * area is in the page tables with the area's permission from the moment
+ * the call returns.
+ *
+ * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
+ * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing
+ * code into an RW page and then making it RX, what a JIT does, works: the
+ * page is never both at once. The guard page under the stack is never
+ * mapped, not even by MAP_FIXED.
+ */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/mm.h>
+#include <ronx/pgd.h>
+#include <ronx/mman.h>
+
+unsigned prot_to_vm_flags(unsigned prot)
+{
+	return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_WRITE : 0) |
+	       (prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+/* User W^X: writable and executable at once is never granted. */
+static bool wants_wx(unsigned prot)
+{
+	return (prot & PROT_WRITE) && (prot & PROT_EXEC);
+}
+
+/* Would npages more be within the process's limit and leave the kernel its reserve? */
+static bool may_grow(const struct mm_struct *mm, uint32_t npages)
+{
+	return npages <= USER_PAGES_MAX - mm->total_pages &&
+	       npages + USER_FREE_RESERVE <= nr_free_pages();
+}
+
+/* Adds [start, end) as an area and maps every page of it; 0 or -ENOMEM, nothing left behind. */
+int map_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags, unsigned kind)
+{
+	pteval_t prot = vm_get_page_prot(flags);
+
+	if (!may_grow(mm, (end - start) / PAGE_SIZE) || vma_add(&mm->vmas, start, end, flags, kind))
+		return -ENOMEM;
+	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
+		if (install_user_page(mm, va, prot)) {
+			zap_user_range(mm, start, end);
+			vma_remove(&mm->vmas, start, end);
+			return -ENOMEM;
+		}
+	}
+	vma_merge(&mm->vmas);
+	return 0;
+}
+
+/* Areas [start, end) split out, removed and unmapped. */
+static long unmap_range(struct mm_struct *mm, uint32_t start, uint32_t end)
+{
+	if (vma_split(&mm->vmas, start) || vma_split(&mm->vmas, end))
+		return -ENOMEM;
+	vma_remove(&mm->vmas, start, end);
+	zap_user_range(mm, start, end);
+	vma_merge(&mm->vmas);
+	return 0;
+}
+
+static bool touches_guard(uint32_t start, uint32_t end)
+{
+	return start < STACK_GUARD + PAGE_SIZE && end > STACK_GUARD;
+}
+
+long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
+	     unsigned flags, int fd)
+{
+	uint64_t size = ((uint64_t)len + PAGE_SIZE - 1) & PAGE_MASK;
+	uint32_t start;
+
+	if (!(flags & MAP_ANONYMOUS))
+		return fd >= 0 && fd <= 2 ? -ENODEV : -EBADF;	/* no files: only the console */
+	if ((flags & MAP_TYPE) != MAP_PRIVATE && (flags & MAP_TYPE) != MAP_SHARED)
+		return -EINVAL;
+	if (!len || prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	if (size > TASK_SIZE - MMAP_MIN_ADDR)
+		return -ENOMEM;
+	if (wants_wx(prot))
+		return -EACCES;
+	if (flags & MAP_FIXED) {
+		if (addr & ~PAGE_MASK)
+			return -EINVAL;
+		if (addr < MMAP_MIN_ADDR)
+			return -EPERM;
+		if (addr + size > TASK_SIZE || touches_guard(addr, addr + size))
+			return -ENOMEM;
+		start = addr;
+		if (unmap_range(mm, start, start + size))
+			return -ENOMEM;
+	} else {
+		start = (addr & ~PAGE_MASK) || addr < TASK_UNMAPPED_BASE || addr + size > MMAP_END ||
+			!vma_range_free(&mm->vmas, addr, addr + size) ? 0 : addr;
+		if (!start)
+			start = vma_free_area(&mm->vmas, size, TASK_UNMAPPED_BASE, MMAP_END);
+		if (!start)
+			return -ENOMEM;
+	}
+	if (map_area(mm, start, start + size, prot_to_vm_flags(prot), VMA_MMAP))
+		return -ENOMEM;
+	return start;
+}
+
+long do_munmap(struct mm_struct *mm, uint32_t addr, uint32_t len)
+{
+	uint64_t end = (uint64_t)addr + (((uint64_t)len + PAGE_SIZE - 1) & PAGE_MASK);
+
+	if ((addr & ~PAGE_MASK) || !len || end > TASK_SIZE)
+		return -EINVAL;
+	return unmap_range(mm, addr, (uint32_t)end);
+}
+
+long do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot)
+{
+	uint64_t end = (uint64_t)addr + (((uint64_t)len + PAGE_SIZE - 1) & PAGE_MASK);
+	unsigned flags = prot_to_vm_flags(prot);
+
+	if ((addr & ~PAGE_MASK) || prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	if (end > TASK_SIZE)
+		return -ENOMEM;
+	if (!len)
+		return 0;
+	if (wants_wx(prot))
+		return -EACCES;
+	if (!vma_range_covered(&mm->vmas, addr, (uint32_t)end))
+		return -ENOMEM;
+	if (vma_split(&mm->vmas, addr) || vma_split(&mm->vmas, (uint32_t)end))
+		return -ENOMEM;
+	for (int i = 0; i < mm->vmas.nr; i++) {
+		struct vm_area_struct *v = &mm->vmas.v[i];
+
+		if (v->vm_start >= addr && v->vm_end <= end)
+			v->vm_flags = (uint16_t)flags;
+	}
+	change_user_prot(mm, addr, (uint32_t)end, vm_get_page_prot(flags));
+	vma_merge(&mm->vmas);
+	return 0;
+}
+
+/* brk(2): the heap ends at newbrk if it can; returns where it ends now. */
+uint32_t do_brk(struct mm_struct *mm, uint32_t newbrk)
+{
+	uint32_t old_end = PFN_ALIGN(mm->brk), new_end = PFN_ALIGN(newbrk);
+
+	if (newbrk < mm->start_brk || newbrk > TASK_UNMAPPED_BASE)
+		return mm->brk;
+	if (new_end > old_end) {
+		if (!vma_range_free(&mm->vmas, old_end, new_end) ||
+		    map_area(mm, old_end, new_end, VM_READ | VM_WRITE, VMA_HEAP))
+			return mm->brk;
+	} else if (new_end < old_end && unmap_range(mm, new_end, old_end)) {
+		return mm->brk;
+	}
+	mm->brk = newbrk;
+	return mm->brk;
+}

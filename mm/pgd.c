@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A process's page tables (Linux: pgd_alloc(), arch/x86/mm/pgtable.c).
+ *
+ * Each process has a PDPT of its own. Entries 0-2 point to three page
+ * directories of its own, for 0x00000000-0xbfffffff; entry 3 points to the
+ * kernel's one page directory for 0xc0000000-0xffffffff, the same page in
+ * every process, so a change to a kernel mapping reaches them all at once.
+ *
+ * Permission bits, and why:
+ *   PDPTE        present only: under PAE it has no RW, US or NX bit
+ *   user PDE     P|RW|US: the PTE decides (the CPU ANDs RW and US down the walk)
+ *   user PTE     P|US, plus RW for writable areas and NX for every area
+ *                that is not text; never G, so a CR3 switch drops it
+ *   kernel       the kernel's PDEs and PTEs have US=0: ring 3 cannot touch
+ *                them, whatever the PTE says otherwise
+ *
+ * Every present user PTE owns its frame: nothing is shared, so unmapping
+ * frees it. A PROT_NONE page keeps its frame in a not-present PTE marked
+ * _PAGE_PROTNONE (Linux's trick), so that mprotect() can give it back.
+ */
+#include <ronx/compiler.h>
+#include <ronx/memlayout.h>
+#include <ronx/string.h>
+#include <ronx/x86.h>
+#include <ronx/mm.h>
+#include <ronx/mm_types.h>
+#include <ronx/pgd.h>
+#include <ronx/sched.h>
+
+static unsigned long pt_page(struct mm_struct *mm)
+{
+	unsigned long pa = alloc_pagetable_page();
+
+	if (pa)
+		mm->pt_pages++;
+	return pa;
+}
+
+static void free_pt_page(struct mm_struct *mm, unsigned long pa)
+{
+	nr_pagetable_pages--;
+	mm->pt_pages--;
+	free_page(pa);
+}
+
+static pteval_t *pdpt_of(const struct mm_struct *mm)
+{
+	return __va(mm->pgd);
+}
+
+struct mm_struct *mm_alloc(void)
+{
+	unsigned long page = alloc_page();
+	struct mm_struct *mm;
+	pteval_t *pdpt;
+
+	if (!page)
+		return 0;
+	mm = __va(page);
+	mm->pt_pages = 1;
+	mm->pgd = pt_page(mm);
+	if (!mm->pgd)
+		goto fail;
+	pdpt = pdpt_of(mm);
+	for (unsigned i = 0; i < pgd_index(TASK_SIZE); i++) {
+		unsigned long pmd = pt_page(mm);
+
+		if (!pmd)
+			goto fail;
+		pdpt[i] = pmd | _PAGE_PRESENT;
+	}
+	/* the kernel half: the kernel's own page directory, shared */
+	pdpt[pgd_index(TASK_SIZE)] = swapper_pg_dir[pgd_index(TASK_SIZE)];
+	return mm;
+fail:
+	mmput(mm);
+	return 0;
+}
+
+/* The pte for va in mm, with a page table allocated if alloc; NULL if none. */
+pteval_t *user_pte(struct mm_struct *mm, uint32_t va, bool alloc)
+{
+	pteval_t *pmds, *pmd;
+
+	if (va >= TASK_SIZE || !(pdpt_of(mm)[pgd_index(va)] & _PAGE_PRESENT))
+		return 0;
+	pmds = __va(pdpt_of(mm)[pgd_index(va)] & PTE_PFN_MASK);
+	pmd = &pmds[pmd_index(va)];
+	if (!(*pmd & _PAGE_PRESENT)) {
+		unsigned long pt;
+
+		if (!alloc || !(pt = pt_page(mm)))
+			return 0;
+		*pmd = pt | _PAGE_USER_TABLE;
+	}
+	return &((pteval_t *)__va(*pmd & PTE_PFN_MASK))[pte_index(va)];
+}
+
+bool pte_has_frame(pteval_t pte)
+{
+	return pte & (_PAGE_PRESENT | _PAGE_PROTNONE);
+}
+
+/* A user pte for these area flags: never global, NX unless VM_EXEC. */
+pteval_t vm_get_page_prot(unsigned vm_flags)
+{
+	pteval_t prot = _PAGE_USER;
+
+	if (!(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
+		return _PAGE_PROTNONE;		/* PROT_NONE: keep the frame, no access */
+	prot |= _PAGE_PRESENT;
+	if (vm_flags & VM_WRITE)
+		prot |= _PAGE_RW;
+	if (!(vm_flags & VM_EXEC))
+		prot |= _PAGE_NX;
+	return prot & __supported_pte_mask;
+}
+
+static bool is_current_mm(const struct mm_struct *mm)
+{
+	return (read_cr3() & CR3_PDPT_MASK_32) == mm->pgd;
+}
+
+static void flush_user_page(const struct mm_struct *mm, uint32_t va)
+{
+	if (is_current_mm(mm))
+		__flush_tlb_one(va);
+}
+
+/* A zeroed frame mapped at va with prot; -ENOMEM if none is left. */
+int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
+{
+	pteval_t *pte = user_pte(mm, va, true);
+	unsigned long frame;
+
+	if (!pte)
+		return -ENOMEM;
+	if (pte_has_frame(*pte))
+		return -EEXIST;
+	frame = alloc_page();
+	if (!frame)
+		return -ENOMEM;
+	*pte = frame | prot;
+	mm->total_pages++;
+	flush_user_page(mm, va);
+	return 0;
+}
+
+/* Frees the page table under va's PDE if nothing in it holds a frame. */
+static void free_table_if_empty(struct mm_struct *mm, uint32_t va)
+{
+	pteval_t *pmds = __va(pdpt_of(mm)[pgd_index(va)] & PTE_PFN_MASK);
+	pteval_t *pmd = &pmds[pmd_index(va)], *ptes;
+
+	if (!(*pmd & _PAGE_PRESENT))
+		return;
+	ptes = __va(*pmd & PTE_PFN_MASK);
+	for (int i = 0; i < PTRS_PER_PTE; i++)
+		if (ptes[i])
+			return;
+	free_pt_page(mm, *pmd & PTE_PFN_MASK);
+	*pmd = 0;
+}
+
+/* Unmaps [start, end) and frees its frames and the page tables left empty. */
+void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
+{
+	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
+		pteval_t *pte = user_pte(mm, va, false);
+
+		if (pte && pte_has_frame(*pte)) {
+			free_page(*pte & PTE_PFN_MASK);
+			*pte = 0;
+			mm->total_pages--;
+			flush_user_page(mm, va);
+		}
+		if (((va + PAGE_SIZE) & ~PMD_MASK) == 0 || va + PAGE_SIZE >= end)
+			free_table_if_empty(mm, va);
+	}
+}
+
+/* New permissions for the frames of [start, end). */
+void change_user_prot(struct mm_struct *mm, uint32_t start, uint32_t end, pteval_t prot)
+{
+	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
+		pteval_t *pte = user_pte(mm, va, false);
+
+		if (pte && pte_has_frame(*pte)) {
+			*pte = (*pte & PTE_PFN_MASK) | prot;
+			flush_user_page(mm, va);
+		}
+	}
+}
+
+/*
+ * Copies into mm's pages at va through the kernel's direct map, so that
+ * exec can fill a process that is not running (and whose text is RO).
+ */
+int copy_to_mm(struct mm_struct *mm, uint32_t va, const void *src, uint32_t len)
+{
+	const char *s = src;
+
+	while (len) {
+		pteval_t *pte = user_pte(mm, va, false);
+		uint32_t n = PAGE_SIZE - (va & ~PAGE_MASK);
+
+		if (!pte || !pte_has_frame(*pte))
+			return -EFAULT;
+		if (n > len)
+			n = len;
+		memcpy((char *)__va(*pte & PTE_PFN_MASK) + (va & ~PAGE_MASK), s, n);
+		s += n;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* A page table's frames, then the table itself. */
+static void free_pte_table(struct mm_struct *mm, pteval_t pmd)
+{
+	pteval_t *ptes = __va(pmd & PTE_PFN_MASK);
+
+	for (int i = 0; i < PTRS_PER_PTE; i++) {
+		if (pte_has_frame(ptes[i])) {
+			free_page(ptes[i] & PTE_PFN_MASK);
+			mm->total_pages--;
+		}
+	}
+	free_pt_page(mm, pmd & PTE_PFN_MASK);
+}
+
+/*
+ * Everything mm had: its frames, page tables, directories, the PDPT and
+ * the page holding mm itself. mm must not be in CR3 (switch_mm(0) first).
+ */
+void mmput(struct mm_struct *mm)
+{
+	if (mm->pgd) {
+		pteval_t *pdpt = pdpt_of(mm);
+
+		for (unsigned i = 0; i < pgd_index(TASK_SIZE); i++) {
+			pteval_t *pmds;
+
+			if (!(pdpt[i] & _PAGE_PRESENT))
+				continue;
+			pmds = __va(pdpt[i] & PTE_PFN_MASK);
+			for (int j = 0; j < PTRS_PER_PMD; j++)
+				if (pmds[j] & _PAGE_PRESENT)
+					free_pte_table(mm, pmds[j]);
+			free_pt_page(mm, pdpt[i] & PTE_PFN_MASK);
+		}
+		free_pt_page(mm, mm->pgd);
+	}
+	free_page(__pa(mm));
+}
+
+/* CR3: this mm's PDPT, or the kernel's when mm is NULL. */
+void switch_mm(struct mm_struct *mm)
+{
+	write_cr3(mm ? mm->pgd : __pa(swapper_pg_dir));
+}

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the QEMU user-mode tests need besides a guest: the programs' own
+program headers, read from the initrd the guest booted (not from anything
+the kernel says), and the regexes for the kernel's lines."""
+import re
+import struct
+
+from guest import BUILD
+
+PAGE = 4096
+TASK_SIZE = 0xC0000000
+STACK_TOP = TASK_SIZE
+STACK_BOTTOM = STACK_TOP - (128 << 10)
+GUARD = STACK_BOTTOM - PAGE
+SEGV = re.compile(r"^(\S+)\[(\d+)\]: segfault at ([0-9a-f]+) ip ([0-9a-f]{8}) sp ([0-9a-f]{8}) "
+                  r"error ([0-9a-f]+)", re.M)
+PS_LINE = re.compile(r"^\s*(\d+) (\w+)\s+0x([0-9a-f]{8})\s+(\d+)\s+(\d+) (\S+)", re.M)
+PF_R, PF_W, PF_X = 4, 2, 1
+
+
+def cpio_files(path):
+    """name -> bytes, from a cpio newc archive."""
+    data, files, pos = open(path, "rb").read(), {}, 0
+    while pos + 110 <= len(data):
+        hdr = data[pos:pos + 110]
+        if hdr[:6] != b"070701":
+            break
+        size, namesize = int(hdr[54:62], 16), int(hdr[94:102], 16)
+        name = data[pos + 110:pos + 110 + namesize - 1].decode()
+        start = (pos + 110 + namesize + 3) & ~3
+        if name == "TRAILER!!!":
+            break
+        files[name] = data[start:start + size]
+        pos = (start + size + 3) & ~3
+    return files
+
+
+def load_segments(elf):
+    """[(page start, page end, p_flags, filesz end page)] of each PT_LOAD."""
+    phoff, = struct.unpack_from("<I", elf, 28)
+    phnum, = struct.unpack_from("<H", elf, 44)
+    segs = []
+    for i in range(phnum):
+        p_type, off, va, _, filesz, memsz, flags, _ = struct.unpack_from("<8I", elf, phoff + 32 * i)
+        if p_type == 1 and memsz:
+            segs.append((va & ~(PAGE - 1), (va + memsz + PAGE - 1) & ~(PAGE - 1), flags))
+    return segs
+
+
+def expected_perms(elf):
+    """va page -> (rw, exec) as the program headers ask, plus the stack."""
+    want = {}
+    for start, end, flags in load_segments(elf):
+        for va in range(start, end, PAGE):
+            want[va] = (bool(flags & PF_W), bool(flags & PF_X))
+    for va in range(STACK_BOTTOM, STACK_TOP, PAGE):
+        want[va] = (True, False)
+    return want
+
+
+def program(initrd, name):
+    return cpio_files(initrd)["bin/" + name]
+
+
+def ps(g):
+    """pid -> (state, cr3, name) from the shell's ps."""
+    return {int(m.group(1)): (m.group(2), int(m.group(3), 16), m.group(6))
+            for m in PS_LINE.finditer(g.command("ps"))}
+
+
+def free_pages(g):
+    return int(re.search(r"PagesFree:\s+(\d+)", g.command("meminfo")).group(1))
+
+
+def initrd_path(g):
+    return g.initrd or "%s/initrd.cpio" % BUILD

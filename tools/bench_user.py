@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make bench, user mode: what a system call, a context switch and a
+spawn cost, on ronx and on Debian's Linux in the same QEMU (TCG, the
+same CPU model), with the same binaries (user/bin/bench_*), in one run.
+
+Every number is TSC cycles counted inside the guest (under TCG the
+guest's rdtsc reads the host's counter), the median of many samples:
+
+- system call: bench_getpid, getpid() round trips;
+- context switch: two bench_yield at once on one CPU; each sched_yield
+  switches to the other copy and back, so one call costs two switches and
+  two system calls (bench_yield alone: the call with no one to switch to);
+- spawn-to-exit: on Linux bench_spawn (vfork, execve, wait4 of a program
+  that exits at once); on ronx the shell's `run -n N true`, which has to
+  print its own cycles (ronx has no vfork).
+
+Linux boots twice: its default command line (page-table isolation on,
+a CR3 switch on every kernel entry and exit) and pti=off mitigations=off,
+the yardstick for ronx, which has no PTI.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "linux"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+from guest import BUILD, Guest  # noqa: E402
+import user as linux_user  # noqa: E402
+
+# (label, command line, boot name)
+LINUX_BOOTS = (("default", "", "bench-default"),
+               ("pti=off mitigations=off", "pti=off mitigations=off", "bench-nopti"))
+# "bench_getpid: getpid round trip: min 1113 median 1197 cycles", and the
+# same "min N median M cycles" at the end of ronx's "run -n" summary
+LINE = re.compile(r"^(.*?)min (\d+) median (\d+) cycles", re.M)
+
+
+def medians(text):
+    """[(what, median)] from the lines that report min and median cycles."""
+    return [(m.group(1), int(m.group(3))) for m in LINE.finditer(text)]
+
+
+def linux_runs(kernel, initrd, name, cmdline):
+    """The bench runs (tests/user/progs.py's BENCH) in Debian's guest."""
+    outdir = os.path.join(BUILD, "bench", "linux-user")
+    subprocess.run([sys.executable, os.path.join(ROOT, "linux", "boot.py"), "--user",
+                    "--name", name, "--kernel", kernel, "--initrd", initrd,
+                    "--append", (cmdline + " ronx_user=bench").strip(), "--outdir", outdir],
+                   check=False)
+    text, _ = linux_user.read_boot(outdir, name)
+    return {k: r.output for k, r in linux_user.parse(text).items()}
+
+
+def ronx_runs():
+    """The same runs on ronx, through its shell (None: no user mode yet)."""
+    out = {}
+    with Guest("bench user") as g:
+        g.wait_ready()
+        if not re.search(r"^\s+run ", g.command("help"), re.M):
+            g.poweroff()
+            return None
+        out["bench_getpid"] = g.command("run bench_getpid 100000", timeout=300)
+        out["bench_yield-alone"] = g.command("run bench_yield 20000", timeout=300)
+        start = len(g.out)
+        g.command("run bench_yield 20000 &")
+        g.command("run bench_yield 20000", timeout=600)
+        g.wait_for(r"(?s)(bench_yield: pid .*){2}", 120, start)
+        out["bench_yield-pair"] = g.out[start:]
+        out["bench_spawn"] = g.command("run -n 1000 true", timeout=600)
+        g.poweroff()
+    return out
+
+
+def cell(runs, key, what=None):
+    """The median for one run (the mean of the two copies' medians for a pair)."""
+    if runs is None or key not in runs:
+        return None
+    vals = [med for w, med in medians(runs[key]) if what is None or what in w]
+    return sum(vals) // len(vals) if vals else None
+
+
+def rows(row, kernel, initrd):
+    linux = {label: linux_runs(kernel, initrd, name, cmdline)
+             for label, cmdline, name in LINUX_BOOTS} if kernel and os.path.exists(initrd) else {}
+    ronx = ronx_runs()
+    for title, key, what, goal in (
+            ("system call (getpid round trip)", "bench_getpid", "getpid round trip", True),
+            ("sched_yield alone (no switch)", "bench_yield-alone", None, False),
+            ("sched_yield ping-pong, two processes on one CPU (2 switches + 2 calls)",
+             "bench_yield-pair", None, False),
+            ("spawn-to-exit of a program that exits at once", "bench_spawn", None, True)):
+        lv = {label: cell(runs, key, what) for label, runs in linux.items()}
+        rv = cell(ronx, key, what)
+        parts = ["Linux %s: %s" % (label, "%d" % v if v else "not measured") for label, v in lv.items()]
+        if ronx is None:
+            parts.append("ronx: not measured (this kernel has no run command)")
+        elif rv is None:
+            parts.append("ronx: not measured (%s)" % (
+                "`run -n` prints no cycle count" if key == "bench_spawn" else "no reading"))
+        else:
+            parts.append("ronx: %d" % rv)
+        base = lv.get("pti=off mitigations=off")
+        verdict = ""
+        if rv and base:
+            ratio = rv / base
+            parts.append("ronx/Linux(pti=off) = %.2f" % ratio)
+            if lv.get("default"):
+                parts.append("ronx/Linux(default) = %.2f" % (rv / lv["default"]))
+            if goal:
+                verdict = "meets the goal" if ratio <= 1 else "short of the goal"
+        row(title, "median TSC cycles: " + "; ".join(parts),
+            "ronx no slower than Linux with pti=off mitigations=off" if goal else
+            "(measured, no goal)",
+            "user/bin/%s in the guest, rdtsc around each call; Linux booted with and without "
+            "PTI from build/linux/initrd-user.cpio.gz (linux/user-run.sh, ronx_user=bench), "
+            "ronx with its shell's run" % key.split("-")[0], verdict)

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ulib.h - the whole of ronx's user-space C library, in one header.
+ *
+ * Programs in user/bin/ are static i386 ELF executables that speak Linux's
+ * i386 system-call ABI (int $0x80; eax = number; ebx, ecx, edx, esi, edi,
+ * ebp = arguments; eax = result or -errno), so the same binary runs on
+ * ronx and on Linux. The wrappers below behave as a libc's do: on error
+ * they set errno and return -1; syscall6() is the raw call for the
+ * fuzzer, returning what the kernel returned.
+ */
+#ifndef RONX_ULIB_H
+#define RONX_ULIB_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Linux's i386 system-call numbers (arch/x86/entry/syscalls/syscall_32.tbl) */
+#define __NR_exit		1
+#define __NR_read		3
+#define __NR_write		4
+#define __NR_getpid		20
+#define __NR_brk		45
+#define __NR_munmap		91
+#define __NR_mprotect		125
+#define __NR_sched_yield	158
+#define __NR_nanosleep		162
+#define __NR_mmap2		192
+#define __NR_exit_group		252
+/* Linux only (ronx answers -ENOSYS): the spawn benchmark's */
+#define __NR_execve		11
+#define __NR_wait4		114
+#define __NR_vfork		190
+
+/* Linux's errno values (include/uapi/asm-generic/errno-base.h) */
+#define EPERM	1
+#define ENOENT	2
+#define ESRCH	3
+#define EINTR	4
+#define EIO	5
+#define E2BIG	7
+#define ENOEXEC	8
+#define EBADF	9
+#define ECHILD	10
+#define EAGAIN	11
+#define ENOMEM	12
+#define EACCES	13
+#define EFAULT	14
+#define EBUSY	16
+#define EEXIST	17
+#define ENODEV	19
+#define EINVAL	22
+#define ENFILE	23
+#define EMFILE	24
+#define ENOTTY	25
+#define ESPIPE	29
+#define ERANGE	34
+#define ENOSYS	38
+#define ENOLINK	67
+#define EOVERFLOW 75
+#define EOPNOTSUPP 95
+
+/* mmap and mprotect (Linux's values) */
+#define PROT_NONE	0x0
+#define PROT_READ	0x1
+#define PROT_WRITE	0x2
+#define PROT_EXEC	0x4
+#define MAP_SHARED	0x01
+#define MAP_PRIVATE	0x02
+#define MAP_FIXED	0x10
+#define MAP_ANONYMOUS	0x20
+#define MAP_FAILED	((void *)-1)
+
+#define PAGE_SIZE	4096UL
+#define TASK_SIZE	0xc0000000UL	/* the 3G/1G split, as Linux's i386 default */
+
+struct timespec {
+	long tv_sec;
+	long tv_nsec;
+};
+
+extern int errno;
+
+/* the raw call: returns what the kernel returned (-errno on error) */
+long syscall6(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+
+/* the wrappers: -1 and errno on error */
+void exit(int status) __attribute__((noreturn));
+void _exit(int status) __attribute__((noreturn));
+long read(int fd, void *buf, size_t count);
+long write(int fd, const void *buf, size_t count);
+int getpid(void);
+int sched_yield(void);
+int nanosleep(const struct timespec *req, struct timespec *rem);
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, long offset);
+int munmap(void *addr, size_t len);
+int mprotect(void *addr, size_t len, int prot);
+/* Linux's brk system call returns the break, the old one when it refuses */
+unsigned long sys_brk(unsigned long addr);
+void *sbrk(long increment);
+
+/* errno as its name ("EFAULT"), so that ronx and Linux runs compare by text */
+const char *errno_name(int e);
+
+/* stdio: unbuffered, every call is one write(1) */
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int puts(const char *s);
+long write_all(int fd, const void *buf, size_t n);
+
+/* strings (the kernel's own kernel/string.c, compiled for ring 3) */
+void *memset(void *s, int c, size_t n);
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+/* a whole argument as a number: decimal, or hex with 0x; 0 or -1 */
+int parse_uint(const char *s, unsigned int *res);
+
+/* memory: a first-fit allocator over brk */
+void *malloc(size_t n);
+void free(void *p);
+
+/* timing: the time-stamp counter, and the statistics the benchmarks print */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+void sort_u32(uint32_t *v, size_t n);
+
+/* writes "mov eax, 42; ret" at dst and returns it as a function */
+int (*put_ret42(void *dst))(void);
+
+/* Linux only: vfork, then execve(path, argv, envp) in the child; the pid */
+long vfork_execve(const char *path, char *const argv[], char *const envp[]);
+long wait4(int pid, int *status, int options, void *rusage);
+#endif

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The system-call wrappers, as a libc has them: the kernel returns -errno
+ * (-4095..-1) on error; the wrapper stores errno and returns -1.
+ */
+#include <ulib.h>
+
+int errno;
+
+long raw_vfork_execve(const char *path, char *const argv[], char *const envp[]);
+
+/* Linux's rule (IS_ERR_VALUE): the last 4095 values of the range are errors */
+static long ret(long r)
+{
+	if ((unsigned long)r >= (unsigned long)-4095) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+#define SYSCALL(nr, a, b, c)	syscall6(nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+void _exit(int status)
+{
+	for (;;)
+		SYSCALL(__NR_exit_group, status, 0, 0);
+}
+
+/* nothing is buffered (printf writes at once), so exit has nothing to flush */
+void exit(int status)
+{
+	_exit(status);
+}
+
+long read(int fd, void *buf, size_t count)
+{
+	return ret(SYSCALL(__NR_read, fd, buf, count));
+}
+
+long write(int fd, const void *buf, size_t count)
+{
+	return ret(SYSCALL(__NR_write, fd, buf, count));
+}
+
+int getpid(void)
+{
+	return (int)SYSCALL(__NR_getpid, 0, 0, 0);
+}
+
+int sched_yield(void)
+{
+	return (int)ret(SYSCALL(__NR_sched_yield, 0, 0, 0));
+}
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	return (int)ret(SYSCALL(__NR_nanosleep, req, rem, 0));
+}
+
+/* mmap2 counts the offset in 4096-byte pages; a byte offset that is not
+ * page-aligned is the caller's error, as in libc */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, long offset)
+{
+	if (offset & (long)(PAGE_SIZE - 1)) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return (void *)ret(syscall6(__NR_mmap2, (long)addr, (long)len, prot, flags, fd,
+				    offset / (long)PAGE_SIZE));
+}
+
+int munmap(void *addr, size_t len)
+{
+	return (int)ret(SYSCALL(__NR_munmap, addr, len, 0));
+}
+
+int mprotect(void *addr, size_t len, int prot)
+{
+	return (int)ret(SYSCALL(__NR_mprotect, addr, len, prot));
+}
+
+unsigned long sys_brk(unsigned long addr)
+{
+	return (unsigned long)SYSCALL(__NR_brk, addr, 0, 0);
+}
+
+/* sbrk over brk: the kernel answers with the break it has after the call */
+void *sbrk(long increment)
+{
+	unsigned long old = sys_brk(0), want = old + (unsigned long)increment;
+
+	if (increment && sys_brk(want) != want) {
+		errno = ENOMEM;
+		return (void *)-1;
+	}
+	return (void *)old;
+}
+
+long vfork_execve(const char *path, char *const argv[], char *const envp[])
+{
+	return ret(raw_vfork_execve(path, argv, envp));
+}
+
+long wait4(int pid, int *status, int options, void *rusage)
+{
+	return ret(syscall6(__NR_wait4, pid, (long)status, options, (long)rusage, 0, 0));
+}
+
+static const char *const errno_names[] = {
+	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH", [EINTR] = "EINTR",
+	[EIO] = "EIO", [E2BIG] = "E2BIG", [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",
+	[ECHILD] = "ECHILD", [EAGAIN] = "EAGAIN", [ENOMEM] = "ENOMEM", [EACCES] = "EACCES",
+	[EFAULT] = "EFAULT", [EBUSY] = "EBUSY", [EEXIST] = "EEXIST", [ENODEV] = "ENODEV",
+	[EINVAL] = "EINVAL", [ENFILE] = "ENFILE", [EMFILE] = "EMFILE", [ENOTTY] = "ENOTTY",
+	[ESPIPE] = "ESPIPE", [ERANGE] = "ERANGE", [ENOSYS] = "ENOSYS",
+	[ENOLINK] = "ENOLINK", [EOVERFLOW] = "EOVERFLOW", [EOPNOTSUPP] = "EOPNOTSUPP",
+};
+
+const char *errno_name(int e)
+{
+	static char other[16];
+
+	if (e > 0 && (size_t)e < sizeof(errno_names) / sizeof(errno_names[0]) && errno_names[e])
+		return errno_names[e];
+	snprintf(other, sizeof(other), "errno %d", e);
+	return other;
+}

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# user.mk - the user programs: static i386 ELF executables (ET_EXEC) for
+# bin/ of the initrd, built from user/bin/NAME.c and the library in
+# user/lib/. Included by the top-level Makefile; paths relative to the
+# repository root. A new program: add user/bin/NAME.c and NAME below.
+ifndef RONX_USER_MK
+RONX_USER_MK := 1
+
+USER_PROGS := hello echo cat spin sleep exit true \
+	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
+	stackoverflow mmaprwx mprotectrwx jit wxsegment \
+	usertest fuzz bench_getpid bench_yield bench_spawn
+UB := $(B)/user
+USER_BINS := $(USER_PROGS:%=$(UB)/bin/%)
+
+# Freestanding: no libc, no PIE, no SSE (ronx does not save the FPU state).
+USER_CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fcf-protection=none -mno-sse -mno-mmx -mno-80387 \
+	-Iuser/include -Iinclude
+USER_LDFLAGS := -m32 -march=i686 -static -nostdlib -fno-pie -no-pie -ffreestanding \
+	-Wl,-z,max-page-size=4096 -Wl,--build-id=none
+
+# The library: its own files, and the kernel's pure string, number and
+# printf code, compiled a second time for ring 3.
+USER_LIB_SRCS := $(wildcard user/lib/*.c) kernel/vsprintf.c kernel/string.c kernel/kstrtox.c
+USER_LIB_OBJS := $(patsubst %.c,$(UB)/obj/%.o,$(USER_LIB_SRCS))
+USER_CRT0 := $(UB)/obj/user/lib/crt0.o
+
+$(UB)/obj/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+
+$(USER_CRT0): user/lib/crt0.asm | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(NASM) -f elf32 -g -F dwarf $< -o $@
+
+$(UB)/libulib.a: $(USER_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+# NAME.elf keeps its symbols (objdump, gdb); bin/NAME is stripped for the
+# initrd. No program may have an RWE segment, except wxsegment, which
+# must have one (it is the loader's test).
+USER_LD_SCRIPT = -Wl,-T,user/user.ld
+USER_LD_WX_SCRIPT = -Wl,-T,user/wxsegment.ld -Wl,--no-warn-rwx-segments
+$(UB)/%.elf: $(UB)/obj/user/bin/%.o $(USER_CRT0) $(UB)/libulib.a user/user.ld user/wxsegment.ld
+	$(CC) $(USER_LDFLAGS) $(if $(filter wxsegment,$*),$(USER_LD_WX_SCRIPT),$(USER_LD_SCRIPT)) \
+		-o $@ $(USER_CRT0) $< $(UB)/libulib.a -lgcc
+
+$(UB)/bin/%: $(UB)/%.elf
+	@mkdir -p $(dir $@)
+	objcopy --strip-all $< $@
+	@if [ "$*" = wxsegment ]; then \
+		readelf -lW $@ | grep -q ' RWE ' || { echo "$@: wxsegment must have an RWE segment"; exit 1; }; \
+	elif readelf -lW $@ | grep -q ' RWE '; then \
+		echo "$@ has an RWE segment"; exit 1; \
+	fi
+
+user: $(USER_BINS)
+
+# the programs on the host under qemu-i386 (Debian's qemu-user):
+# build/results/user.ktap
+user-test: $(USER_BINS) | $(SETUP)
+	@mkdir -p $(B)/results
+	$(PYTHON) tests/user/run.py
+
+.PHONY: user user-test
+
+-include $(USER_LIB_OBJS:.o=.d) $(USER_PROGS:%=$(UB)/obj/user/bin/%.d)
+endif

@@ -14,6 +14,9 @@
 #include <ronx/memlayout.h>
 #include <ronx/x86.h>
 #include <ronx/ioremap.h>
+#include <ronx/printk.h>
+#include <ronx/irq.h>
+#include <ronx/percpu.h>
 #include <ronx/apic.h>
 
 bool apic_mapped;
@@ -120,4 +123,60 @@ void apic_send_startup(uint32_t apic_id, unsigned long phys)
 {
 	apic_icr_write(APIC_DM_STARTUP | (uint32_t)(phys >> 12), apic_id);
 	apic_icr_wait_idle();
+}
+
+/*
+ * The APIC timer, the other CPUs' clock tick (the boot CPU keeps the
+ * PIT): HZ interrupts a second while a CPU runs a task, so that a process
+ * that never gives its CPU up is preempted there too; off while the CPU
+ * idles, so an idle CPU sleeps. Its rate is the APIC bus clock, unknown
+ * until measured against the PIT (Linux: calibrate_APIC_clock()).
+ */
+#define CALIBRATE_US	2000
+
+static uint32_t apic_timer_count;	/* initial count for one tick, divided by 16 */
+
+void __init calibrate_APIC_clock(void)
+{
+	uint32_t elapsed;
+
+	apic_write(APIC_TDCR, APIC_TDR_DIV_16);
+	apic_write(APIC_LVTT, APIC_LVT_MASKED | LOCAL_TIMER_VECTOR);
+	apic_write(APIC_TMICT, 0xffffffff);
+	udelay(CALIBRATE_US);
+	elapsed = 0xffffffff - apic_read(APIC_TMCCT);
+	apic_write(APIC_TMICT, 0);
+	apic_timer_count = (uint32_t)((uint64_t)elapsed * (1000000 / HZ) / CALIBRATE_US);
+	pr_info("APIC: timer %u counts a tick at HZ=%d (bus/16, measured against the PIT)\n",
+		apic_timer_count, HZ);
+}
+
+void apic_timer_start(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (!apic_timer_count || c->id == 0 || c->apic_timer_on)
+		return;
+	apic_write(APIC_TDCR, APIC_TDR_DIV_16);
+	apic_write(APIC_LVTT, APIC_LVT_TIMER_PERIODIC | LOCAL_TIMER_VECTOR);
+	apic_write(APIC_TMICT, apic_timer_count);
+	c->apic_timer_on = true;
+}
+
+void apic_timer_stop(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (!c->apic_timer_on)
+		return;
+	apic_write(APIC_LVTT, APIC_LVT_MASKED | LOCAL_TIMER_VECTOR);
+	apic_write(APIC_TMICT, 0);
+	c->apic_timer_on = false;
+}
+
+/* LOCAL_TIMER_VECTOR: a tick on a CPU other than the boot CPU. */
+void smp_apic_timer_interrupt(struct trap_frame *f)
+{
+	apic_eoi();
+	update_process_times(f);
 }

@@ -247,7 +247,14 @@ void run_cpu_work(void)
 	__atomic_store_n(&c->work, 0, __ATOMIC_RELEASE);
 }
 
-/* RESCHEDULE_VECTOR: only wakes the CPU from hlt; its loop looks for work. */
+/* Wakes cpu from hlt, or takes it out of ring 3 for a moment (kernel/sched.c). */
+void smp_send_reschedule(int cpu)
+{
+	if (apic_mapped && cpu_online(cpu))
+		apic_send_IPI(cpus[cpu].apic_id, RESCHEDULE_VECTOR);
+}
+
+/* RESCHEDULE_VECTOR: only wakes the CPU; its scheduler loop or exit_to_user_mode() looks why. */
 void smp_reschedule_ipi(struct trap_frame *f)
 {
 	(void)f;

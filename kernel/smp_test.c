@@ -20,6 +20,9 @@
 #include <ronx/spinlock.h>
 #include <ronx/tlbflush.h>
 #include <ronx/module.h>
+#include <ronx/pgd.h>
+#include <ronx/mman.h>
+#include <ronx/uaccess.h>
 #include <ronx/smp.h>
 #include <ronx/smp_probe.h>
 #include <ronx/ktest.h>
@@ -439,4 +442,78 @@ KTEST(smp, module_text_window_while_another_cpu_runs_the_site)
 		  "CPU %d ran the original %lu times and the patched site %lu times: both should show",
 		  cpu, c.calls[1], c.calls[2]);
 	KT_EXPECT(t, memcmp((void *)site->value, orig, 5) == 0, "patchme_site not restored");
+}
+
+/*
+ * A process's page-table changes reach the other CPUs that have its
+ * tables in CR3 (mm->cpu_mask): here another CPU loads a test process's
+ * tables and writes its page (copy_to_user()), while this CPU takes the
+ * permission away (mprotect's change_user_prot()): read-only, then
+ * PROT_NONE (not present, as munmap leaves it). Its next write must
+ * fault. mmput() must then make that CPU leave the tables before freeing
+ * them.
+ */
+#define MM_TEST_ADDR	0x20000000UL
+
+struct mm_call {
+	struct mm_struct *mm;
+	int ret;
+	uint32_t cr3;
+};
+
+static void load_mm_here(void *info)
+{
+	switch_mm(((struct mm_call *)info)->mm);
+}
+
+static void user_write_here(void *info)
+{
+	struct mm_call *c = info;
+	unsigned char v = 0x5a;
+
+	c->ret = copy_to_user((void *)MM_TEST_ADDR, &v, 1) ? -EFAULT : 0;
+	c->cr3 = read_cr3();
+}
+
+static int user_write_on(int cpu, struct mm_call *c)
+{
+	smp_call_function_single(cpu, user_write_here, c, true);
+	return c->ret;
+}
+
+KTEST(smp, process_mapping_changes_reach_a_cpu_that_has_it_loaded)
+{
+	struct mm_call c = { mm_alloc(), -1, 0 };
+	int cpu = next_other_cpu(0), stale = 0, stale_none = 0;
+
+	if (!c.mm)
+		return kt_fail(t, __FILE__, __LINE__, "no memory for a test process");
+	if (cpu < 0) {
+		mmput(c.mm);
+		return kt_skip(t, one_cpu);
+	}
+	KT_EXPECT(t, map_area(c.mm, MM_TEST_ADDR, MM_TEST_ADDR + PAGE_SIZE, VM_READ | VM_WRITE,
+			      VMA_MMAP) == 0, "map_area failed");
+	smp_call_function_single(cpu, load_mm_here, &c, true);
+	KT_EXPECT(t, c.mm->cpu_mask & (1UL << cpu), "CPU %d is not in the process's cpu_mask", cpu);
+	for (int i = 0; i < STALE_REPS / 4; i++) {
+		KT_EXPECT(t, user_write_on(cpu, &c) == 0, "CPU %d cannot write the RW user page", cpu);
+		change_user_prot(c.mm, MM_TEST_ADDR, MM_TEST_ADDR + PAGE_SIZE, vm_get_page_prot(VM_READ));
+		stale += user_write_on(cpu, &c) == 0;
+		change_user_prot(c.mm, MM_TEST_ADDR, MM_TEST_ADDR + PAGE_SIZE,
+				 vm_get_page_prot(VM_READ | VM_WRITE));
+		user_write_on(cpu, &c);
+		change_user_prot(c.mm, MM_TEST_ADDR, MM_TEST_ADDR + PAGE_SIZE, vm_get_page_prot(0));
+		stale_none += user_write_on(cpu, &c) == 0;
+		change_user_prot(c.mm, MM_TEST_ADDR, MM_TEST_ADDR + PAGE_SIZE,
+				 vm_get_page_prot(VM_READ | VM_WRITE));
+	}
+	KT_EXPECT(t, !stale && !stale_none,
+		  "writes on CPU %d went through after mprotect on CPU %d: %d of %d after PROT_READ, %d after PROT_NONE: stale TLB entries",
+		  cpu, smp_processor_id(), stale, STALE_REPS / 4, stale_none);
+	mmput(c.mm);
+	smp_call_function_single(cpu, user_write_here, &c, true);
+	KT_EXPECT(t, c.cr3 == __pa(swapper_pg_dir),
+		  "after mmput() CPU %d still has CR3 %08x, not the kernel's %08lx", cpu, c.cr3,
+		  __pa(swapper_pg_dir));
 }

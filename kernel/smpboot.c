@@ -30,6 +30,7 @@
 #include <ronx/shell.h>
 #include <ronx/spinlock.h>
 #include <ronx/smp.h>
+#include <ronx/sched.h>
 
 #define AP_STACK_PAGES		4		/* 16K: the idle loop, IPIs, an oops */
 #define CALLIN_TIMEOUT_MS	2000		/* Linux waits 5 s; QEMU answers in < 1 ms */
@@ -97,7 +98,8 @@ static void read_regs(struct cpu_regs *r)
 /*
  * Where a started CPU arrives from the trampoline, on its own stack, with
  * the kernel's page tables. It gets its own GDT, TSS and %fs (cpu_init),
- * the IDT and its APIC, says it is online, and waits for interrupts.
+ * the IDT and its APIC, says it is online, and becomes one more CPU the
+ * scheduler runs tasks on (kernel/sched.c), on this same stack.
  */
 void __noreturn start_secondary(struct cpu *c)
 {
@@ -106,10 +108,7 @@ void __noreturn start_secondary(struct cpu *c)
 	setup_local_APIC(false);
 	read_regs(&ap_regs[c->id]);
 	__atomic_fetch_or(&cpu_online_mask, 1UL << c->id, __ATOMIC_SEQ_CST);
-	for (;;) {
-		run_cpu_work();
-		wait_for_interrupt();
-	}
+	scheduler();
 }
 
 /* Copies the trampoline to its low page and maps that page at its own address. */
@@ -303,6 +302,8 @@ void __init smp_init(void)
 	setup_local_APIC(true);
 	set_apic_vector_handler(CALL_FUNCTION_VECTOR, smp_call_function_ipi);
 	set_apic_vector_handler(RESCHEDULE_VECTOR, smp_reschedule_ipi);
+	set_apic_vector_handler(LOCAL_TIMER_VECTOR, smp_apic_timer_interrupt);
+	calibrate_APIC_clock();
 	self = read_apic_id();
 	cpus[0].apic_id = self;
 	read_regs(&boot_regs);
@@ -350,7 +351,7 @@ static int cmd_cpus(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	on_each_cpu(read_regs_here, 0, true);
-	cprintf("CPU  APIC  CR0       CR3       CR4       EFER      shootdowns  calls run\n");
+	cprintf("CPU  APIC  CR0       CR3       CR4       EFER      shootdowns  calls run  runs\n");
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		const struct cpu_regs *r = &now_regs[cpu];
 		const struct cpu *c = &cpus[cpu];
@@ -360,12 +361,18 @@ static int cmd_cpus(int argc, char **argv)
 				cprintf("%3d  %#4x  (did not answer at boot)\n", cpu, c->apic_id);
 			continue;
 		}
-		cprintf("%3d  %#4x  %08x  %08x  %08x  %08llx  %10lu  %9lu%s\n", cpu, c->apic_id,
+		cprintf("%3d  %#4x  %08x  %08x  %08x  %08llx  %10lu  %9lu  ", cpu, c->apic_id,
 			r->cr0, r->cr3, r->cr4, (unsigned long long)r->efer, c->tlb.shootdowns,
-			c->tlb.ipis_received, cpu == smp_processor_id() ? "  (runs this shell)" : "");
+			c->tlb.ipis_received);
+		if (c->current_task)
+			cprintf("%s[%d]%s\n", c->current_task->comm, c->current_task->pid,
+				cpu == smp_processor_id() ? " (this shell)" : "");
+		else
+			cprintf("idle\n");
 	}
 	cprintf("%d CPU%s online; the firmware lists %d\n", num_online_cpus(),
 		num_online_cpus() == 1 ? "" : "s", nr_cpus_present);
 	return 0;
 }
-SHELL_COMMAND("cpus", cmd_cpus, "cpus", "each CPU: APIC id, CR0/CR3/CR4/EFER read on it now, shootdowns");
+SHELL_COMMAND("cpus", cmd_cpus, "cpus",
+	      "each CPU: APIC id, CR0/CR3/CR4/EFER read on it now, shootdowns, the task it runs");

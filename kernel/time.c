@@ -60,14 +60,24 @@ void udelay(unsigned long us)
 	}
 }
 
+/*
+ * A tick on this CPU (the PIT's on the boot CPU, the APIC timer's on the
+ * others): a process it interrupted has had its slice (Linux:
+ * update_process_times()).
+ */
+void update_process_times(struct trap_frame *f)
+{
+	if (user_mode(f)) {
+		current->runtime++;
+		this_cpu()->need_resched = true;
+	}
+}
+
 static void timer_interrupt(struct trap_frame *f)
 {
 	jiffies++;
 	wakeup((void *)&jiffies);		/* nanosleep()ers check their deadline */
-	if (user_mode(f)) {
-		current->runtime++;
-		this_cpu()->need_resched = true;	/* its slice is over */
-	}
+	update_process_times(f);
 }
 
 void __init time_init(void)

@@ -13,6 +13,9 @@
  * (on_each_cpu(..., wait): kernel/smp.c). Linux 2.6.38's CPA did the same
  * (cpa_flush_range() called on_each_cpu()).
  *
+ * A process's mappings (munmap, mprotect, exit) are flushed the same way
+ * on the CPUs that have its page tables loaded (flush_tlb_mm_range()).
+ *
  * The debug option "cpa_shootdown=off" flushes only the calling CPU, to
  * show what the shootdown prevents (`crash SMP_STALE_WRITE`).
  */
@@ -20,7 +23,9 @@
 #include <ronx/memlayout.h>
 #include <ronx/cmdline.h>
 #include <ronx/x86.h>
+#include <ronx/spinlock.h>
 #include <ronx/smp.h>
+#include <ronx/mm_types.h>
 #include <ronx/tlbflush.h>
 
 bool cpa_shootdown = true;
@@ -71,4 +76,30 @@ void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 void flush_tlb_all(void)
 {
 	flush_tlb_kernel_range(0, 0xfffff000UL);
+}
+
+/*
+ * A process's mapping of [start, end) changed: every CPU whose CR3 holds
+ * its page tables flushes it (Linux: flush_tlb_mm_range(), to
+ * mm_cpumask()). Another CPU that ran it has switched away since, and
+ * that CR3 write flushed its user pages, which are never global. The
+ * fence orders the caller's pte writes before the read of the mask
+ * (switch_mm() sets a CPU's bit before it loads CR3).
+ */
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct flush_tlb_info info = { start & PAGE_MASK, PFN_ALIGN(end) };
+	cpumask_t mask, me = 1UL << smp_processor_id();
+	unsigned long flags;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mask = mm->cpu_mask;
+	local_irq_save(flags);
+	if (mask & me)
+		do_kernel_range_flush(&info);
+	local_irq_restore(flags);
+	if (!(mask & ~me) || !cpa_shootdown)
+		return;
+	this_cpu()->tlb.shootdowns++;
+	smp_call_function_many(mask & ~me, do_kernel_range_flush, &info, true);
 }

@@ -66,4 +66,9 @@ void apic_send_IPI(uint32_t apic_id, uint32_t vector);
 void apic_send_init(uint32_t apic_id);
 void apic_send_startup(uint32_t apic_id, unsigned long phys);
 bool apic_icr_wait_idle(void);
+void calibrate_APIC_clock(void);
+void apic_timer_start(void);
+void apic_timer_stop(void);
+struct trap_frame;
+void smp_apic_timer_interrupt(struct trap_frame *f);
 #endif

@@ -30,4 +30,5 @@ bool i8259A_irq_real(unsigned irq);
 extern volatile unsigned long jiffies;
 void time_init(void);
 void udelay(unsigned long us);
+void update_process_times(struct trap_frame *f);
 #endif

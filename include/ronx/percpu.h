@@ -34,6 +34,7 @@ struct task;
 struct context;
 struct recovery;
 struct spinlock;
+struct mm_struct;
 
 #define MAX_LOCK_DEPTH	8	/* spinlocks one CPU may hold at once */
 
@@ -63,6 +64,8 @@ struct cpu {
 	int nr_held;			/* entries of held_locks[] in use */
 	bool in_call;			/* running a cross-CPU call: do not serve another */
 	struct tlb_stats tlb;
+	struct mm_struct *active_mm;	/* whose page tables CR3 holds; NULL: the kernel's */
+	bool apic_timer_on;		/* its APIC timer ticks (a task runs; not CPU 0) */
 	void (*volatile work)(void *);	/* start_cpu_work(): its idle loop runs it */
 	void *work_arg;
 };

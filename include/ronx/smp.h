@@ -49,6 +49,7 @@ int start_cpu_work(int cpu, void (*fn)(void *), void *arg);
 void wait_cpu_work(int cpu);
 void run_cpu_work(void);
 void smp_reschedule_ipi(struct trap_frame *f);
+void smp_send_reschedule(int cpu);
 
 /* kernel/smpboot.c */
 void smp_init(void);

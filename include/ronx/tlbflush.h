@@ -17,6 +17,8 @@
 
 void flush_tlb_kernel_range(unsigned long start, unsigned long end);
 void flush_tlb_all(void);
+struct mm_struct;
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 
 /* "cpa_shootdown=off" (debug): flush this CPU only, and let the others keep stale entries. */
 extern bool cpa_shootdown;

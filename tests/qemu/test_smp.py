@@ -111,7 +111,9 @@ def test_smp_stale_tlb_without_shootdown(t):
         for name, why in (("no_stale_write_after_set_memory_ro", "stale TLB entries"),
                           ("no_stale_exec_after_set_memory_nx", "stale TLB entries"),
                           ("a_long_request_is_flushed_whole_on_every_cpu", "stale TLB entry"),
-                          ("set_memory_ro_waits_for_every_cpu", "did not wait for the flush")):
+                          ("set_memory_ro_waits_for_every_cpu", "did not wait for the flush"),
+                          ("process_mapping_changes_reach_a_cpu_that_has_it_loaded",
+                           "stale TLB entries")):
             st, detail = res.get(name, ("missing", ""))
             t.check(st == "not ok" and why in detail,
                     "without the shootdown, smp.%s fails: %s" % (name, why), "%s %s" % (st, detail))

@@ -152,12 +152,14 @@ struct stop_state {
 };
 
 /*
- * A parked CPU other than the boot CPU halts instead of spinning (under
- * QEMU a spinning virtual CPU takes a host CPU from the one doing the
- * work): its TPR lets through only the IPI vectors 0xf0-0xff, and no
- * device interrupt is routed to it, so nothing runs there until the
- * wake-up IPI. The boot CPU takes the 8259's interrupts: it spins.
+ * A parked CPU other than the boot CPU spins a little (the write is
+ * usually that short), then halts instead of spinning on (under QEMU a
+ * spinning virtual CPU takes a host CPU from the one doing the work): its
+ * TPR lets through only the IPI vectors 0xf0-0xff, and no device
+ * interrupt is routed to it, so nothing runs there until the wake-up
+ * IPI. The boot CPU takes the 8259's interrupts: it spins.
  */
+#define PARK_SPINS	200
 static bool may_halt_parked(void)
 {
 	return smp_processor_id() != 0;
@@ -171,8 +173,8 @@ static void stop_cpu(void *info)
 	if (halt)
 		apic_write(APIC_TASKPRI, 0xe0);
 	__atomic_fetch_add(&st->arrived, 1, __ATOMIC_ACQ_REL);
-	while (!__atomic_load_n(&st->release, __ATOMIC_ACQUIRE)) {
-		if (halt)
+	for (int spins = 0; !__atomic_load_n(&st->release, __ATOMIC_ACQUIRE); spins++) {
+		if (halt && spins >= PARK_SPINS)
 			wait_for_interrupt();
 		else
 			__asm__ volatile("pause" : : : "memory");

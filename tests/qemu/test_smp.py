@@ -149,3 +149,80 @@ def test_smp_trampoline_only_while_cpus_start(t):
         tramp = check_trampoline_gone(t, "trampoline", g, log)
         t.check(low and tramp == low[0].va, "the page gdb saw mapped is the one the boot unmapped",
                 "%r vs %r" % (low and low[0].va, tramp))
+
+
+def cpl(block):
+    m = re.search(r"CPL=(\d)", block)
+    return int(m.group(1)) if m else None
+
+
+def ring3_cpus(g):
+    """{cpu: (CR3, TR base)} for the CPUs QEMU finds in ring 3 now."""
+    out = {}
+    for block in g.monitor("info registers -a").split("CPU#")[1:]:
+        cpu = int(block.split()[0])
+        if cpl(block) == 3:
+            cr3 = int(re.search(r"\bCR3=([0-9a-f]+)", block).group(1), 16)
+            tr = int(re.search(r"^TR\s*=[0-9a-f]+ ([0-9a-f]+)", block, re.M).group(1), 16)
+            out[cpu] = (cr3, tr)
+    return out
+
+
+def test_smp_processes_on_every_cpu(t):
+    """-smp 4: three spin processes run at once on three CPUs (QEMU: ring 3
+    with their CR3 on each), each CPU entering the kernel on its own stack
+    (TSS.esp0, read from memory); kill stops them on their CPUs; spawn and
+    exit on several CPUs leak no page."""
+    import time
+    from tlb import xp64
+    from userprog import ps
+    with Guest("smp processes", extra=["-smp", "4"]) as g:
+        g.wait_ready()
+        start = len(g.out)
+        g.send(b"run spin\r")
+        g.wait_for(r"spin: pid \d+ looping", start=start)
+        on = [c for c, (cr3, _) in ring3_cpus(g).items()]
+        g.send(b"\x03")
+        g.wait_for(r"\[\d+\] spin: killed by SIGINT\n", start=start)
+        g.wait_for("^ronx> ", start=start + 10)
+        t.check(True, "Ctrl-C (taken by CPU 0's COM1 interrupt) kills the foreground spin "
+                "running on CPU %s; the prompt comes back" % (on or "?"))
+        for _ in range(3):
+            g.command("run spin &")
+        procs = {pid: cr3 for pid, (state, cr3, name) in ps(g).items() if name == "spin"}
+        t.check(len(procs) == 3, "three spin processes alive", g.command("ps"))
+        seen, deadline = {}, time.monotonic() + 60
+        while time.monotonic() < deadline:
+            seen = ring3_cpus(g)
+            if len({cr3 for cr3, _ in seen.values()}) == 3:
+                break
+            time.sleep(0.2)
+        t.check(len(seen) == 3 and {cr3 for cr3, _ in seen.values()} == set(procs.values()),
+                "QEMU: three CPUs in ring 3 at once, each with one spin's CR3",
+                "ring 3: %s; spins: %s" % ({c: hex(v[0]) for c, v in seen.items()},
+                                           {p: hex(c) for p, c in procs.items()}))
+        esp0 = {cpu: xp64(g.monitor, tr - PAGE_OFFSET + 4) & 0xFFFFFFFF
+                for cpu, (cr3, tr) in seen.items()}
+        t.check(len(set(esp0.values())) == len(esp0) and all(v > PAGE_OFFSET for v in esp0.values()),
+                "each of those CPUs enters the kernel on its own stack (TSS.esp0 read by xp)",
+                " ".join("CPU#%d:%#x" % kv for kv in sorted(esp0.items())))
+        runs = g.command("cpus")
+        t.check(len(re.findall(r"spin\[\d+\]$", runs, re.M)) == 3, "`cpus` shows three CPUs running a spin", runs)
+        mark = len(g.out)
+        for pid in procs:
+            g.command("kill %d" % pid)
+        deadline = time.monotonic() + 60
+        while any(n == "spin" for _, _, n in ps(g).values()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        killed = re.findall(r"^\[(\d+)\] spin: killed by SIGKILL$", g.out[mark:], re.M)
+        t.check(sorted(int(p) for p in killed) == sorted(procs),
+                "kill stops each spin on its CPU: three 'killed by SIGKILL' reports", g.out[mark:][-600:])
+        t.check(not {cr3 for cr3, _ in ring3_cpus(g).values()} & set(procs.values()),
+                "after kill no CPU runs a spin's page tables (QEMU)")
+        before = int(re.search(r"PagesFree:\s+(\d+)", g.command("meminfo")).group(1))
+        out = g.command("run -n 300 hello", timeout=300)
+        after = int(re.search(r"PagesFree:\s+(\d+)", g.command("meminfo")).group(1))
+        t.check("300 exit status 0" in out and before == after,
+                "300 spawn/exit cycles on 4 CPUs: every page back (%d free before and after)" % before,
+                "%s; free %d -> %d" % (out.strip()[-200:], before, after))
+        t.check(g.poweroff() == 1, "poweroff")

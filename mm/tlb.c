@@ -64,6 +64,7 @@ static void do_kernel_range_flush(void *info)
 void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 {
 	struct flush_tlb_info info = { start & PAGE_MASK, PFN_ALIGN(end) };
+	uint64_t t0 = rdtsc();
 
 	if (num_online_cpus() > 1 && cpa_shootdown)
 		this_cpu()->tlb.shootdowns++;
@@ -71,6 +72,7 @@ void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 		on_each_cpu(do_kernel_range_flush, &info, true);
 	else
 		do_kernel_range_flush(&info);
+	this_cpu()->tlb.flush_cycles += rdtsc() - t0;
 }
 
 void flush_tlb_all(void)

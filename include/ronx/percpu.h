@@ -46,6 +46,7 @@ struct tlb_stats {
 	unsigned long served_spinning;	/* ... of which while it spun (cpu_relax) */
 	unsigned long flush_one;	/* invlpg, its own or asked */
 	unsigned long flush_all;	/* full flushes */
+	uint64_t flush_cycles;		/* TSC cycles in flush_tlb_kernel_range() (cpabench) */
 };
 
 struct cpu {

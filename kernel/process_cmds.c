@@ -12,6 +12,7 @@
 #include <ronx/memlayout.h>
 #include <ronx/shell.h>
 #include <ronx/process.h>
+#include <ronx/x86.h>
 
 /* "[3] hello: exit status 0", "[4] spin: killed by SIGINT" */
 static void report_status(const struct task *t, int status)
@@ -62,12 +63,39 @@ struct task *find_process_arg(const char *cmd, const char *arg)
 /*
  * run -n N PROG [ARGS]: N runs one after the other, one summary line (the
  * spawn/exit cycle test: meminfo's free pages before and after must match).
+ * The line ends with the TSC cycles of one spawn-to-exit (spawn, run, wait)
+ * over the first SPAWN_SAMPLES runs, for make bench; no test reads them.
  */
+#define SPAWN_SAMPLES	1000
+static uint64_t spawn_cycles[SPAWN_SAMPLES];
+
+static void sort_u64(uint64_t *a, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t v = a[i];
+		unsigned j = i;
+
+		for (; j > 0 && a[j - 1] > v; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
+static void report_spawn_cycles(unsigned n)
+{
+	if (!n)
+		return;
+	sort_u64(spawn_cycles, n);
+	cprintf("run: min %llu median %llu cycles per spawn-to-exit (%u runs)\n",
+		spawn_cycles[0], spawn_cycles[n / 2], n);
+}
+
 static int run_many(unsigned n, int argc, char **argv)
 {
-	unsigned ok = 0, failed = 0, killed = 0;
+	unsigned ok = 0, failed = 0, killed = 0, sampled = 0;
 
 	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = rdtsc();
 		struct task *t = spawn_process(argv[0], argc, argv, false);
 		int status;
 
@@ -76,6 +104,8 @@ static int run_many(unsigned n, int argc, char **argv)
 			break;
 		}
 		status = wait_task(t);
+		if (sampled < SPAWN_SAMPLES)
+			spawn_cycles[sampled++] = rdtsc() - t0;
 		if (status & 0x7f)
 			killed++;
 		else if (status)
@@ -85,6 +115,7 @@ static int run_many(unsigned n, int argc, char **argv)
 	}
 	cprintf("run: %u runs of %s: %u exit status 0, %u other status, %u killed\n",
 		ok + failed + killed, argv[0], ok, failed, killed);
+	report_spawn_cycles(sampled);
 	return ok == n ? 0 : -EINTR;
 }
 

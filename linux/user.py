@@ -107,7 +107,9 @@ def document(readings, walks, ronx, meta, boots_dir=None):
          "checks behind them are `tests/user/progs.py`'s and land in `build/results/linux.ktap`. "
          f"Linux {deb} booted twice: its default command line (page-table isolation on) and "
          "`pti=off mitigations=off`. The segfault's error code is Linux's hex: bit 0 the page "
-         "was present, 1 a write, 2 from user mode, 4 an instruction fetch.\n"]
+         "was present, 1 a write, 2 from user mode, 4 an instruction fetch. ronx's column: the "
+         "same files run with ronx's shell `run` (`tests/qemu/test_ronx_checks_user.py`, part of "
+         "`make ronx-checks`), checked with ronx's W^X policy.\n"]
     if ronx_user is None:
         o.append("**ronx: not measured** — `build/results/ronx-checks.json` has no user-program "
                  "readings (ronx's kernel side does not run programs yet in this tree).\n")
@@ -125,8 +127,9 @@ def document(readings, walks, ronx, meta, boots_dir=None):
             rv = "ronx: not measured"
         differs = "" if rv == "ronx: not measured" else ("yes" if _kind(rv) != _kind(cells[1]) else "")
         args = "linux|ronx" if run.name == "usertest" else " ".join(run.argv("linux"))
-        o.append(f"| `{run.name}{' ' + args if args else ''}` | {run.what or '—'} | "
-                 f"{cells[0]} | {cells[1]} | {rv} | {differs} |")
+        row = [f"`{run.name}{' ' + args if args else ''}`", run.what or "—", *cells, rv, differs]
+        # a | inside a cell, even in backquotes, would end the cell
+        o.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
     for name, label, _, _ in BOOTS:
         w = walks.get(name, {})
         if w:

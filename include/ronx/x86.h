@@ -78,6 +78,14 @@ static inline void __flush_tlb_all(void)
 	write_cr4(cr4);
 }
 
+/* The time-stamp counter: cycles, for make bench's readings only. */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
 static inline void halt_forever(void)
 {
 	for (;;)

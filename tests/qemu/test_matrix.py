@@ -21,6 +21,7 @@ from smp import check_cpus_up, check_trampoline_gone, cpu_states
 from tlb import kernel_symbols
 
 LOWMEM_MB = 896
+CR4_SMEP, CR4_SMAP = 1 << 20, 1 << 21
 HOLE = "0xc00a0000-0xc0100000"
 
 # name, memory, CPU, more QEMU arguments, what the machine lacks
@@ -38,7 +39,7 @@ MACHINES = [
     ("core2duo", "128M", "core2duo", [], ""),
     ("Opteron_G1", "128M", "Opteron_G1", [], ""),
     ("smp2", "128M", "qemu32,+nx,+pae", ["-smp", "2"], ""),
-    ("smp4", "128M", "qemu32,+nx,+pae", ["-smp", "4"], ""),
+    ("smp4", "128M", "qemu32,+nx,+pae,+smep,+smap", ["-smp", "4"], ""),
     ("smp8 q35", "128M", "qemu32,+nx,+pae", ["-smp", "8", "-M", "q35"], ""),
 ]
 STALE = {"SMP_STALE_WRITE": "the write faulted on CPU", "SMP_STALE_EXEC": "the call faulted on CPU"}
@@ -80,7 +81,7 @@ def smp_count(extra):
     return int(extra[extra.index("-smp") + 1]) if "-smp" in extra else 1
 
 
-def check_smp(t, name, g, log, ncpus):
+def check_smp(t, name, g, log, ncpus, cpu):
     """All ncpus up, from the boot log and from QEMU; the demos fault on another CPU."""
     ok = re.findall(r"^smpboot: CPU (\d+) APIC 0x[0-9a-f]+ \.\.\. ok: .*\(as the boot CPU\)$", log, re.M)
     t.check(len(ok) == ncpus - 1, "[%s] %d 'smpboot: CPU N ... ok' lines, registers as the boot CPU's"
@@ -91,6 +92,10 @@ def check_smp(t, name, g, log, ncpus):
     states = cpu_states(g)
     t.check(len(states) == ncpus, "[%s] QEMU has %d CPUs" % (name, ncpus), "%d" % len(states))
     check_cpus_up(t, name, states, set(range(ncpus)), cr3)
+    if "+smep,+smap" in cpu:
+        t.check(all(s.get("CR4", 0) & (CR4_SMEP | CR4_SMAP) == CR4_SMEP | CR4_SMAP for s in states),
+                "[%s] SMEP and SMAP on every CPU (CR4 from QEMU)" % name,
+                " ".join("CPU#%d:%#x" % (s["cpu"], s.get("CR4", 0)) for s in states))
     if ncpus > 1:
         check_trampoline_gone(t, name, g, log)
     for demo, faulted in STALE.items():
@@ -110,7 +115,7 @@ def boot_one(t, name, memory, cpu, extra, lacks):
         leaves = t.ktap(g.command("selftest", timeout=180), "selftest[%s]" % name)
         check_wxcheck(t, name, g.command("wxcheck"), lacks)
         if "-smp" in extra:
-            check_smp(t, name, g, log, smp_count(extra))
+            check_smp(t, name, g, log, smp_count(extra), cpu)
         t.check(g.poweroff() == 1, "[%s] poweroff ends QEMU" % name)
     skips = sum(1 for leaf in leaves if leaf[2] == "skip")
     failed = sum(1 for leaf in leaves if leaf[2] == "not ok")

@@ -112,7 +112,7 @@ def boot_one(t, name, memory, cpu, extra, lacks):
     with Guest("matrix " + name, cpu=cpu, memory=memory, extra=extra) as g:
         log = g.wait_ready()
         check_boot_log(t, name, log, memory, lacks)
-        leaves = t.ktap(g.command("selftest", timeout=180), "selftest[%s]" % name)
+        leaves = t.ktap(g.command("selftest", timeout=180 if smp_count(extra) == 1 else 900), "selftest[%s]" % name)
         check_wxcheck(t, name, g.command("wxcheck"), lacks)
         if "-smp" in extra:
             check_smp(t, name, g, log, smp_count(extra), cpu)

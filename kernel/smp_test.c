@@ -307,7 +307,7 @@ static void stress_loop(void *arg)
 	}
 }
 
-KTEST(smp, shootdowns_while_others_spin_on_locks)
+KTEST(smp_stress, shootdowns_while_others_spin_on_locks)
 {
 	static struct stress st[NR_CPUS];
 	int me = smp_processor_id(), cpu, busy = 0;
@@ -372,7 +372,7 @@ static void call_to(unsigned char *site, const void *target, unsigned char out[5
 	memcpy(out + 1, &rel, 4);
 }
 
-KTEST(smp, text_poke_while_another_cpu_runs_the_site)
+KTEST(smp_stress, text_poke_while_another_cpu_runs_the_site)
 {
 	struct caller c = { patch_site_call, false, { 0, 0, 0 }, 0 };
 	unsigned char to_a[5], to_b[5];
@@ -423,7 +423,7 @@ static int run_patchme_once(void)
 		(probe_calls != before ? 2 : 1) : 3;
 }
 
-KTEST(smp, module_text_window_while_another_cpu_runs_the_site)
+KTEST(smp_stress, module_text_window_while_another_cpu_runs_the_site)
 {
 	struct caller c = { run_patchme_once, false, { 0, 0, 0 }, 0 };
 	const struct kernel_symbol *site, *run;

@@ -7,11 +7,11 @@ ceiling), acknowledges, and the caller waits (Linux: flush_tlb_kernel_range(),
 smp_call_function_many()). The graded boot has three CPUs. See
 docs/labs/tlb-shootdown.md.
 
-The rest of `selftest smp` (shootdowns while other CPUs spin on locks,
-text patching while another CPU runs the site) runs in every graded boot
-but is not graded here: nothing in this lab's three functions can break
-it that the checks below do not see first (the deadlock it looks for is
-prevented by cpu_relax(), which the lab leaves alone)."""
+`selftest smp_stress` (shootdowns while other CPUs spin on locks, text
+patching while another CPU runs the site) is not graded here: nothing in
+this lab's three functions can break it that the checks below do not see
+first (the deadlock it looks for is prevented by cpu_relax(), which the
+lab leaves alone), and it is the slow half of the SMP tests."""
 import re
 
 from grading import CheckFailed, GuestError, check, expect_ktap

@@ -56,7 +56,9 @@ def test_smp_every_cpu_up(t):
         t.check(all(rows.get(c, [0] * 6)[2] == rows[0][0] for c in (1, 2, 3)),
                 "cpastat: each other CPU ran every one of them", stat)
         ktap = t.ktap(g.command("selftest smp", timeout=600), "selftest[smp4]")
-        t.check(ktap and all(st == "ok" for _, _, st, _ in ktap), "every smp self-test passes")
+        ktap += t.ktap(g.command("selftest smp_stress", timeout=600), "selftest[smp4]")
+        t.check(ktap and all(st == "ok" for _, _, st, _ in ktap),
+                "every smp and smp_stress self-test passes")
         t.check(g.poweroff() == 1, "poweroff with 4 CPUs up")
 
 
@@ -89,8 +91,9 @@ def test_smp_cpu_that_does_not_answer(t):
         check_cpus_parked(t, "fail", states, {2})
         t.check("(did not answer at boot)" in g.command("cpus"), "`cpus` names the CPU that did not answer")
         ktap = t.ktap(g.command("selftest smp", timeout=600), "selftest[smpboot_fail=2]")
+        ktap += t.ktap(g.command("selftest smp_stress", timeout=600), "selftest[smpboot_fail=2]")
         t.check(ktap and all(st == "ok" for _, _, st, _ in ktap),
-                "every smp self-test passes on the CPUs that came up")
+                "every smp and smp_stress self-test passes on the CPUs that came up")
         t.check(g.poweroff() == 1, "poweroff")
 
 

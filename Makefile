@@ -11,6 +11,9 @@
 #   make bench    measure what the policy costs
 #   make lab-start LAB=NAME [DIR=...]   a student's tree for one lab
 #   make grade [LAB=NAME]               grade the labs: Score: N/M
+#   make grade LAB=NAME SUBMISSION=PATH  grade a student's submission
+#   make grade-class LAB=NAME SUBMISSIONS=DIR   a whole class, one per core
+#   make autograder LAB=NAME            build/autograder/NAME.zip for Gradescope
 #   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
 #   make map      memory-map pictures: build/map/*.svg, .png; examples in docs/
 #   make clean
@@ -154,8 +157,19 @@ test: all $(GDB_LIB)
 lab-start: | $(SETUP)
 	@$(PYTHON) tools/lab.py start "$(LAB)" "$(DIR)"
 
+# SUBMISSION=PATH grades a submission (only the lab's files are taken from
+# it); SEED=N repeats a grade's scenarios; JOBS=N, TIMEOUT=S for a class
 grade: | $(SETUP)
-	@$(PYTHON) tools/lab.py grade $(LAB)
+	@$(PYTHON) tools/lab.py grade $(LAB) $(if $(SUBMISSION),--submission "$(SUBMISSION)") \
+		$(if $(SEED),--seed $(SEED))
+
+grade-class: | $(SETUP)
+	@$(PYTHON) tools/lab.py grade-class "$(LAB)" "$(SUBMISSIONS)" $(if $(SEED),--seed $(SEED)) \
+		$(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
+
+# build/autograder/LAB.zip: a Gradescope autograder (docs/labs/README.md)
+autograder:
+	@$(PYTHON) tools/lab.py autograder "$(LAB)"
 
 # keep the intermediate link passes (make would delete them otherwise)
 .SECONDARY:
@@ -180,6 +194,6 @@ ronx-checks: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all run run-bochs run-kernel debug test clean docs map ronx-checks bench lab-start grade
+.PHONY: all run run-bochs run-kernel debug test clean docs map ronx-checks bench lab-start grade grade-class autograder
 
 -include $(OBJS:.o=.d)

@@ -20,6 +20,7 @@
 #include <ronx/initrd.h>
 #include <ronx/module.h>
 #include <ronx/pcbios.h>
+#include <ronx/pageattr.h>
 #include <ronx/percpu.h>
 #include <ronx/irq.h>
 #include <ronx/smp.h>
@@ -56,6 +57,7 @@ extern char boot_stack_top[];
 static noinline void __noreturn rest_init(void)
 {
 	print_policy();
+	wx_plant();
 	free_initmem();
 	mark_rodata_ro();
 	module_autoload();

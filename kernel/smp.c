@@ -2,6 +2,7 @@
 /*
  * Running a function on other CPUs (Linux: kernel/smp.c,
  * smp_call_function_many() and on_each_cpu(); kernel/stop_machine.c).
+ * smp_call_function_many() itself is in kernel/smp_call_function.c.
  *
  * One call is in flight at a time (call_lock): its function, its argument
  * and the mask of CPUs that still have to run it. The caller sends each
@@ -70,8 +71,21 @@ void cpu_relax(void)
 	}
 }
 
-/* Publishes the call and sends its IPIs; call_lock held, no call in flight. */
-static void send_call_function(cpumask_t mask, smp_call_func_t func, void *info)
+/*
+ * The pieces smp_call_function_many() (kernel/smp_call_function.c) is
+ * made of. call_function_begin() takes call_lock once the call before,
+ * perhaps sent without waiting, is done; call_function_send() publishes
+ * the call and sends its IPIs; call_function_pending() says which CPUs
+ * have not acknowledged yet; call_function_end() lets the next call in.
+ */
+void call_function_begin(void)
+{
+	spin_lock(&call_lock);
+	while (cfd.pending)
+		cpu_relax();
+}
+
+void call_function_send(cpumask_t mask, smp_call_func_t func, void *info)
 {
 	struct cpu *c = this_cpu();
 
@@ -86,29 +100,13 @@ static void send_call_function(cpumask_t mask, smp_call_func_t func, void *info)
 	}
 }
 
-/* Takes call_lock once the call before (perhaps sent without waiting) is done. */
-static void begin_call(void)
+cpumask_t call_function_pending(void)
 {
-	spin_lock(&call_lock);
-	while (cfd.pending)
-		cpu_relax();
+	return __atomic_load_n(&cfd.pending, __ATOMIC_ACQUIRE);
 }
 
-/*
- * Runs func(info) on every online CPU in mask except this one. With wait,
- * returns once each has run it; without, once each has been sent the IPI
- * (info must then outlive the call). Interrupts may be on or off.
- */
-void smp_call_function_many(cpumask_t mask, smp_call_func_t func, void *info, bool wait)
+void call_function_end(void)
 {
-	mask &= cpu_online_mask & ~(1UL << smp_processor_id());
-	if (!mask)
-		return;
-	begin_call();
-	send_call_function(mask, func, info);
-	if (wait)
-		while (cfd.pending)
-			cpu_relax();
 	spin_unlock(&call_lock);
 }
 
@@ -193,9 +191,9 @@ int stop_machine(int (*fn)(void *), void *data)
 
 	local_irq_save(flags);
 	/* call_lock stays ours until every CPU has left stop_cpu(): no other call can start */
-	begin_call();
+	call_function_begin();
 	if (others)
-		send_call_function(others, stop_cpu, &st);
+		call_function_send(others, stop_cpu, &st);
 	while (st.arrived < __builtin_popcountl(others))
 		cpu_relax();
 	ret = fn(data);
@@ -204,9 +202,9 @@ int stop_machine(int (*fn)(void *), void *data)
 	for (int cpu = 1; cpu < NR_CPUS; cpu++)		/* the halted ones */
 		if (others & (1UL << cpu))
 			apic_send_IPI(cpus[cpu].apic_id, RESCHEDULE_VECTOR);
-	while (cfd.pending)
+	while (call_function_pending())
 		cpu_relax();
-	spin_unlock(&call_lock);
+	call_function_end();
 	local_irq_restore(flags);
 	return ret;
 }

@@ -166,37 +166,49 @@ KTEST(smp, no_stale_exec_after_set_memory_nx)
 }
 
 /*
- * More pages than TLB_FLUSH_CEILING: each CPU must flush everything, not
- * the first page or the first 32. The other CPU writes all 48 pages, this
- * one makes them read-only, the other tries the first, the middle and the
- * last.
+ * Every page of a request must be flushed on every CPU: one by one up to
+ * TLB_FLUSH_CEILING pages, everything past it (not the first page only,
+ * nor the first 32). Another CPU writes all n pages, this one makes them
+ * read-only, the other tries the first, one in the middle and the last.
  */
-KTEST(smp, a_long_request_is_flushed_whole_on_every_cpu)
+static int stale_pages_of_request(struct kt *t, int n, int rounds)
 {
-	enum { N = 48 };
-	unsigned long pa = alloc_pages(N), va = (unsigned long)__va(pa);
-	static const int tried[] = { 0, TLB_FLUSH_CEILING, N - 1 };
+	unsigned long pa = alloc_pages((unsigned long)n), va = (unsigned long)__va(pa);
+	const int tried[] = { 0, n / 2, n - 1 };
 	int cpu = next_other_cpu(0), stale = 0;
 
-	if (!pa)
-		return kt_skip(t, "no 48 contiguous free pages");
-	if (cpu < 0) {
-		free_pages(pa, N);
-		return kt_skip(t, one_cpu);
+	if (!pa) {
+		kt_fail(t, __FILE__, __LINE__, "no %d contiguous free pages", n);
+		return 0;
 	}
-	for (int rep = 0; rep < 20; rep++, cpu = next_other_cpu(cpu)) {
-		for (int i = 0; i < N; i++)
+	for (int rep = 0; rep < rounds; rep++, cpu = next_other_cpu(cpu)) {
+		for (int i = 0; i < n; i++)
 			probe_write_on(cpu, (void *)(va + i * PAGE_SIZE));
-		set_memory_ro(va, N);
+		set_memory_ro(va, n);
 		for (unsigned i = 0; i < ARRAY_SIZE(tried); i++)
 			if (probe_write_on(cpu, (void *)(va + tried[i] * PAGE_SIZE)) == 0 && !stale++)
 				kt_fail(t, __FILE__, __LINE__,
 					"page %d of %d written on CPU %d after set_memory_ro() of all %d: stale TLB entry",
-					tried[i], N, cpu, N);
-		set_memory_rw(va, N);
+					tried[i], n, cpu, n);
+		set_memory_rw(va, n);
 	}
-	KT_EXPECT(t, !stale, "%d stale writes in 20 rounds", stale);
-	free_pages(pa, N);
+	free_pages(pa, (unsigned long)n);
+	return stale;
+}
+
+KTEST(smp, every_page_of_a_short_request_is_flushed_on_every_cpu)
+{
+	if (num_online_cpus() < 2)
+		return kt_skip(t, one_cpu);
+	KT_EXPECT(t, !stale_pages_of_request(t, 8, 20), "stale writes in 20 rounds of 8 pages");
+}
+
+KTEST(smp, a_long_request_is_flushed_whole_on_every_cpu)
+{
+	if (num_online_cpus() < 2)
+		return kt_skip(t, one_cpu);
+	KT_EXPECT(t, !stale_pages_of_request(t, TLB_FLUSH_CEILING + 16, 20),
+		  "stale writes in 20 rounds of %d pages", TLB_FLUSH_CEILING + 16);
 }
 
 /*

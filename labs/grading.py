@@ -1,22 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The library every labs/<lab>/checks.py imports; tools/lab.py runs it.
 
-A lab's checks.py is a list of graded checks, in the order they print:
+A lab is three files (docs/labs/README.md has the whole recipe):
 
-    from grading import check, CheckFailed, expect_pages, expect_ktap
+    labs/<lab>/strip       what lab-start strips: "<path> <function> <hint>"
+                           lines; the paths are the lab's files, the only
+                           ones a submission's grade takes from it
+    labs/<lab>/checks.py   the lab's steps and graded checks (below)
+    labs/<lab>/wrong/*.patch   one plausible wrong solution per step, at least
 
-    @check(points=5, name="text is RO+X in the real page tables")
+checks.py declares the steps of its strip lines (each verb of a hint is a
+step) and the checks, in the order they print:
+
+    from grading import check, step, CheckFailed, expect_pages, expect_ktap
+
+    TEXT_RO = step("mark_rodata_ro", "text RO", wrong="text-left-rw")
+
+    @check(points=5, name="text is RO+X in the real page tables", steps=[TEXT_RO])
     def text_ro_x(ctx):
         g = ctx.boot()                  # booted once per grade run and options
         expect_pages(ctx, g, "_text", "_etext", "RO+X")
         expect_ktap(g, "image", ["write_to_text_faults"])
 
+step(function, name, wrong, why=None): function is the strip line's target,
+wrong the labs/<lab>/wrong/<wrong>.patch that leaves out exactly this step
+(the test of the grader proves that one of the checks listing the step
+fails in it). A step no observer can tell apart gets wrong=None and why=.
+
 A check passes (full points) if it returns, fails (0 points) if it raises
 CheckFailed("expected ..., found ..."); any other exception, a boot that
 never reaches the prompt or a kernel panic also scores 0, with the reason
-and the end of the serial log, and grading goes on.
+and the end of the serial log, and grading goes on. A check whose boots
+printed the stub line of a function one of its steps belongs to ("ronx:
+lab LAB: FN() is not written yet") scores 0 whatever else it saw.
 
-ctx (Context), one per `make grade` run, shared by every lab graded in it:
+ctx (Context), one per grade run of one tree, shared by the labs graded in it:
     ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="",
              smp=1)
                         -> Boot: a -kernel boot (with build/initrd.cpio
@@ -26,9 +44,13 @@ ctx (Context), one per `make grade` run, shared by every lab graded in it:
                         retried (every check using it fails with its reason).
                         Checks that change the kernel's state (load modules,
                         patch text) pass their own tag and get their own boot
+    ctx.rng("scenario") a random.Random from the grade's seed and the
+                        scenario's name alone: where to plant W+X pages,
+                        which pages to change, which order to load modules
+                        in. The seed is printed; SEED=N repeats a grade
     ctx.syms            {symbol: address} from nm build/kernel.elf
     ctx.elf             path of build/kernel.elf (for readelf checks)
-    ctx.root            the tree being graded
+    ctx.root            the tree being graded (a scratch tree for a submission)
     ctx.sym(name)       one address, CheckFailed if the symbol is missing
     ctx.where(va)       "0xc0101000 (_text+0x1000)" for failure messages
 
@@ -43,6 +65,8 @@ g (Boot):
                         a skipped case is (False, "skipped: reason");
                         g.ktap(suite, timeout=N) for a suite slower than 30 s
     g.monitor("info registers")    one QEMU monitor command
+    g.guest             the Guest (tests/qemu/guest.py); gdbstub.GdbStub(g.guest)
+                        stops it at an address (labs/module-lifecycle)
 
 Helpers that raise CheckFailed with what was expected and what was found:
     expect_pages(ctx, g, start, end, "RO+NX")   every page in [start, end)
@@ -51,19 +75,26 @@ Helpers that raise CheckFailed with what was expected and what was found:
 
 Checks that are only "these self-tests pass" or "these ranges have these
 permissions" are one call each:
-    ktap_check(10, "a split copies the attributes", "pageattr", ["split_keeps_attributes"])
+    ktap_check(10, "a split copies the attributes", "pageattr", ["split_keeps_attributes"],
+               steps=[SPLIT])
     pages_check(5, "text RO with rodata=on", [("_text", "_etext", "RO", ".text")],
-                cmdline="rodata=on")
+                steps=[TEXT_RO], cmdline="rodata=on")
     expect_log(g, regex, what)          the boot log has a line matching
 
-Output of `make grade [LAB=...]`: one line per check,
+Prefer what the kernel cannot make up: QEMU's view (info tlb, xp, the
+monitor's registers, its gdbstub), the host's (nm, readelf, the module
+layout from the .ko files: labs/modlab.py), and scenarios only the grade
+knows (wxplant=, set_memory at pages from ctx.rng).
+
+Output of a grade: "Seed: N ...", one line per check,
     "  PASS  10/10  <lab>: <name>"  or  "  FAIL   0/10  <lab>: <name>"
 then, for a failure, indented lines saying what was expected and found;
-the last line is "Score: N/M". build/grade/results.json holds the same in
-Gradescope's autograder format: {"score", "output", "execution_time",
-"tests": [{"name", "score", "max_score", "status", "output"}...]}.
+the last line is "Score: N/M". results.json holds the same in
+Gradescope's autograder format (gradescope() below), rewritten after
+every check, so a grade cut short still has what it did.
 """
 import os
+import random
 import re
 import subprocess
 import sys
@@ -77,30 +108,65 @@ from ktap import parse  # noqa: E402
 from tlb import PageTables, kernel_symbols  # noqa: E402
 
 _registry = []
+_steps = []
+STUB_LINE = re.compile(r"^ronx: lab ([\w-]+): (\w+)\(\) is not written yet", re.M)
 
 
 class CheckFailed(Exception):
     """A graded check did not hold; the message says expected vs found."""
 
 
-def check(points, name):
-    """Registers the decorated function as a graded check of its lab."""
+class Step:
+    """One thing a lab asks for: a verb of a strip line's hint (or the
+    handout). function is the strip line's target (a C function, or a
+    linker script section); wrong names labs/<lab>/wrong/<wrong>.patch,
+    the solution that leaves out exactly this step. Checks say which
+    steps they grade (check(..., steps=[...])); the test of the grader
+    proves, per step, that one of those checks fails without it."""
+
+    def __init__(self, function, name, wrong, why=None):
+        self.function, self.name, self.wrong, self.why = function, name, wrong, why
+
+    def __repr__(self):
+        return "%s: %s" % (self.function, self.name)
+
+
+class Check:
+    def __init__(self, name, points, fn, steps):
+        self.name, self.points, self.fn, self.steps = name, points, fn, tuple(steps)
+
+    def __iter__(self):     # name, points, fn = check
+        return iter((self.name, self.points, self.fn))
+
+
+def step(function, name, wrong, why=None):
+    """Declares a step of this lab (see Step) and returns it. A step no
+    observer can tell from its absence has wrong=None and why= saying so:
+    it is listed as not graded, never counted as proven."""
+    s = Step(function, name, wrong, why)
+    _steps.append(s)
+    return s
+
+
+def check(points, name, steps=()):
+    """Registers the decorated function as a graded check of its lab,
+    grading the given steps."""
     def register(fn):
-        _registry.append((name, points, fn))
+        _registry.append(Check(name, points, fn, steps))
         return fn
     return register
 
 
-def ktap_check(points, name, suite, cases=None, cmdline=""):
+def ktap_check(points, name, suite, cases=None, cmdline="", steps=()):
     """Registers a check that passes if the kernel's own KTAP cases of
     suite (all of them if cases is None) pass in the boot with cmdline."""
     def run(ctx):
         expect_ktap(ctx.boot(cmdline=cmdline), suite, cases)
     run.__name__ = "ktap_" + suite
-    _registry.append((name, points, run))
+    _registry.append(Check(name, points, run, steps))
 
 
-def pages_check(points, name, ranges, **boot):
+def pages_check(points, name, ranges, steps=(), **boot):
     """Registers a check that, in ctx.boot(**boot), every page of each
     (start, end, want, what) range has the permission want (info tlb)."""
     def run(ctx):
@@ -108,13 +174,14 @@ def pages_check(points, name, ranges, **boot):
         for start, end, want, what in ranges:
             expect_pages(ctx, g, start, end, want, what)
     run.__name__ = "pages"
-    _registry.append((name, points, run))
+    _registry.append(Check(name, points, run, steps))
 
 
 def take_registered():
-    """The checks registered since the last call (one checks.py's)."""
-    got = list(_registry)
+    """(checks, steps) registered since the last call (one checks.py's)."""
+    got = (list(_registry), list(_steps))
     del _registry[:]
+    del _steps[:]
     return got
 
 
@@ -168,11 +235,22 @@ class Boot:
 
 
 class Context:
-    def __init__(self, root=ROOT):
+    """One grade run of one tree: its build/, its boots, its seed."""
+
+    def __init__(self, root=ROOT, seed=0):
         self.root = root
-        self.elf = os.path.join(root, "build", "kernel.elf")
+        self.build = os.path.join(root, "build")
+        self.elf = os.path.join(self.build, "kernel.elf")
+        self.seed = seed
         self._syms = None
         self._boots = {}
+        self._used = []         # the boots the running check asked for
+
+    def rng(self, key):
+        """A random.Random for one scenario, from the run's seed and the
+        scenario's name alone: the same seed gives every check the same
+        scenario whatever ran before it (a class grades like one)."""
+        return random.Random("%s/%s" % (self.seed, key))
 
     @property
     def syms(self):
@@ -204,15 +282,17 @@ class Context:
         key = (cmdline, cpu, memory, iso, initrd, tag, smp)
         got = self._boots.get(key)
         if isinstance(got, Boot) and not got.alive():
+            self._used.append(got.guest)    # its last words still count
             got.guest.close()
             got = None
         if got is None:
             name = "grade-%s%s-%s%s" % (tag + "-" if tag else "", cmdline or "default",
                                          "nx" if cpu == CPU_NX else "cpu",
                                          "-smp%d" % smp if smp > 1 else "")
-            guest = Guest(re.sub(r"[^\w.=-]", "_", name), cmdline=cmdline, cpu=cpu,
-                          memory=memory, iso=iso, initrd=initrd,
+            guest = Guest(re.sub(r"[^\w.=-]", "_", name)[:120], cmdline=cmdline, cpu=cpu,
+                          memory=memory, iso=iso, initrd=initrd, build=self.build,
                           extra=["-smp", str(smp)] if smp > 1 else []).start()
+            self._used.append(guest)
             try:
                 got = Boot(guest)
             except GuestError as e:
@@ -222,7 +302,13 @@ class Context:
             self._boots[key] = got
         if isinstance(got, str):
             raise CheckFailed(got)
+        self._used.append(got.guest)
         return got
+
+    def stubs_seen(self, lab):
+        """The functions of lab whose stub line ("ronx: lab LAB: FN() is
+        not written yet") a boot the running check used has printed."""
+        return {fn for g in self._used for lab_, fn in STUB_LINE.findall(g.out) if lab_ == lab}
 
     def close(self):
         for b in self._boots.values():
@@ -302,30 +388,48 @@ class Outcome:
                                          self.score, self.points, self.lab, self.name)
 
 
-def run_check(ctx, lab, name, points, fn):
+def run_check(ctx, lab, c):
+    """Runs check c; a check whose boots printed the stub line of a
+    function it grades (one of its steps') scores 0 however it went."""
     t0 = time.monotonic()
+    if ctx is not None:
+        ctx._used = []
     try:
-        fn(ctx)
-        score, out = points, ""
+        c.fn(ctx)
+        score, out = c.points, ""
     except CheckFailed as e:
         score, out = 0, str(e)
     except GuestError as e:
         score, out = 0, "the kernel stopped answering: %s" % e
     except Exception as e:  # a crashing check scores 0 and grading goes on
         score, out = 0, "the check crashed: %s: %s" % (type(e).__name__, e)
-    return Outcome(lab, name, points, score, out, time.monotonic() - t0)
+    if ctx is not None:
+        stubs = sorted(ctx.stubs_seen(lab) & {s.function for s in c.steps})
+        if stubs:
+            said = "; ".join("ronx: lab %s: %s() is not written yet" % (lab, f) for f in stubs)
+            out = "\n".join(x for x in ("a graded boot printed %s: the points of %s go"
+                                        % (said, ", ".join(f + "()" for f in stubs)),
+                                        out if score == 0 else "") if x)
+            score = 0
+    return Outcome(lab, c.name, c.points, score, out, time.monotonic() - t0)
 
 
-def gradescope(outcomes, seconds):
-    """The results.json Gradescope's autograder reads."""
+def gradescope(outcomes, seconds, extra=None, output=""):
+    """The results.json Gradescope's autograder reads (its documented
+    fields: score, execution_time, output, visibility, stdout_visibility,
+    extra_data, and tests, each with name, score, max_score, status,
+    output, visibility)."""
     score = sum(o.score for o in outcomes)
     total = sum(o.points for o in outcomes)
     return {
         "score": score,
         "execution_time": int(round(seconds)),
-        "output": "Score: %d/%d" % (score, total),
+        "output": "\n".join(x for x in (output, "Score: %d/%d" % (score, total)) if x),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": dict(extra or {}, max_score=total),
         "tests": [{"name": "%s: %s" % (o.lab, o.name), "score": o.score,
                    "max_score": o.points,
                    "status": "passed" if o.score == o.points else "failed",
-                   "output": o.output} for o in outcomes],
+                   "output": o.output, "visibility": "visible"} for o in outcomes],
     }

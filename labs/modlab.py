@@ -63,6 +63,37 @@ def core_regions(g, names, lsmod=None):
     return out
 
 
+def host_regions(ctx, g, names, lsmod=None, ronx=True):
+    """{name: {group: (start, size)}} of each module's core region with
+    the sizes seed 003's layout gives its .ko (computed here, on the host)
+    and only the base address taken from lsmod."""
+    regs = core_regions(g, names, lsmod)
+    out = {}
+    for n in names:
+        base = regs[n]["text"][0]
+        t, r, a, size = seed_layout(read_ko(ctx, n)[0], ronx)[0]["core"]
+        out[n] = {"text": (base, t), "ro": (base + t, r - t), "roai": (base + r, a - r),
+                  "rw": (base + a, size - a)}
+    return out
+
+
+def load_in_random_order(ctx, g, key, names, reload=()):
+    """insmod names in an order drawn from the grade's seed, then maybe
+    unload and load again one of reload (new addresses for it): the
+    scenario varies from grade to grade, the answer must not."""
+    r = ctx.rng(key)
+    order = list(names)
+    r.shuffle(order)
+    for n in order:
+        insmod(g, n)
+    if reload and r.random() < 0.5:
+        n = reload[r.randrange(len(reload))]
+        out = g.sh("rmmod " + n)
+        if "rmmod:" not in out:
+            insmod(g, n)
+    return order
+
+
 def freed_init(lsmod):
     """{name: (start, size)} of each module's freed init region."""
     return {m.group(1): (int(m.group(2), 16), int(m.group(3)))

@@ -176,15 +176,21 @@ static int cpa_apply(struct cpa_request *cpa, int i)
 /*
  * The change holds once no CPU has the old entries in its TLB: flush the
  * request's range on every online CPU and wait for them (Linux:
- * cpa_flush()). The counters are this CPU's share, as before SMP.
+ * cpa_flush()).
  */
 static void cpa_flush(const struct cpa_request *cpa)
+{
+	flush_tlb_kernel_range(cpa->start, cpa->start + cpa->numpages * PAGE_SIZE);
+}
+
+/* cpastat's counters (this CPU's share of the flush) and cpabench's cycles. */
+static void count_flush(const struct cpa_request *cpa, uint64_t cycles)
 {
 	if (cpa->numpages > CPA_FLUSH_CEILING)
 		cpa_stats.full_flushes++;
 	else
 		cpa_stats.invlpg += cpa->numpages;
-	flush_tlb_kernel_range(cpa->start, cpa->start + cpa->numpages * PAGE_SIZE);
+	this_cpu()->tlb.flush_cycles += cycles;
 }
 
 /*
@@ -216,8 +222,12 @@ static int __change_page_attr_set_clr(struct cpa_request *cpa)
 		}
 		i += done;
 	}
-	if (cpa->changed)
+	if (cpa->changed) {
+		uint64_t t0 = rdtsc();
+
 		cpa_flush(cpa);
+		count_flush(cpa, rdtsc() - t0);
+	}
 	cpa_stats.pages_changed += cpa->changed;
 	if (!ret)
 		collapse_touched(cpa);
@@ -256,6 +266,12 @@ int set_memory_rw(unsigned long addr, int numpages)
 int set_memory_rw_allow_wx(unsigned long addr, int numpages)
 {
 	return change_page_attr_set_clr(addr, numpages, _PAGE_RW, 0, true);
+}
+
+/* W+X on purpose: wxplant= (mm/wxplant.c) gives the audit something to find. */
+int set_memory_x_allow_wx(unsigned long addr, int numpages)
+{
+	return change_page_attr_set_clr(addr, numpages, 0, _PAGE_NX, true);
 }
 
 int set_memory_nx(unsigned long addr, int numpages)

@@ -16,6 +16,7 @@
 #include <ronx/printk.h>
 #include <ronx/kstrtox.h>
 #include <ronx/walk.h>
+#include <ronx/ptdump.h>
 
 static const char *const level_names[3] = { "PDPTE", "PDE", "PTE" };
 
@@ -66,18 +67,27 @@ bool pt_walk_present(const struct pt_walk *w)
 	return (w->depth == 3 || pt_walk_is_2m(w)) && (leaf(w) & _PAGE_PRESENT);
 }
 
-/* RW must be set at the PDE and at the PTE; the PDPTE has no RW bit. */
-static bool writable(const struct pt_walk *w)
+/*
+ * The verdict is effective_prot()'s (mm/effective_prot.c), the rule the
+ * W^X audit decides with: one implementation, so that a lab tree where it
+ * is the student's shows the student's verdict beside the raw entries.
+ * NX means something only if EFER.NXE gives bit 63 a meaning.
+ */
+static pteval_t walk_prot(const struct pt_walk *w)
 {
-	return (w->pde & _PAGE_RW) && (w->depth < 3 || (w->pte & _PAGE_RW));
+	if (!pt_walk_present(w))
+		return 0;
+	return effective_prot(w->pdpte, w->pde, w->depth == 3 ? &w->pte : NULL);
 }
 
-/* NX at the PDE or the PTE forbids execution, if EFER.NXE gives bit 63 a meaning. */
+static bool writable(const struct pt_walk *w)
+{
+	return walk_prot(w) & _PAGE_RW;
+}
+
 static bool executable(const struct pt_walk *w)
 {
-	pteval_t nx = (w->pde | (w->depth == 3 ? w->pte : 0)) & _PAGE_NX;
-
-	return !w->nxe || !nx;
+	return !w->nxe || !(walk_prot(w) & _PAGE_NX);
 }
 
 /* US must be set at the PDE and at the PTE for ring 3 (the PDPTE has no US bit). */
@@ -90,7 +100,7 @@ const char *pt_walk_perm(const struct pt_walk *w)
 {
 	static const char *const perm[2][2] = { { "RO+NX", "RO+X" }, { "RW+NX", "RW+X" } };
 
-	if (!pt_walk_present(w))
+	if (!(walk_prot(w) & _PAGE_PRESENT))
 		return "not mapped";
 	return perm[writable(w)][executable(w)];
 }
@@ -221,9 +231,14 @@ void pt_walk_print(const struct pt_walk *w, const char *region, emit_fn emit, vo
 		snprintf(line, sizeof(line), "phys:       0x%08llx",
 			 (unsigned long long)(base + off));
 		emit(ctx, line);
-		snprintf(line, sizeof(line), "effective: %s", pt_walk_perm(w));
-		emit(ctx, line);
-		print_reason(w, emit, ctx);
+		if (walk_prot(w) & _PAGE_PRESENT) {
+			snprintf(line, sizeof(line), "effective: %s", pt_walk_perm(w));
+			emit(ctx, line);
+			print_reason(w, emit, ctx);
+		} else {
+			emit(ctx, "effective: not mapped (effective_prot() says so, though the "
+				  "entries above end in a present leaf)");
+		}
 	}
 	snprintf(line, sizeof(line), "region: %s", region);
 	emit(ctx, line);

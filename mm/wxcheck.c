@@ -6,8 +6,9 @@
  * Linux 6.1 on 32-bit PAE says "passed" with the PCI BIOS hole wide open,
  * because its walk starts from PDPT entries, which under PAE carry no RW
  * bit, so nothing ever looks writable. ronx's walk decides at the leaf,
- * from the levels that really carry permissions (effective_prot()), and
- * it names the declared hole instead of hiding it (check_page()).
+ * from the levels that really carry permissions (effective_prot(), in
+ * mm/effective_prot.c, which `walk VA` uses too), and it names the
+ * declared hole instead of hiding it (check_page()).
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -44,24 +45,6 @@ static void report_run(struct wx_walk *w)
 static bool is_wx(pteval_t e)
 {
 	return (e & _PAGE_PRESENT) && (e & _PAGE_RW) && !(e & _PAGE_NX);
-}
-
-/*
- * What a leaf really allows, from the entries that map it. Under PAE a
- * PDPTE has no RW and no NX bit (they are reserved there), so only the
- * PDE and the PTE take part: writable if both allow it, executable if
- * neither forbids it. pte is NULL when the PDE maps a 2 MiB page itself.
- * Returns PRESENT, RW and NX as they apply to the page. (walk's reasons,
- * mm/walk_format.c, decide on their own: they stay right in a lab tree
- * where this function is the student's.)
- */
-pteval_t effective_prot(pteval_t pdpte, pteval_t pde, const pteval_t *pte)
-{
-	pteval_t leaf = pte ? *pte : pde;
-
-	if (!(pdpte & _PAGE_PRESENT) || !(pde & _PAGE_PRESENT) || !(leaf & _PAGE_PRESENT))
-		return 0;
-	return _PAGE_PRESENT | (pde & leaf & _PAGE_RW) | ((pde | leaf) & _PAGE_NX);
 }
 
 /* One page (or 2 MiB page) of the walk, with its effective permission. */
@@ -110,6 +93,9 @@ struct wx_report ptdump_check_wx(void)
 	report_run(&w);
 	if (!nx_enabled)
 		pr_info("ronx: W+X check: skipped, NX is not in use (every page is executable)\n");
+	else if (w.report.wx_pages && w.report.hole_pages)
+		pr_warn("ronx: W+X check: FAILED, %lu W+X pages found (and %lu in the declared PCI BIOS hole)\n",
+			w.report.wx_pages, w.report.hole_pages);
 	else if (w.report.wx_pages)
 		pr_warn("ronx: W+X check: FAILED, %lu W+X pages found\n", w.report.wx_pages);
 	else if (w.report.hole_pages)

@@ -223,6 +223,109 @@ def loader_rows():
         "meets the goal" if at_min else "above the minimum for some module")
 
 
+GRADE_LAB = os.environ.get("BENCH_GRADE_LAB", "wx-audit")
+
+
+def generated_class(name, n, dest):
+    """n submissions for lab name in dest: the solved files, the stripped
+    tree and each wrong solution, in turn (names s000, s001, ...)."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import lab
+    kinds = ["solved", "stripped"] + sorted(
+        p[:-len(".patch")] for p in os.listdir(os.path.join(ROOT, "labs", name, "wrong")))
+    stripped = os.path.join(dest, ".stripped")
+    lab.start(name, stripped, git=False)
+    for i in range(n):
+        kind, d = kinds[i % len(kinds)], os.path.join(dest, "s%03d-%s" % (i, kinds[i % len(kinds)]))
+        if kind == "stripped":
+            subprocess.run(["cp", "-a", stripped, d], check=True)
+            continue
+        for rel in lab.lab_files(name):
+            os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
+            subprocess.run(["cp", os.path.join(ROOT, rel), os.path.join(d, rel)], check=True)
+        if kind != "solved":
+            subprocess.run(["patch", "-p1", "-s", "-i",
+                            os.path.join(ROOT, "labs", name, "wrong", kind + ".patch")],
+                           cwd=d, check=True)
+    return kinds
+
+
+def grade_class_seconds(name, directory, jobs):
+    """Wall seconds of make grade-class over directory with jobs workers."""
+    t0 = time.monotonic()
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lab.py"), "grade-class", name,
+                    directory, "--jobs", str(jobs), "--seed", "1"], cwd=ROOT,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.monotonic() - t0
+
+
+def grading_rows():
+    """One submission of each lab; a class of 100; 1 core against all."""
+    import shutil
+    import tempfile
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import lab
+    tmp = tempfile.mkdtemp(prefix="ronx-bench-grade-")
+    try:
+        singles = {}
+        for name in lab.written_labs():
+            d = os.path.join(tmp, "one-" + name)
+            for rel in lab.lab_files(name):
+                os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
+                subprocess.run(["cp", os.path.join(ROOT, rel), os.path.join(d, rel)], check=True)
+            t0 = time.monotonic()
+            subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lab.py"), "grade", name,
+                            "--submission", d, "--seed", "1", "--results",
+                            os.path.join(tmp, name + ".json")], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            singles[name] = time.monotonic() - t0
+            print("bench: grading one %s submission: %.1f s" % (name, singles[name]), flush=True)
+        row("time to grade one submission, per lab", ", ".join(
+            "%s %.1f s" % kv for kv in singles.items()),
+            "a few seconds: a class is graded in minutes",
+            "wall clock of tools/lab.py grade LAB --submission DIR (the solved lab files), "
+            "one at a time: copy of the teacher's tree and build/, make, every boot of the lab")
+        cores = os.cpu_count() or 1
+        big = os.path.join(tmp, "class")
+        os.makedirs(big)
+        kinds = generated_class(GRADE_LAB, 100, big)
+        shutil.rmtree(os.path.join(big, ".stripped"))
+        print("bench: grading a class of 100 %s submissions on %d cores" % (GRADE_LAB, cores),
+              flush=True)
+        wall = grade_class_seconds(GRADE_LAB, big, cores)
+        row("a class of 100 %s submissions, all %d cores" % (GRADE_LAB, cores),
+            "%.0f s wall, %.1f submissions per minute" % (wall, 6000 / wall),
+            "200 students on 16 cores in under 10 minutes (extrapolated below)",
+            "make grade-class on 100 generated submissions (%s, in turn), one grade per core"
+            % ", ".join(kinds))
+        small = os.path.join(tmp, "twenty")
+        os.makedirs(small)
+        generated_class(GRADE_LAB, 20, small)
+        shutil.rmtree(os.path.join(small, ".stripped"))
+        one = grade_class_seconds(GRADE_LAB, small, 1)
+        allc = grade_class_seconds(GRADE_LAB, small, cores)
+        speedup = one / allc
+        row("scaling from 1 to %d cores (20 %s submissions)" % (cores, GRADE_LAB),
+            "%.0f s on 1 core, %.0f s on %d: %.2fx (%.0f%% of linear)"
+            % (one, allc, cores, speedup, 100 * speedup / cores),
+            "close to linear: each grade is one QEMU and one make at a time",
+            "make grade-class JOBS=1 and JOBS=%d on the same 20 submissions" % cores)
+        per = one / 20
+        est = 200 * per / (16 * speedup / cores)
+        worst = max(singles.values())
+        row("EXTRAPOLATION, not measured: 200 students on 16 cores",
+            "%.1f min for %s (%.1f s per submission on one core, at this machine's %.0f%% "
+            "per-core efficiency); %.1f min if every grade took as long as the slowest lab's "
+            "(%.1f s)" % (est / 60, GRADE_LAB, per, 100 * speedup / cores,
+                          200 * worst / (16 * speedup / cores) / 60, worst),
+            "under 10 minutes",
+            "200 x (1-core seconds per submission) / (16 x the measured per-core efficiency); "
+            "assumes 16 cores as fast as these and memory for 16 QEMUs (128 MiB each)",
+            "meets the goal" if est < 600 else "short of the goal")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def make_test_seconds():
     t0 = time.monotonic()
     subprocess.run(["make", "-s", "test"], cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -289,6 +392,10 @@ def main():
 
     print("bench: the loader's cost under callgrind (a minute)", flush=True)
     loader_rows()
+
+    print("bench: grading (one submission per lab, a class of 100, 1 core against all)",
+          flush=True)
+    grading_rows()
 
     print("bench: timing make test", flush=True)
     row("make test wall time", "%.1f s" % make_test_seconds(), "well under 20 minutes",

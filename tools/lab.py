@@ -1,27 +1,45 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""ronx as a course: make a student's tree for one lab, or grade a tree.
+"""ronx as a course: make a student's tree for one lab, grade a tree or a
+submission, a whole class, or build a Gradescope autograder.
 
     tools/lab.py start LAB [DIR]    the student's tree (default ../ronx-lab-LAB):
                                     the whole project with LAB's items stripped
                                     (labs/LAB/strip), labs/*/wrong/ left out,
-                                    a fresh git repository with one commit
-    tools/lab.py grade [LAB...]     build, run the labs' checks (every lab of
-                                    labs/ORDER written so far if none named),
-                                    print one line per check and "Score: N/M",
-                                    write build/grade/results.json (Gradescope)
+                                    the seeds copied in, a fresh git repository
+    tools/lab.py grade [LAB...]     build this tree, run the labs' checks (every
+                                    lab of labs/ORDER written so far if none
+                                    named), print one line per check and
+                                    "Score: N/M", write build/grade/results.json
+    tools/lab.py grade LAB --submission PATH
+                                    grade a submission (a lab-start repository, a
+                                    directory, a zip or a tarball): only the lab's
+                                    files are taken from it, laid over a pristine
+                                    copy of this tree in build/grade/work/NAME
+    tools/lab.py grade-class LAB DIR    every submission in DIR, one per core:
+                                    build/grade/LAB.csv, build/grade/LAB/NAME/
+    tools/lab.py autograder LAB     build/autograder/LAB.zip for Gradescope
+    tools/lab.py steps LAB          the lab's steps, each with its checks and the
+                                    wrong solution that leaves it out
     tools/lab.py list               the labs, in order
+
+Options of grade: --seed N (the scenarios' seed; random and printed if not
+given), --results PATH, --work DIR (the scratch tree), --only 1,4 (only
+those checks, by number: the test of the grader grades a wrong solution
+with the checks of its step). grade-class: --jobs N (default: every
+core), --timeout S (per submission), --seed N.
 
 start --with-build also copies build/ (cp -a), so that make in the new tree
 rebuilds only what the strip changed: the test of the grader uses it.
 
-make lab-start LAB=... [DIR=...] and make grade [LAB=...] call this.
-The strip list and the checks are described in labs/grading.py and
+make lab-start, grade, grade-class and autograder call this. The strip
+list, the steps and the checks are described in labs/grading.py and
 docs/labs/README.md.
 """
 import importlib.util
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -34,10 +52,14 @@ sys.path.insert(0, LABS)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cstrip  # noqa: E402
+import submission  # noqa: E402
 
 SCAFFOLD = os.path.join(LABS, "scaffold")   # lab_todo(), added to student trees
 STUDENT_MARK = os.path.join("labs", "student-tree")   # names the lab a student's tree is for
 ALIGN_LINE = re.compile(r"^(\s*)\.\s*=\s*ALIGN\(PAGE_SIZE\);\s*$", re.M)
+# where the seeds are (the docs name them ../shared/seeds/); RONX_SEEDS overrides
+SEED_DIRS = [os.environ.get("RONX_SEEDS", ""), os.path.join(ROOT, "seeds"),
+             os.path.join(os.path.dirname(ROOT), "shared", "seeds")]
 
 
 class LabError(Exception):
@@ -87,6 +109,11 @@ def read_strip(lab, root=ROOT):
                                % (path, n, line))
             items.append(Item(parts[0], parts[1], parts[2], "%s:%d" % (path, n)))
     return items
+
+
+def lab_files(lab, root=ROOT):
+    """The files a student of lab writes in: those its strip list names."""
+    return sorted({it.path for it in read_strip(lab, root)})
 
 
 def strip_section_alignment(src, section, lab, hint):
@@ -144,19 +171,34 @@ def project_files(root):
     except (subprocess.CalledProcessError, FileNotFoundError):
         files = []
         for d, dirs, names in os.walk(root):
-            dirs[:] = [x for x in dirs if x not in (".git", "build")]
-            files += [os.path.relpath(os.path.join(d, n), root) for n in names]
+            dirs[:] = [x for x in dirs if x not in (".git", "build", "__pycache__")]
+            files += [os.path.relpath(os.path.join(d, n), root) for n in names
+                      if not n.endswith(".pyc")]
     return [f for f in files if not re.match(r"labs/[^/]+/wrong/", f)
             and os.path.isfile(os.path.join(root, f))]
 
 
+def copy_files(root, dest, files):
+    for rel in files:
+        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+        shutil.copy2(os.path.join(root, rel), os.path.join(dest, rel))
+
+
+# not copied with build/: grades, logs, and what grading never boots or runs
+SKIP_BUILD = ("grade", "results", "autograder", "host", "isodir", "ronx.iso", "linux", "map")
+
+
 def copy_build(root, dest):
     """root's build/ into dest with its times (cp -a), so that make there
-    rebuilds only what changes; without root's grades and test logs."""
-    if os.path.isdir(os.path.join(root, "build")):
-        subprocess.run(["cp", "-a", os.path.join(root, "build"), dest], check=True)
-        for d in ("grade", "results"):
-            shutil.rmtree(os.path.join(dest, "build", d), ignore_errors=True)
+    rebuilds only what changes; without root's grades, test logs, and the
+    ISO and host tools (make builds them again there if asked)."""
+    src = os.path.join(root, "build")
+    if not os.path.isdir(src):
+        return
+    os.makedirs(os.path.join(dest, "build"), exist_ok=True)
+    entries = [os.path.join(src, e) for e in os.listdir(src) if e not in SKIP_BUILD]
+    if entries:
+        subprocess.run(["cp", "-a"] + entries + [os.path.join(dest, "build")], check=True)
 
 
 def add_scaffold(dest):
@@ -168,17 +210,53 @@ def add_scaffold(dest):
             shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
 
 
+def find_seeds():
+    return next((d for d in SEED_DIRS if d and os.path.isdir(d)), None)
+
+
+def seed_links(text, up):
+    """text with each `../shared/seeds/NAME` made a link to up/NAME."""
+    def link(m):
+        name = m.group(1)
+        return "[seeds/%s](%s/%s)" % (name, up, name) if name else "[seeds/](%s/)" % up
+    return re.sub(r"`\.\./shared/seeds/([^`]*)`", link, text)
+
+
+def add_seeds(dest):
+    """The seeds into dest/seeds/, and the documents that name them as
+    ../shared/seeds/ (beside the teacher's tree) pointed there by links
+    that work in the student's tree. Returns the seeds' directory, or None
+    if they are not here (RONX_SEEDS=DIR names them)."""
+    seeds = find_seeds()
+    if seeds is None:
+        return None
+    shutil.copytree(seeds, os.path.join(dest, "seeds"))
+    for doc in ["README.md", "docs/seed-map.md"] + [
+            os.path.join("docs", "labs", n) for n in os.listdir(os.path.join(dest, "docs", "labs"))
+            if n.endswith(".md")]:
+        path = os.path.join(dest, doc)
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            text = f.read()
+        new = seed_links(text, os.path.relpath(os.path.join(dest, "seeds"),
+                                               os.path.dirname(path)))
+        if new != text:
+            with open(path, "w") as f:
+                f.write(new)
+    return seeds
+
+
 def start(lab, dest, with_build=False, git=True):
     check_lab(lab)
     dest = os.path.abspath(dest)
     if os.path.exists(dest) and os.listdir(dest):
         raise LabError("%s already exists and is not empty; pass DIR=... for another place" % dest)
-    for rel in project_files(ROOT):
-        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
-        shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
+    copy_files(ROOT, dest, project_files(ROOT))
     if with_build:
         copy_build(ROOT, dest)
     add_scaffold(dest)
+    add_seeds(dest)
     changed = apply_strip(dest, lab, read_strip(lab))
     with open(os.path.join(dest, STUDENT_MARK), "w") as f:
         f.write("%s\n# made by make lab-start LAB=%s; make grade LAB=%s grades it\n"
@@ -193,17 +271,22 @@ def start(lab, dest, with_build=False, git=True):
 
 
 # -- grading -----------------------------------------------------------------
-def load_checks(lab, root=ROOT):
+def load_lab(lab, root=ROOT):
+    """(checks, steps) of labs/<lab>/checks.py (see labs/grading.py)."""
     import grading
     path = os.path.join(root, "labs", lab, "checks.py")
     spec = importlib.util.spec_from_file_location("checks_" + lab.replace("-", "_"), path)
     mod = importlib.util.module_from_spec(spec)
     grading.take_registered()
     spec.loader.exec_module(mod)
-    checks = grading.take_registered()
+    checks, steps = grading.take_registered()
     if not checks:
         raise LabError("%s registers no @check" % path)
-    return checks
+    return checks, steps
+
+
+def load_checks(lab, root=ROOT):
+    return load_lab(lab, root)[0]
 
 
 def build(root=ROOT):
@@ -217,66 +300,232 @@ def build(root=ROOT):
     return "\n".join((r.stdout + r.stderr).splitlines()[-25:])
 
 
-def grade(labs, results_path, root=ROOT, out=sys.stdout):
-    """Grades labs; prints the lines and writes results.json; returns (N, M)."""
+def new_seed():
+    return random.SystemRandom().randrange(1, 1 << 31)
+
+
+def write_json(path, obj):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=None,
+          preface=(), zero_reason=None, repeat="", only=None):
+    """Grades labs in the tree at root with the checks of checks_root
+    (default: root's own); prints the lines and writes results.json after
+    every check (a grade cut short still has what it did); returns
+    (N, M, outcomes). zero_reason: grade nothing, every check 0 with it."""
     import grading
     t0 = time.monotonic()
+    seed = new_seed() if seed is None else seed
+    checks_root = checks_root or root
+    extra = {"seed": seed, "labs": labs}
+    head = list(preface) + ["Seed: %d (the same scenarios again: %s)" % (
+        seed, repeat or "SEED=%d" % seed)]
+    for ln in head:
+        print(ln, file=out, flush=True)
     outcomes = []
-    failed_build = build(root)
-    if failed_build:
-        print("The tree does not build; every check scores 0. The end of make's output:\n"
-              + failed_build, file=out, flush=True)
-        errors = [ln for ln in failed_build.splitlines() if re.search(r"error:|\*\*\*", ln)]
-        failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
-    ctx = grading.Context(root)
+    failed_build = zero_reason
+    if failed_build is None:
+        failed_build = build(root)
+        if failed_build:
+            print("The tree does not build; every check scores 0. The end of make's output:\n"
+                  + failed_build, file=out, flush=True)
+            errors = [ln for ln in failed_build.splitlines() if re.search(r"error:|\*\*\*", ln)]
+            failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
+    ctx = grading.Context(root, seed)
+    lab_checks = [(lab, c) for lab in labs for c in load_checks(lab, checks_root)]
+    if only:
+        lab_checks = [lc for i, lc in enumerate(lab_checks, 1) if i in only]
+
+    def save(partial):
+        res = grading.gradescope(outcomes, time.monotonic() - t0, dict(extra, partial=partial),
+                                 output="\n".join(head))
+        write_json(results_path, res)
+        return res
     try:
-        for lab in labs:
-            for name, points, fn in load_checks(lab, root):
-                if failed_build:
-                    o = grading.Outcome(lab, name, points, 0, failed_build, 0)
-                else:
-                    o = grading.run_check(ctx, lab, name, points, fn)
-                outcomes.append(o)
-                print(o.line(), file=out, flush=True)
-                if o.output:
-                    print("\n".join("        " + ln for ln in o.output.splitlines()),
-                          file=out, flush=True)
+        for lab, c in lab_checks:
+            if failed_build:
+                o = grading.Outcome(lab, c.name, c.points, 0, failed_build, 0)
+            else:
+                o = grading.run_check(ctx, lab, c)
+            outcomes.append(o)
+            print(o.line(), file=out, flush=True)
+            if o.output:
+                print("\n".join("        " + ln for ln in o.output.splitlines()),
+                      file=out, flush=True)
+            save(len(outcomes) < len(lab_checks))
     finally:
         ctx.close()
-    seconds = time.monotonic() - t0
-    res = grading.gradescope(outcomes, seconds)
-    os.makedirs(os.path.dirname(results_path), exist_ok=True)
-    with open(results_path, "w") as f:
-        json.dump(res, f, indent=2)
-        f.write("\n")
+    res = save(False)
     total = sum(o.points for o in outcomes)
     print("Score: %d/%d" % (res["score"], total), file=out, flush=True)
     return res["score"], total, outcomes
 
 
+def safe_name(path):
+    base = os.path.basename(os.path.normpath(path)) or "submission"
+    base = re.sub(r"\.(zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz)$", "", base)
+    return re.sub(r"[^\w.-]", "_", base)[:80] or "submission"
+
+
+def as_started(rel, path):
+    """The file at path against what `make lab-start` put at rel (a
+    project file, a seed, a handout with its seed links): "same",
+    "changed" or "added" (lab-start put nothing there)."""
+    with open(path, "rb") as f:
+        got = f.read()
+    seeds = find_seeds()
+    mine = os.path.join(seeds or "", rel[len("seeds/"):]) if rel.startswith("seeds/") \
+        else os.path.join(ROOT, rel)
+    if not os.path.isfile(mine) or (rel.startswith("seeds/") and not seeds):
+        return "added"
+    with open(mine, "rb") as f:
+        want = f.read()
+    if got == want:
+        return "same"
+    if rel.endswith(".md"):
+        up = os.path.relpath("seeds", os.path.dirname(rel) or ".")
+        if seed_links(want.decode("utf-8", "replace"), up).encode() == got:
+            return "same"
+    return "changed"
+
+
+def make_scratch(work, lab, sub):
+    """The teacher's tree (this one: its files and its build/, times kept)
+    at work, with the scaffold and the submission's lab files over it;
+    a lab file the submission lacks is the lab's stub."""
+    shutil.rmtree(work, ignore_errors=True)
+    copy_files(ROOT, work, project_files(ROOT))
+    copy_build(ROOT, work)
+    add_scaffold(work)
+    for rel, src in sub.files.items():
+        shutil.copyfile(src, os.path.join(work, rel))   # a fresh mtime: make rebuilds it
+    if sub.missing:
+        apply_strip(work, lab, [it for it in read_strip(lab) if it.path in sub.missing])
+
+
+def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdout, only=None):
+    """Grades the submission at path for lab; returns (N, M, outcomes)."""
+    check_lab(lab)
+    seed = new_seed() if seed is None else seed
+    name = safe_name(path)
+    work = work or os.path.join(ROOT, "build", "grade", "work", name)
+    unpacked = work + ".unpacked"
+    sub = submission.open_submission(os.path.abspath(path), lab_files(lab), unpacked,
+                                     as_started)
+    repeat = "make grade LAB=%s SUBMISSION=%s SEED=%d" % (lab, path, seed)
+    try:
+        if sub.reason:
+            return grade([lab], results_path, ROOT, out, seed, ROOT, sub.summary(),
+                         "not a submission: " + sub.reason, repeat, only)
+        failed = build(ROOT)
+        if failed:
+            raise LabError("the teacher's tree %s does not build:\n%s" % (ROOT, failed))
+        make_scratch(work, lab, sub)
+        return grade([lab], results_path, work, out, seed, ROOT, sub.summary(), None, repeat,
+                     only)
+    finally:
+        shutil.rmtree(unpacked, ignore_errors=True)
+
+
+def print_steps(lab, out=sys.stdout):
+    checks, steps = load_lab(lab)
+    items = read_strip(lab)
+    print("Lab %s: %d steps (the verbs of labs/%s/strip's hints)" % (lab, len(steps), lab),
+          file=out)
+    for it in items:
+        print("\n%s %s: %s" % (it.path, it.target, it.hint), file=out)
+        for s in [s for s in steps if s.function == it.target]:
+            graded = [c.name for c in checks if s in c.steps]
+            if s.wrong is None:
+                print("  - %s\n      not graded: %s" % (s.name, s.why), file=out)
+            else:
+                print("  - %s\n      graded by: %s\n      wrong/%s.patch leaves it out"
+                      % (s.name, "; ".join(graded) or "NOTHING", s.wrong), file=out)
+
+
 def main(argv):
-    if not argv or argv[0] not in ("start", "grade", "list"):
+    cmds = ("start", "grade", "grade-class", "autograder", "steps", "list")
+    if not argv or argv[0] not in cmds:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
+    opts, args, i = {}, [], 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--submission", "--seed", "--results", "--work", "--jobs", "--timeout", "--only"):
+            if i + 1 >= len(argv):
+                print("lab: %s needs a value" % a, file=sys.stderr)
+                return 2
+            opts[a[2:]] = argv[i + 1]
+            i += 2
+            continue
+        if a in ("--with-build",):
+            opts[a[2:]] = True
+        elif a:
+            args.append(a)
+        i += 1
     try:
+        seed = opts.get("seed") or None
+        if seed is not None:
+            if not seed.isdigit():
+                raise LabError("--seed wants a number, found %r" % seed)
+            seed = int(seed)
+        only = None
+        if opts.get("only"):
+            if not re.match(r"^\d+(,\d+)*$", opts["only"]):
+                raise LabError("--only wants check numbers, as 1,4, found %r" % opts["only"])
+            only = {int(x) for x in opts["only"].split(",")}
         if argv[0] == "list":
             print("\n".join(lab_order()))
         elif argv[0] == "start":
-            if len(argv) < 2 or not argv[1]:
+            if not args:
                 raise LabError("which lab? make lab-start LAB=NAME (labs: %s)"
                                % " ".join(lab_order()))
-            with_build = "--with-build" in argv
-            args = [a for a in argv[1:] if a != "--with-build"]
-            dest = args[1] if len(args) > 1 and args[1] else \
+            dest = args[1] if len(args) > 1 else \
                 os.path.join(os.path.dirname(ROOT), "ronx-lab-" + args[0])
-            dest, changed = start(args[0], dest, with_build)
+            dest, changed = start(args[0], dest, opts.get("with-build", False))
             print("ronx: lab %s: your tree is %s (stripped: %s)" % (args[0], dest, ", ".join(changed)))
+            if not os.path.isdir(os.path.join(dest, "seeds")):
+                print("ronx: the seeds were not found (looked in %s); RONX_SEEDS=DIR names "
+                      "them" % ", ".join(d for d in SEED_DIRS if d))
             print("ronx: read docs/labs/%s.md there; 'make grade LAB=%s' grades it" % (args[0], args[0]))
+        elif argv[0] == "steps":
+            for lab in args or written_labs():
+                check_lab(lab)
+                print_steps(lab)
+        elif argv[0] == "autograder":
+            import autograder
+            if len(args) != 1:
+                raise LabError("which lab? make autograder LAB=NAME (labs: %s)"
+                               % " ".join(written_labs()))
+            check_lab(args[0])
+            print("ronx: %s" % autograder.make_zip(args[0]))
+        elif argv[0] == "grade-class":
+            import gradeclass
+            if len(args) != 2:
+                raise LabError("make grade-class LAB=NAME SUBMISSIONS=DIR")
+            check_lab(args[0])
+            gradeclass.grade_class(args[0], args[1], jobs=int(opts.get("jobs") or 0) or None,
+                                   timeout=float(opts.get("timeout") or gradeclass.TIMEOUT),
+                                   seed=seed)
+        elif "submission" in opts:
+            if len(args) != 1:
+                raise LabError("grade a submission for one lab: make grade LAB=NAME "
+                               "SUBMISSION=PATH")
+            results = opts.get("results") or os.path.join(ROOT, "build", "grade", "results.json")
+            grade_submission(args[0], opts["submission"], results, opts.get("work"), seed,
+                             only=only)
         else:
-            labs = [a for a in argv[1:] if a] or written_labs()
+            labs = args or written_labs()
             for lab in labs:
                 check_lab(lab)
-            score, total, _ = grade(labs, os.path.join(ROOT, "build", "grade", "results.json"))
+            results = opts.get("results") or os.path.join(ROOT, "build", "grade", "results.json")
+            grade(labs, results, seed=seed, only=only)
     except LabError as e:
         print("lab: %s" % e, file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Make sure every tool the build and the tests need is here. On Debian as
-# root, install what is missing; otherwise print the exact apt-get line.
+# Make sure every tool the build and the tests need is here. On Debian (or
+# Ubuntu) as root, install what is missing; otherwise print the exact
+# apt-get line.
 set -euo pipefail
 
 # package: a file or command it provides
@@ -40,6 +41,14 @@ have() {
 	*) command -v "$1" > /dev/null ;;
 	esac
 }
+
+# `setup.sh grade`: only what building and booting ronx needs (a Gradescope
+# image grades with these; the tests, Bochs and gdb are not needed there)
+if [ "${1:-}" = grade ]; then
+	for pkg in librsvg2-bin clang valgrind gdb bochs bochs-term bochsbios vgabios; do
+		unset "need[$pkg]"
+	done
+fi
 
 missing=()
 for pkg in "${!need[@]}"; do

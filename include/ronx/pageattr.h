@@ -11,6 +11,9 @@ int set_memory_nx(unsigned long addr, int numpages);
 int set_memory_x(unsigned long addr, int numpages);
 /* Seed 003's text patching needs a W+X window on purpose: it must ask. */
 int set_memory_rw_allow_wx(unsigned long addr, int numpages);
+int set_memory_x_allow_wx(unsigned long addr, int numpages);
+/* wxplant=VA:PAGES: W+X pages planted on purpose for the audit (mm/wxplant.c). */
+void wx_plant(void);
 
 struct cpa_stats {
 	unsigned long calls, pages_changed, splits, collapses, invlpg, full_flushes, refused;

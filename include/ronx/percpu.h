@@ -46,7 +46,7 @@ struct tlb_stats {
 	unsigned long served_spinning;	/* ... of which while it spun (cpu_relax) */
 	unsigned long flush_one;	/* invlpg, its own or asked */
 	unsigned long flush_all;	/* full flushes */
-	uint64_t flush_cycles;		/* TSC cycles in flush_tlb_kernel_range() (cpabench) */
+	uint64_t flush_cycles;		/* TSC cycles in set_memory_*()'s flushes (cpabench) */
 };
 
 struct cpu {

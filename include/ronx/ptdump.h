@@ -10,7 +10,8 @@ struct wx_report {
 	unsigned long hole_pages;	/* inside it */
 };
 /* PRESENT, RW and NX as they apply to a page mapped by these entries;
- * pte is NULL for a 2 MiB page (mm/wxcheck.c). */
+ * pte is NULL for a 2 MiB page (mm/effective_prot.c: the audit and
+ * `walk VA` both decide with it). */
 pteval_t effective_prot(pteval_t pdpte, pteval_t pde, const pteval_t *pte);
 /* Logs every W+X range outside the declared hole, and a verdict. */
 struct wx_report ptdump_check_wx(void);

@@ -38,11 +38,15 @@ static inline int num_online_cpus(void)
 /* A function another CPU runs for us, with interrupts off; it must not take locks. */
 typedef void (*smp_call_func_t)(void *info);
 
-/* kernel/smp.c */
+/* kernel/smp_call_function.c, kernel/smp.c */
 void smp_call_function_many(cpumask_t mask, smp_call_func_t func, void *info, bool wait);
 int smp_call_function_single(int cpu, smp_call_func_t func, void *info, bool wait);
 void on_each_cpu(smp_call_func_t func, void *info, bool wait);
 void generic_smp_call_function_interrupt(void);
+void call_function_begin(void);
+void call_function_send(cpumask_t mask, smp_call_func_t func, void *info);
+cpumask_t call_function_pending(void);
+void call_function_end(void);
 void smp_call_function_ipi(struct trap_frame *f);
 int stop_machine(int (*fn)(void *), void *data);
 int start_cpu_work(int cpu, void (*fn)(void *), void *arg);

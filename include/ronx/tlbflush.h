@@ -15,8 +15,14 @@
  */
 #define TLB_FLUSH_CEILING	32
 
+/* What each CPU flushes (mm/tlb.c), passed to it by IPI. */
+struct flush_tlb_info {
+	unsigned long start, end;
+};
+
+void do_kernel_range_flush(void *info);		/* this CPU's part */
 void flush_tlb_kernel_range(unsigned long start, unsigned long end);
-void flush_tlb_all(void);
+void flush_tlb_all(void);			/* mm/tlb_mm.c */
 struct mm_struct;
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 

@@ -2,16 +2,32 @@
 """Lab 5, bios-hole: seed 001's set_bios_x() - 640K-1M RW+X only when a
 PCI BIOS32 service directory is found, NX with pci=nobios - and the CPA
 layer's exemption for the declared hole (kernel/pcbios.c, mm/pageattr.c).
-See docs/labs/bios-hole.md."""
+See docs/labs/bios-hole.md.
+
+Besides the kernel's own pcbios tests, the grader asks the CPA layer
+itself (the shell's `set_memory`, at pages it picks at grade time) to
+make pages W+X where only the declared hole may be, and reads the answer
+from QEMU's `info tlb`."""
 import re
 
-from grading import CheckFailed, check, expect_ktap, expect_pages
+from grading import CheckFailed, check, expect_ktap, expect_pages, step
 
 LOW, HOLE_START, HOLE_END = 0xC0000000, 0xC00A0000, 0xC0100000
 HOLE_PAGES = (HOLE_END - HOLE_START) // 4096
 AREA_MSG = "PCI : PCI BIOS area is rw and x. Use pci=nobios if you want it NX."
 BIOS32 = re.compile(r"BIOS32 Service Directory structure at 0x[0-9a-f]+, entry at 0x[0-9a-f]+")
 HOST_BRIDGE = re.compile(r"^00:00\.0 8086:1237 class 0600", re.M)
+PAGE = 4096
+
+ENABLE = step("set_bios_x", "set pcibios_enabled", "forgot-pcibios-enabled")
+EXEC_96 = step("set_bios_x", "make the 96 pages of 640K-1M executable", "one-page-short")
+DIRECT_MAP = step("set_bios_x", "... in the direct map", "physical-address")
+RECORD = step("set_bios_x", "record the hole in pcibios", "hole-not-recorded")
+MESSAGE = step("set_bios_x", "print the seed's message", "no-message")
+DECLARED = step("in_wx_bios_hole", "true only for a page of the declared hole", "exempt-below-1m")
+WRITABLE = step("in_wx_bios_hole", "... that may be writable (not pci=bios_tight's)",
+                "tight-hole-writable")
+IN_USE = step("in_wx_bios_hole", "... only while the PCI BIOS is in use", "exempt-without-bios")
 
 
 def wx_pages(pt):
@@ -31,12 +47,14 @@ def expect_hole_open(ctx, g):
         raise CheckFailed("\n".join([str(e)] + todo + oops[:3]))
 
 
-@check(points=15, name="a BIOS32 directory is found: 640K-1M is RW+X in the real page tables")
+@check(points=15, name="a BIOS32 directory is found: 640K-1M is RW+X in the real page tables",
+       steps=[EXEC_96, DIRECT_MAP, ENABLE])
 def hole_open(ctx):
     expect_hole_open(ctx, ctx.boot())
 
 
-@check(points=10, name="the W+X pages are exactly the 96 of 640K-1M; the low 640K stays RW+NX")
+@check(points=10, name="the W+X pages are exactly the 96 of 640K-1M; the low 640K stays RW+NX",
+       steps=[EXEC_96, DIRECT_MAP])
 def hole_exact(ctx):
     g = ctx.boot()
     expect_pages(ctx, g, LOW, HOLE_START, "RW+NX", "the low 640K")
@@ -49,7 +67,8 @@ def hole_exact(ctx):
                              if outside else ""))
 
 
-@check(points=10, name="the PCI BIOS really runs: no oops, lspci reads the host bridge through it")
+@check(points=10, name="the PCI BIOS really runs: no oops, lspci reads the host bridge through it",
+       steps=[EXEC_96, DIRECT_MAP])
 def bios_runs(ctx):
     g = ctx.boot()
     if "Oops" in g.log:
@@ -62,7 +81,8 @@ def bios_runs(ctx):
                           "through the PCI BIOS, found:\n%s" % out.strip())
 
 
-@check(points=5, name="seed 001's message, once, and only when the hole is opened")
+@check(points=5, name="seed 001's message, once, and only when the hole is opened",
+       steps=[MESSAGE])
 def message(ctx):
     n = ctx.boot().log.count(AREA_MSG)
     if n != 1:
@@ -72,7 +92,8 @@ def message(ctx):
         raise CheckFailed("expected no %r with pci=nobios, found it" % AREA_MSG)
 
 
-@check(points=10, name="pci=nobios: the low 1 MiB stays RW+NX, while the default opens 640K-1M")
+@check(points=10, name="pci=nobios: the low 1 MiB stays RW+NX, while the default opens 640K-1M",
+       steps=[EXEC_96, DIRECT_MAP])
 def nobios(ctx):
     g = ctx.boot(cmdline="pci=nobios")
     expect_pages(ctx, g, LOW, HOLE_END, "RW+NX", "the low 1 MiB with pci=nobios")
@@ -86,7 +107,8 @@ def nobios(ctx):
     expect_hole_open(ctx, ctx.boot())
 
 
-@check(points=10, name="the CPA layer exempts only the declared hole (selftest pcbios, 3 policies)")
+@check(points=10, name="the CPA layer exempts only the declared hole (selftest pcbios, 3 policies)",
+       steps=[ENABLE, RECORD, DECLARED, WRITABLE, IN_USE])
 def cpa_keeps_hole(ctx):
     bad = []
     for cmdline, cases in (("", None), ("pci=nobios", ["low_640k_is_rw_nx",
@@ -99,5 +121,39 @@ def cpa_keeps_hole(ctx):
                         [c for c in g.ktap("pcbios") if c != "bios_nx_oops_was_recovered"])
         except CheckFailed as e:
             bad.append("pci=%s: %s" % (cmdline[4:] or "bios (default)", e))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+@check(points=10, name="set_memory at pages picked at grade time: W+X is refused outside the "
+       "declared hole (low 640K; pci=nobios; pci=bios_tight's read-only hole)",
+       steps=[DECLARED, WRITABLE, IN_USE, ENABLE])
+def refused_outside_hole(ctx):
+    r = ctx.rng("bios-hole set_memory")
+    low = LOW + r.randrange(1, (HOLE_START - LOW) // PAGE) * PAGE
+    hole = HOLE_START + r.randrange(HOLE_PAGES) * PAGE
+    bad = []
+    # (boot, request, page, what must hold, in words)
+    for cmdline, how, va, holds, want in (
+            ("", "x", low, lambda m: m.nx, "RW+NX: W+X outside the hole"),
+            ("", "rw", hole, lambda m: m.rw and m.exec, "RW+X: inside the declared hole"),
+            ("pci=nobios", "x", hole, lambda m: m.nx, "RW+NX: no PCI BIOS, no exemption"),
+            ("pci=bios_tight", "rw", None, lambda m: not m.rw,
+             "RO+X: bios_tight declares a read-only hole")):
+        # the lab's own boots, read by the checks above already: a correct
+        # kernel refuses these requests, so nothing changes for later readers
+        g = ctx.boot(cmdline=cmdline)
+        if va is None:     # a page of the tight hole: executable, read-only
+            xs = [m.va for m in g.tlb().maps if HOLE_START <= m.va < HOLE_END and m.exec]
+            if not xs:
+                bad.append("pci=bios_tight: expected some RO+X page in 640K-1M, found none")
+                continue
+            va = xs[r.randrange(len(xs))]
+        out = g.sh("set_memory %s %x 1" % (how, va))
+        m = g.tlb().lookup(va)
+        if m is None or not holds(m):
+            bad.append("%s: set_memory %s 0x%08x: expected the page to stay %s, found %s (%s)"
+                       % (cmdline or "default boot", how, va, want,
+                          m.perm() if m else "not mapped", out.strip()))
     if bad:
         raise CheckFailed("\n".join(bad))

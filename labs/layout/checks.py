@@ -3,7 +3,7 @@
 steps 1-2, seed 002's vmlinux_32.lds.S hunks). See docs/labs/layout.md."""
 import re
 
-from grading import CheckFailed, check, expect_log, ktap_check, pages_check, readelf
+from grading import CheckFailed, check, expect_log, ktap_check, pages_check, readelf, step
 
 PAGE = 4096
 # (symbol, the section it must start or end) in image order
@@ -18,6 +18,18 @@ BOUNDARIES = [
 ]
 
 
+# one step per strip line: each output section ends on a page boundary
+TEXT = step(".text", "end .text on a page boundary, before _etext is taken", "text-end")
+RODATA = step(".rodata", "end .rodata on a page boundary, before __end_rodata", "text-only")
+ROAI = step(".data..ro_after_init", "end ro_after_init on a page boundary", "ro-after-init-end")
+DATA = step(".data", "end .data on a page boundary", "data-end")
+INIT_TEXT = step(".init.text", "end init text on a page boundary", "init-text-end")
+INIT_DATA = step(".init.data", "end init data on a page boundary (__init_end)", "init-data-end")
+BSS = step(".bss", "end .bss on a page boundary (_end)", "bss-end")
+SYMBOLS = [TEXT, RODATA, ROAI, DATA, INIT_DATA, BSS]     # the steps a symbol marks
+SEGMENT_EDGES = [TEXT, RODATA, DATA, INIT_TEXT, INIT_DATA, BSS]
+
+
 def sections(ctx):
     """name -> (address, size) from readelf -S."""
     out = {}
@@ -27,7 +39,7 @@ def sections(ctx):
     return out
 
 
-@check(points=10, name="every section boundary symbol is on a page boundary")
+@check(points=10, name="every section boundary symbol is on a page boundary", steps=SYMBOLS)
 def boundaries_aligned(ctx):
     bad = ["%s = 0x%08x: expected a multiple of 0x1000, found 0x%03x into its page"
            % (s, ctx.sym(s), ctx.sym(s) % PAGE)
@@ -36,7 +48,7 @@ def boundaries_aligned(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=5, name="the symbols mark where the sections really start and end")
+@check(points=5, name="the symbols mark where the sections really start and end", steps=[TEXT])
 def symbols_match_sections(ctx):
     secs, bad = sections(ctx), []
     for s, sec, edge in BOUNDARIES:
@@ -53,7 +65,8 @@ def symbols_match_sections(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=5, name="program headers: text R E and page-aligned segments, none RWE")
+@check(points=5, name="program headers: text R E and page-aligned segments, none RWE",
+       steps=SEGMENT_EDGES)
 def program_headers(ctx):
     bad = []
     for line in readelf(ctx, "-l").splitlines():
@@ -70,7 +83,7 @@ def program_headers(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=5, name="the kernel applies its policy (image laid out in pages)")
+@check(points=5, name="the kernel applies its policy (image laid out in pages)", steps=SYMBOLS)
 def policy_applied(ctx):
     g = ctx.boot()
     bad = re.findall(r"^ronx: image layout: .*$", g.log, re.M)
@@ -81,11 +94,12 @@ def policy_applied(ctx):
 
 pages_check(10, "text RO+X, rodata RO+NX page by page (info tlb)", [
     ("_text", "_etext", "RO+X", ".text"),
-    ("__start_rodata", "__end_ro_after_init", "RO+NX", ".rodata and ro_after_init")])
+    ("__start_rodata", "__end_ro_after_init", "RO+NX", ".rodata and ro_after_init")],
+    steps=SYMBOLS)
 pages_check(10, "data, freed init and bss RW+NX page by page (info tlb)", [
     ("_sdata", "_edata", "RW+NX", ".data"),
     ("__init_begin", "__init_end", "RW+NX", "freed init memory"),
-    ("__bss_start", "_end", "RW+NX", ".bss")])
+    ("__bss_start", "_end", "RW+NX", ".bss")], steps=SYMBOLS)
 
 
-ktap_check(5, "selftest image: the kernel's own probes of its image", "image")
+ktap_check(5, "selftest image: the kernel's own probes of its image", "image", steps=SYMBOLS)

@@ -3,20 +3,49 @@
 way (set_all_modules_text_rw/ro: a W+X window) and the way that needs no
 W+X page (a temporary RW+NX alias of the text page). The client is
 `patch seed|alias|open|close` (modload/patch_demo.c). See
-docs/labs/text-patching.md."""
+docs/labs/text-patching.md.
+
+Evidence the student's code cannot fake: the alias boot has W+X pages
+planted at grade time (wxplant=), which the W^X audit run while the alias
+is mapped must count; module_mutex is read by QEMU itself (its gdbstub)
+at each CPA call that opens or closes the window."""
 import re
 
-from grading import CheckFailed, check, expect_pages
+from gdbstub import GdbStub
+from grading import CheckFailed, check, expect_pages, step
 from modlab import (AUTOLOADED, POKE_ALIAS, core_regions, each, insmod, own_boot,
                     short)
 
+PAGE, PAGE_OFFSET = 4096, 0xC0000000
 HOLE = (0xC00A0000, 0xC0100000)   # the PCI BIOS hole, W+X by design (lab 5)
 MODULES = AUTOLOADED + ("patchme",)
 WX_LINE = re.compile(r"W\+X pages while writing: (\d+) \(patch\), (\d+) \(restore\)")
 
+RW_MUTEX = step("set_all_modules_text_rw", "under module_mutex_lock()", "rw-without-mutex")
+RW_ALL = step("set_all_modules_text_rw", "set_text(): every module's text", "rw-one-module")
+RW_ASK = step("set_all_modules_text_rw", "a setter that asks the CPA layer for the W+X window",
+              "rw-without-asking")
+RW_X = step("set_all_modules_text_rw", "... writable and still executable", "window-without-x")
+RO_MUTEX = step("set_all_modules_text_ro", "under module_mutex_lock()", "ro-without-mutex")
+RO_ALL = step("set_all_modules_text_ro", "set_text() with set_memory_ro: every module's text",
+              "window-left-open")
+FRAME = step("poke_page", "map the page's physical frame, from its pte", "alias-wrong-frame")
+ALIAS_NX = step("poke_page", "... RW+NX at POKE_ALIAS", "alias-executable")
+OFFSET = step("poke_page", "write at the same offset", "write-at-page-start")
+AUDIT = step("poke_page", "audit_window()", "no-audit-window")
+UNMAP = step("poke_page", "unmap", "alias-left-mapped")
+
+
+def plant(ctx):
+    """W+X pages the audit inside the alias window must count (grade's seed)."""
+    r = ctx.rng("text-patching plant")
+    return PAGE_OFFSET + r.randrange(0x1000000 // PAGE, 0x6000000 // PAGE) * PAGE, \
+        r.randrange(1, 17)
+
 
 def patch_boot(ctx, way):
-    g = own_boot(ctx, "text-patching-" + way)
+    cmdline = "wxplant=%x:%d" % plant(ctx) if way == "alias" else ""
+    g = own_boot(ctx, "text-patching-" + way, cmdline)
     insmod(g, "patchme")
     return g
 
@@ -53,7 +82,8 @@ def expect_texts(ctx, pt, regs, want, when):
         "%s's text %s" % (nr[0], when)))
 
 
-@check(points=20, name="patch seed: the probe runs while patched, then every text is RO+X again")
+@check(points=20, name="patch seed: the probe runs while patched, then every text is RO+X again",
+       steps=[RW_ASK, RW_X, RO_ALL])
 def seed_patch(ctx):
     g = patch_boot(ctx, "seed")
     out = run_patch(g, "seed")
@@ -69,7 +99,8 @@ def seed_patch(ctx):
                           "\n  %s" % "\n  ".join("0x%08x" % x.va for x in left[:4]))
 
 
-@check(points=15, name="seed 003's window from outside: every module's text RW+X, nothing else")
+@check(points=15, name="seed 003's window from outside: every module's text RW+X, nothing else",
+       steps=[RW_ALL, RW_ASK, RW_X, RO_ALL])
 def seed_window(ctx):
     g = own_boot(ctx, "text-patching-window")
     insmod(g, "patchme")
@@ -93,22 +124,71 @@ def seed_window(ctx):
     expect_texts(ctx, after, regs, "RO+X", "after `patch close`")
 
 
-@check(points=20, name="patch alias: the probe runs while patched, the original code after")
+@check(points=20, name="patch alias: the probe runs while patched, the original code after",
+       steps=[FRAME, OFFSET])
 def alias_patch(ctx):
     run_patch(patch_boot(ctx, "alias"), "alias")
 
 
-@check(points=15, name="patch alias: no W+X page while writing, the alias gone, the text RO+X")
+@check(points=15, name="patch alias: no W+X page while writing (the audit in the window counts "
+       "only the pages planted at boot), the alias gone, the text RO+X",
+       steps=[ALIAS_NX, AUDIT, UNMAP, FRAME])
 def alias_no_wx(ctx):
     g = patch_boot(ctx, "alias")
     out = run_patch(g, "alias")
+    n = plant(ctx)[1]
     m = WX_LINE.search(out)
-    if not m or m.groups() != ("0", "0"):
-        raise CheckFailed("expected the W^X audit run while the alias is mapped to find no W+X "
-                          "page, found: %s" % (m.group(0) if m else out.strip()))
+    if not m or m.groups() != (str(n), str(n)):
+        raise CheckFailed("expected the W^X audit run while the alias is mapped to find only the "
+                          "%d W+X pages planted at boot (wxplant=), %d (patch), %d (restore); "
+                          "found: %s" % (n, n, n, m.group(0) if m else out.strip()))
     pt = g.tlb()
     alias = pt.lookup(POKE_ALIAS)
     if alias:
         raise CheckFailed("expected the alias at 0x%08x unmapped after `patch alias`, found it "
                           "still mapped, %s" % (POKE_ALIAS, alias.perm()))
     expect_texts(ctx, pt, core_regions(g, MODULES), "RO+X", "after `patch alias`")
+
+
+def mutex_at_each_call(ctx, g, stub, line, setter):
+    """Runs line, stopping at every call of setter; module_mutex.locked (read
+    by QEMU) at each: [(eip, held)]."""
+    held = ctx.sym("module_mutex")     # spinlock_t: its first word is "locked"
+    start = len(g.guest.out)
+    g.guest.send(line.encode() + b"\r")
+    seen = []
+    while stub.wait_stop(3):
+        eip = stub.regs()["eip"]
+        if eip == setter:
+            seen.append(stub.read32(held) & 0xff)
+        stub.cont()
+    stub.cont()         # wait_stop stopped it when nothing more came
+    g.guest.wait_for("^" + re.escape("ronx> "), 30, start)
+    return seen
+
+
+@check(points=10, name="the window opens and closes under module_mutex (read by QEMU at each "
+       "CPA call)", steps=[RW_MUTEX, RO_MUTEX])
+def under_mutex(ctx):
+    g = own_boot(ctx, "text-patching-window")     # after the window check closed it
+    insmod(g, "patchme")
+    rw, ro = ctx.sym("set_memory_rw_allow_wx"), ctx.sym("set_memory_ro")
+    stub = GdbStub(g.guest)
+    try:
+        stub.break_at(rw)
+        stub.break_at(ro)
+        stub.cont()
+        opened = mutex_at_each_call(ctx, g, stub, "patch open", rw)
+        closed = mutex_at_each_call(ctx, g, stub, "patch close", ro)
+    finally:
+        stub.detach()
+    bad = []
+    for what, seen in (("set_all_modules_text_rw (patch open)", opened),
+                       ("set_all_modules_text_ro (patch close)", closed)):
+        if not seen:
+            bad.append("%s: expected calls to the CPA layer, found none" % what)
+        elif not all(seen):
+            bad.append("%s: expected module_mutex held at each of its %d CPA calls, found it "
+                       "free at %d" % (what, len(seen), seen.count(0)))
+    if bad:
+        raise CheckFailed("\n".join(bad))

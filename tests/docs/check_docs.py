@@ -63,14 +63,18 @@ def handout_problems(lab):
             bad.append("docs/labs/%s.md: link %s leads nowhere" % (lab, link))
         elif anchor and anchor not in anchors(target):
             bad.append("docs/labs/%s.md: %s has no heading #%s" % (lab, link, anchor))
-    with open(os.path.join(ROOT, "labs", lab, "checks.py")) as f:
-        src = f.read()
-        names = re.findall(r"@check\(points=\d+, name=\"([^\"]+)\"\)", src)
-        names += re.findall(r"^(?:ktap|pages)_check\(\d+, \"([^\"]+)\"", src, re.M)
-        for name in names:
-            if name not in text:
-                bad.append("docs/labs/%s.md: the graded check %r is not listed" % (lab, name))
+    for c in lab_checks(lab):
+        if "| %d | %s |" % (c.points, c.name) not in text:
+            bad.append("docs/labs/%s.md: the graded check %r (%d points) is not listed"
+                       % (lab, c.name, c.points))
     return bad
+
+
+def lab_checks(lab):
+    """The lab's checks as the grader loads them (labs/<lab>/checks.py)."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import lab as labtool
+    return labtool.load_checks(lab)
 
 
 def main():

@@ -11,6 +11,7 @@
 #include "../../kernel/kstrtox.c"
 #include "../../mm/ptdump_format.c"
 #include "../../mm/ptdump_walk.c"
+#include "../../mm/effective_prot.c"
 #include "../../mm/walk_format.c"
 #include "../../mm/va_region.c"
 

@@ -5,30 +5,45 @@ labs/ORDER (results: build/results/labs.ktap):
 
   - unit tests of the stripper and of the grading library
     (tests/labs/test_cstrip.py, test_grading.py);
-  - the solved tree grades full marks on every lab;
-  - each lab's stripped tree (make lab-start) builds with -Werror, boots
-    to the prompt or prints its lab_todo() line, and grades below full;
-  - each labs/<lab>/wrong/*.patch applies to the solved tree and grades
-    below full;
-  - every graded check fails in at least one stripped tree or wrong
-    solution (a check nothing fails cannot fail, and is a failure here);
+  - the solved tree grades full marks on every lab (graded as a tree);
+  - per lab, a class of submissions graded the way a course grades them
+    (tools/lab.py grade-class: only the lab's files are taken from each):
+    the solved files (as a zip or a tarball), the stripped tree (make
+    lab-start), every labs/<lab>/wrong/*.patch, and the cheats of
+    tests/labs/cheats/ (edits outside the lab's files, or answers that
+    remember the scenario):
+      * the solved files grade full marks, the stripped tree below full
+        and says which stub it still is;
+      * every wrong solution loses points, and touches only the lab's files
+        (the wrong solution of a step is graded with the checks of that
+        step: it must fail one of them);
+      * every step the lab declares has its wrong solution, and one of the
+        checks that grade the step fails in it;
+      * every graded check fails in the stripped tree or a wrong solution;
+      * a cheat that edits only other files scores what the stripped tree
+        scores (its real lab code), one that remembers answers loses points;
+  - a submission graded alone scores what it scored in the class, and one
+    whose kernel hangs is stopped at its time limit with nothing left running;
+  - submissions that are broken (missing a lab file, not compiling, not a
+    submission at all, an archive) are graded with a one-line reason;
+  - the Gradescope autograder zip, unpacked into a directory laid out as
+    Gradescope's container, grades a solved, a stripped and a cheating
+    submission into a results.json with Gradescope's fields;
   - a stub the boot cannot do without (paging_init()) prints its
     lab_todo() line before the kernel dies.
-
-Variants are copies of this tree with its build/ (cp -a), so make only
-rebuilds what the strip or the patch changed; they run one after another.
 
     tests/labs/run.py              every lab
     tests/labs/run.py cpa layout   only these
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -36,18 +51,21 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 
+import gradeclass  # noqa: E402
 import lab  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
+CHEATS = os.path.join(HERE, "cheats")
+SEED = 20261203     # one seed for the whole test: every grade sees the same scenarios
 
 
 def grade_tree(tree, names):
     """Runs `tools/lab.py grade NAMES` in tree; returns ({check: (score, max)}, output)."""
-    r = subprocess.run([PYTHON, os.path.join(tree, "tools", "lab.py"), "grade"] + names,
-                       capture_output=True, text=True, cwd=tree)
+    r = subprocess.run([PYTHON, os.path.join(tree, "tools", "lab.py"), "grade"] + names
+                       + ["--seed", str(SEED)], capture_output=True, text=True, cwd=tree)
     path = os.path.join(tree, "build", "grade", "results.json")
     if r.returncode != 0 or not os.path.exists(path):
         raise RuntimeError("grade %s in %s failed:\n%s" % (" ".join(names), tree, (r.stdout + r.stderr)[-1500:]))
@@ -57,11 +75,23 @@ def grade_tree(tree, names):
     return checks, r.stdout
 
 
+def grade_alone(name, path, results, only=None):
+    """`tools/lab.py grade NAME --submission PATH`: (results dict, output)."""
+    r = subprocess.run([PYTHON, os.path.join(ROOT, "tools", "lab.py"), "grade", name,
+                        "--submission", path, "--results", results, "--seed", str(SEED),
+                        "--work", results + ".work"] + (["--only", only] if only else []),
+                       capture_output=True, text=True, cwd=ROOT)
+    shutil.rmtree(results + ".work", ignore_errors=True)
+    res = None
+    if os.path.exists(results):
+        with open(results) as f:
+            res = json.load(f)
+    return res, r.stdout + r.stderr
+
+
 def copy_solved(dest):
     """This tree's project files and its build/, as a patchable copy."""
-    for rel in lab.project_files(ROOT):
-        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
-        shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
+    lab.copy_files(ROOT, dest, lab.project_files(ROOT))
     lab.copy_build(ROOT, dest)
 
 
@@ -70,16 +100,6 @@ def make(tree):
                         "build/kernel.elf", "build/initrd.cpio"], capture_output=True, text=True)
     out = r.stdout + r.stderr
     return r.returncode == 0 and "warning:" not in out, out
-
-
-def boot_logs(tree):
-    logs = os.path.join(tree, "build", "results", "logs")
-    text = ""
-    for n in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
-        if n.startswith("grade-"):
-            with open(os.path.join(logs, n), errors="replace") as f:
-                text += f.read()
-    return text
 
 
 def summary(checks):
@@ -91,58 +111,436 @@ def failing(checks):
     return [n for n, (s, m) in checks.items() if s < m]
 
 
-def test_stripped(t, name, failed_somewhere, tmp):
-    tree = os.path.join(tmp, "strip-" + name)
-    t0 = time.monotonic()
-    _, changed = lab.start(name, tree, with_build=True, git=False)
-    ok, out = make(tree)
-    t.check(ok, "%s: the stripped tree builds without warnings" % name, out[-1500:])
-    if not ok:
-        return
-    checks, text = grade_tree(tree, [name])
-    got, total = summary(checks)
-    t.check(got < total, "%s: the stripped tree grades below full (%d/%d)" % (name, got, total),
-            text[-1500:])
-    fails = failing(checks)
-    t.check(fails, "%s: some of the lab's own checks fail in the stripped tree (%d of %d)"
-            % (name, len(fails), len(checks)))
-    failed_somewhere.update(fails)
-    log = boot_logs(tree)
-    funcs = [it.target for it in lab.read_strip(name) if it.path.endswith((".c", ".h"))]
-    ready = "ronx: ready" in log
-    told = [f for f in funcs if "ronx: lab %s: %s() is not written yet" % (name, f) in log]
-    if funcs:
-        t.check(told, "%s: the stripped kernel says which lab function is missing (%s)"
-                % (name, ", ".join(told) or "none said"), log[-1200:])
-    t.check(ready or told, "%s: the stripped kernel reaches the prompt, or says why not"
-            % name, log[-1200:])
-    progress("  %s: stripped %s: %d/%d, %d checks fail, %.0fs"
-             % (name, ", ".join(changed), got, total, len(fails), time.monotonic() - t0))
+def patch_files(patch):
+    """The files a unified diff changes."""
+    with open(patch) as f:
+        return sorted({ln[len("+++ b/"):].split("\t")[0].strip() for ln in f
+                       if ln.startswith("+++ b/")})
 
 
-def test_wrong(t, name, patch, failed_somewhere, tmp):
-    wname = os.path.basename(patch)[:-len(".patch")]
-    tree = os.path.join(tmp, "wrong-%s-%s" % (name, wname))
-    t0 = time.monotonic()
-    copy_solved(tree)
+def apply(patch, tree):
     r = subprocess.run(["patch", "-p1", "-s", "-i", patch], cwd=tree, capture_output=True,
                        text=True)
-    if not t.check(r.returncode == 0, "%s: wrong/%s applies to the solved tree" % (name, wname),
-                   r.stdout + r.stderr):
-        return
-    ok, out = make(tree)
-    if not t.check(ok, "%s: wrong/%s builds" % (name, wname), out[-1500:]):
-        return
-    checks, text = grade_tree(tree, [name])
-    got, total = summary(checks)
-    fails = failing(checks)
-    t.check(got < total, "%s: wrong/%s loses points (%d/%d)" % (name, wname, got, total),
-            text[-1500:])
+    return r.returncode == 0, r.stdout + r.stderr
+
+
+def lab_files_dir(name, dest):
+    """dest/ with the solved tree's files of lab name, at their paths."""
+    for rel in lab.lab_files(name):
+        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
+    return dest
+
+
+def archive(src, dest, top):
+    """src/ as a zip (dest ends .zip) or a tarball, inside one top directory."""
+    if dest.endswith(".zip"):
+        with zipfile.ZipFile(dest, "w") as z:
+            for rel in lab.submission.walk_files(src):
+                z.write(os.path.join(src, rel), os.path.join(top, rel))
+    else:
+        with tarfile.open(dest, "w:gz") as t:
+            t.add(src, arcname=top)
+    shutil.rmtree(src)
+    return dest
+
+
+class Variants:
+    """One lab's class of submissions, made in a directory."""
+
+    def __init__(self, t, name, tmp, index):
+        self.t, self.name, self.tmp = t, name, tmp
+        self.dir = os.path.join(tmp, "class-" + name)
+        os.makedirs(self.dir)
+        self.kinds = {}     # submission name -> ("solved"|"stripped"|"wrong"|"cheat", detail)
+        self.files = lab.lab_files(name)
+        form = ".zip" if index % 2 == 0 else ".tar.gz"
+        archive(lab_files_dir(name, os.path.join(tmp, "solved-" + name)),
+                os.path.join(self.dir, "solved" + form), "ronx-lab-" + name)
+        self.kinds["solved"] = ("solved", form)
+        self.stripped = os.path.join(self.dir, "stripped")
+        _, self.changed = lab.start(name, self.stripped, with_build=False, git=True)
+        self.kinds["stripped"] = ("stripped", "")
+
+    def add_wrong(self, patch):
+        w = os.path.basename(patch)[:-len(".patch")]
+        outside = [f for f in patch_files(patch) if f not in self.files]
+        self.t.check(not outside, "%s: wrong/%s changes only the lab's files" % (self.name, w),
+                     "it changes %s, which a submission's grade ignores: make it a cheat "
+                     "(tests/labs/cheats/) instead" % ", ".join(outside))
+        d = lab_files_dir(self.name, os.path.join(self.dir, "wrong-" + w))
+        ok, out = apply(patch, d)
+        if self.t.check(ok, "%s: wrong/%s applies to the solved files" % (self.name, w), out):
+            self.kinds["wrong-" + w] = ("wrong", w)
+        else:
+            shutil.rmtree(d)
+
+    def add_cheat(self, patch):
+        c = os.path.basename(patch)[:-len(".patch")]
+        d = os.path.join(self.dir, "cheat-" + c)
+        shutil.copytree(self.stripped, d, symlinks=True)
+        ok, out = apply(patch, d)
+        if self.t.check(ok, "%s: cheat %s applies to the stripped tree" % (self.name, c), out):
+            self.kinds["cheat-" + c] = ("cheat", c)
+        else:
+            shutil.rmtree(d)
+
+
+def cheats_for(name, generic_lab):
+    """tests/labs/cheats/<lab>-*.patch, and for generic_lab the any-*.patch
+    cheats too (they edit no lab's file: one lab shows what they get)."""
+    if not os.path.isdir(CHEATS):
+        return []
+    return [os.path.join(CHEATS, p) for p in sorted(os.listdir(CHEATS)) if p.endswith(".patch")
+            and (p.startswith(name + "-") or (name == generic_lab and p.startswith("any-")))]
+
+
+def results_of(name, sub):
+    with open(os.path.join(ROOT, "build", "grade", name, sub, "results.json")) as f:
+        return json.load(f)
+
+
+def make_class(t, name, index, tmp, generic_lab):
+    """The lab's class of submissions: (Variants, checks, steps)."""
+    checks, steps = lab.load_lab(name)
+    test_declarations(t, name, checks, steps)
+    v = Variants(t, name, tmp, index)
+    wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
+    patches = sorted(p for p in os.listdir(wrong_dir) if p.endswith(".patch")) \
+        if os.path.isdir(wrong_dir) else []
+    t.check(len(patches) >= 2, "%s: at least two wrong solutions (%d)" % (name, len(patches)))
+    for p in patches:
+        v.add_wrong(os.path.join(wrong_dir, p))
+    for p in cheats_for(name, generic_lab):
+        v.add_cheat(p)
+    return v, checks, steps
+
+
+def checks_for_wrong(v, checks, steps, sub):
+    """The numbers of the checks to grade submission sub with: for the
+    wrong solution of a step, the checks that grade that step (it must
+    fail one of them, and lose points by it); every check otherwise."""
+    kind, what = v.kinds.get(sub, (None, None))
+    if kind != "wrong":
+        return None
+    mine = [i for i, c in enumerate(checks, 1)
+            if any(st.wrong == what for st in c.steps)]
+    return mine or None
+
+
+class Lines:
+    """A file-like object that shows each line as progress."""
+    def write(self, text):
+        for ln in text.splitlines():
+            if ln.strip():
+                progress("  " + ln)
+
+    def flush(self):
+        pass
+
+
+def test_lab(t, name, v, checks, steps, solved_tree):
+    """The assertions on one lab's graded class."""
+    res = {sub: results_of(name, sub) for sub in v.kinds}
+    scores = {sub: {x["name"]: (x["score"], x["max_score"]) for x in r["tests"]}
+              for sub, r in res.items()}
+    failed_somewhere = set()
+    solved_key = next(k for k, (kind, _) in v.kinds.items() if kind == "solved")
+    got, total = summary(scores[solved_key])
+    t.check(got == total, "%s: the solved files, as a %s submission, grade full marks (%d/%d)"
+            % (name, v.kinds[solved_key][1], got, total),
+            "\n".join("%s: %s" % (x["name"], x["output"]) for x in res[solved_key]["tests"]
+                      if x["score"] < x["max_score"]))
+    if solved_tree:
+        t.check(scores[solved_key] == solved_tree,
+                "%s: ... the same check by check as the solved tree graded as a tree" % name)
+    test_stripped(t, name, v, scores["stripped"], res["stripped"], failed_somewhere)
+    for sub, (kind, what) in sorted(v.kinds.items()):
+        if kind == "wrong":
+            got, total = summary(scores[sub])
+            fails = failing(scores[sub])
+            t.check(got < total, "%s: wrong/%s loses points (%d/%d)" % (name, what, got, total),
+                    res[sub].get("output", ""))
+            failed_somewhere.update(fails)
+            progress("  %s: wrong/%s: %d/%d (%s)" % (name, what, got, total,
+                                                     "; ".join(fails) or "nothing failed"))
+    test_steps(t, name, checks, steps, v, scores)
+    test_cheats(t, name, v, scores, res)
+    for c in checks:
+        key = "%s: %s" % (name, c.name)
+        t.check(key in failed_somewhere, "%s fails in a stripped tree or a wrong solution" % key,
+                "no stripped tree and no wrong/*.patch makes this check fail: it cannot fail")
+
+
+def test_declarations(t, name, checks, steps):
+    items = lab.read_strip(name)
+    for c in checks:
+        t.check(c.steps, "%s: check %r says which steps it grades" % (name, c.name))
+    for it in items:
+        mine = [s for s in steps if s.function == it.target]
+        t.check(mine, "%s: %s %s has its steps declared" % (name, it.path, it.target),
+                "declare step(%r, ...) in labs/%s/checks.py for each verb of: %s"
+                % (it.target, name, it.hint))
+    for s in steps:
+        t.check(s.function in {it.target for it in items},
+                "%s: step %r belongs to a function of the strip list" % (name, str(s)))
+        if s.wrong is None:
+            t.check(s.why and not any(s in c.steps for c in checks),
+                    "%s: step %r, not graded, says why (and no check claims it)" % (name, str(s)))
+            continue
+        t.check(any(s in c.steps for c in checks), "%s: step %r is graded by a check"
+                % (name, str(s)))
+
+
+def test_stripped(t, name, v, scores, res, failed_somewhere):
+    got, total = summary(scores)
+    outputs = "\n".join(x["output"] for x in res["tests"])
+    t.check("does not build" not in outputs, "%s: the stripped tree builds" % name, outputs[-1500:])
+    t.check(got < total, "%s: the stripped tree grades below full (%d/%d)" % (name, got, total))
+    fails = failing(scores)
     failed_somewhere.update(fails)
-    progress("  %s: wrong/%s: %d/%d (%s), %.0fs" % (name, wname, got, total,
-                                                   "; ".join(fails) or "nothing failed",
-                                                   time.monotonic() - t0))
-    shutil.rmtree(tree, ignore_errors=True)
+    funcs = [it.target for it in lab.read_strip(name) if it.path.endswith((".c", ".h"))]
+    told = [f for f in funcs if "%s() is not written yet" % f in outputs]
+    if funcs:
+        t.check(told, "%s: a graded boot of the stripped kernel says which lab function is "
+                "missing (%s), and that costs its points" % (name, ", ".join(told) or "none said"),
+                outputs[-1200:])
+    progress("  %s: stripped %s: %d/%d, %d checks fail"
+             % (name, ", ".join(v.changed), got, total, len(fails)))
+
+
+def test_steps(t, name, checks, steps, v, scores):
+    for s in steps:
+        if s.wrong is None:
+            t.skip("%s: step %r" % (name, str(s)), "not graded: " + s.why)
+            continue
+        sub = "wrong-" + s.wrong
+        graders = ["%s: %s" % (name, c.name) for c in checks if s in c.steps]
+        if not t.check(sub in scores, "%s: step %r: labs/%s/wrong/%s.patch leaves it out"
+                       % (name, str(s), name, s.wrong)):
+            continue
+        failed = [c for c in graders if scores[sub][c][0] < scores[sub][c][1]]
+        t.check(failed, "%s: step %r: without it (wrong/%s) %s fails"
+                % (name, str(s), s.wrong, "; ".join(failed) or "a check grading it"),
+                "none of the checks that grade it failed: %s" % "; ".join(graders))
+
+
+def test_cheats(t, name, v, scores, res):
+    strip_score = summary(scores["stripped"])[0]
+    for sub, (kind, what) in sorted(v.kinds.items()):
+        if kind != "cheat":
+            continue
+        got, total = summary(scores[sub])
+        out = res[sub].get("output", "")
+        with open(os.path.join(CHEATS, what + ".patch")) as f:
+            touches_lab = any(p in v.files for p in patch_files(f.name))
+        if touches_lab:
+            t.check(got < total, "%s: cheat %s (answers remembered in the lab's files) loses "
+                    "points (%d/%d)" % (name, what, got, total), out)
+        else:
+            t.check(scores[sub] == scores["stripped"],
+                    "%s: cheat %s (edits outside the lab's files) scores what its lab code "
+                    "deserves, the stripped tree's %d (%d/%d)" % (name, what, strip_score, got,
+                                                                  total), out)
+            t.check("ignored (not the lab's files" in out and "(changed)" in out,
+                    "%s: ... and the grade lists the files it ignored" % name, out)
+
+
+def test_alone_equals_class(t, name, v, tmp):
+    """Two submissions graded alone score what they scored in the class."""
+    picks = ["solved", "stripped"]     # graded in the class with every check
+    for sub in picks:
+        path = next(os.path.join(v.dir, e) for e in os.listdir(v.dir)
+                    if gradeclass.lab.safe_name(e) == sub)
+        alone, out = grade_alone(name, path, os.path.join(tmp, "alone-%s.json" % sub))
+        cls = results_of(name, sub)
+        same = alone is not None and [(x["name"], x["score"]) for x in alone["tests"]] == \
+            [(x["name"], x["score"]) for x in cls["tests"]]
+        t.check(same, "%s: %s graded alone scores what it scored in the class (%s and %s)"
+                % (name, sub, alone and alone["score"], cls["score"]), out[-1500:])
+
+
+def test_time_limit(t, name, tmp):
+    """A submission whose kernel hangs (wx-audit's effective_prot() loops
+    for ever, so the boot-time audit never ends) is stopped at its time
+    limit, QEMUs and all, and scores 0 on what it did not finish, saying
+    why; the class goes on."""
+    if name != "wx-audit":
+        t.skip("a hanging submission is stopped at its time limit",
+               "the hanging submission is wx-audit's (not graded in this run)")
+        return
+    d = lab_files_dir(name, os.path.join(tmp, "hangs"))
+    path = os.path.join(d, "mm", "effective_prot.c")
+    with open(path) as f:
+        src = f.read()
+    with open(path, "w") as f:
+        f.write(src.replace("pteval_t leaf = pte ? *pte : pde;",
+                            "pteval_t leaf = pte ? *pte : pde;\n\n\tfor (;;)\n\t\t;", 1))
+    t0 = time.monotonic()
+    rows = gradeclass.grade_many([(name, "hangs", d)], jobs=1, timeout=20, seed=SEED,
+                                 out=open(os.devnull, "w"))
+    row, res = rows[(name, "hangs")], results_of(name, "hangs")
+    cut = [x for x in res["tests"] if "ran out of its time limit" in x["output"]]
+    t.check(row["status"].startswith("time limit") and cut and res["score"] == 0 and
+            len(res["tests"]) == len(lab.load_checks(name)) and time.monotonic() - t0 < 60,
+            "%s: a submission whose kernel hangs is stopped at its time limit (20 s): %s, %d "
+            "of %d checks say so, %s/%s" % (name, row["status"], len(cut), len(res["tests"]),
+                                             res["score"], row["max"]), res.get("output", ""))
+    r = subprocess.run(["pgrep", "-f", "class-%s-hangs" % name], capture_output=True, text=True)
+    t.check(not r.stdout.strip(), "... and no QEMU or make of it is left running", r.stdout)
+
+
+def test_broken_submissions(t, name, tmp):
+    """Submissions that cannot be graded as such: a one-line reason each,
+    0 on what cannot run, a results.json, and never a traceback."""
+    files = lab.lab_files(name)
+    d = os.path.join(tmp, "broken")
+    os.makedirs(d)
+    missing = lab_files_dir(name, os.path.join(d, "missing"))
+    os.remove(os.path.join(missing, files[0]))
+    nocompile = lab_files_dir(name, os.path.join(d, "nocompile"))
+    with open(os.path.join(nocompile, files[-1]), "a") as f:
+        f.write("\nint broken(\n")
+    flat = os.path.join(d, "flat")
+    os.makedirs(flat)
+    for rel in files:       # Gradescope's file upload: the files, without their directories
+        shutil.copy2(os.path.join(ROOT, rel), os.path.join(flat, os.path.basename(rel)))
+    with open(os.path.join(d, "notes.txt"), "w") as f:
+        f.write("I did the lab, honest.\n")
+    with open(os.path.join(d, "corrupt.zip"), "wb") as f:
+        f.write(b"PK\x03\x04 this is not a whole zip")
+    os.makedirs(os.path.join(d, "empty"))
+    cases = [("missing", "missing: %s: not in the submission" % files[0], "below")
+             if len(files) > 1 else ("missing", "none of the lab's files", "zero"),
+             ("nocompile", "does not build", "zero"),
+             ("flat", "found as %s" % os.path.basename(files[0]) if "/" in files[0]
+              else "taken (the lab's files): " + files[0], "full"),
+             ("notes.txt", "not graded as a submission: a file that is neither", "zero"),
+             ("corrupt.zip", "not graded as a submission", "zero"),
+             ("empty", "not graded as a submission: none of the lab's files", "zero"),
+             ("does-not-exist", "does not exist", "zero")]
+    for sub, said, want in cases:
+        # a submission that builds is graded with its first two checks: what
+        # is tested here is what is taken, and the one-line reason
+        res, out = grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"),
+                               only="1,2")
+        ok = res is not None and "Traceback" not in out
+        score = res["score"] if res else None
+        total = res["extra_data"]["max_score"] if res else None
+        right = ok and ({"zero": score == 0, "full": score == total,
+                         "below": score is not None and score < total}[want])
+        t.check(right and said in out,
+                "%s: submission %s: graded (%s/%s), saying %r, no traceback"
+                % (name, sub, score, total, said), out[-1200:])
+
+
+GRADESCOPE_TEST_FIELDS = {"name": str, "score": (int, float), "max_score": (int, float),
+                          "status": str, "output": str, "visibility": str}
+VISIBILITY = ("hidden", "after_due_date", "after_published", "visible")
+
+
+def gradescope_problems(res):
+    """What in results.json Gradescope's specification does not accept."""
+    bad = []
+    if not isinstance(res, dict):
+        return ["not a JSON object"]
+    if not isinstance(res.get("score"), (int, float)):
+        bad.append("score: expected a number, found %r" % res.get("score"))
+    if not isinstance(res.get("execution_time"), int):
+        bad.append("execution_time: expected whole seconds, found %r" % res.get("execution_time"))
+    if res.get("visibility") not in VISIBILITY:
+        bad.append("visibility: %r" % res.get("visibility"))
+    if res.get("stdout_visibility", "hidden") not in VISIBILITY:
+        bad.append("stdout_visibility: %r" % res.get("stdout_visibility"))
+    if not isinstance(res.get("output", ""), str):
+        bad.append("output: not a string")
+    tests = res.get("tests")
+    if not isinstance(tests, list) or not tests:
+        return bad + ["tests: expected a list of tests, found %r" % tests]
+    for x in tests:
+        for k, ty in GRADESCOPE_TEST_FIELDS.items():
+            if not isinstance(x.get(k), ty):
+                bad.append("tests[%r].%s: expected %s, found %r" % (x.get("name"), k, ty, x.get(k)))
+        if x.get("status") not in ("passed", "failed"):
+            bad.append("tests[%r].status: %r" % (x.get("name"), x.get("status")))
+        if x.get("visibility") not in VISIBILITY:
+            bad.append("tests[%r].visibility: %r" % (x.get("name"), x.get("visibility")))
+        if isinstance(x.get("score"), (int, float)) and isinstance(x.get("max_score"), (int, float)) \
+                and not 0 <= x["score"] <= x["max_score"]:
+            bad.append("tests[%r]: score %s outside 0..%s" % (x["name"], x["score"], x["max_score"]))
+    if not bad and abs(sum(x["score"] for x in tests) - res["score"]) > 1e-9:
+        bad.append("score %s is not the sum of the tests' scores" % res["score"])
+    return bad
+
+
+def test_autograder(t, name, v, tmp):
+    """make autograder's zip, run as Gradescope runs it: unpacked into
+    <root>/source, run_autograder copied to <root>/, setup.sh run once, then
+    per submission <root>/submission in and <root>/results/results.json out."""
+    r = subprocess.run(["make", "-C", ROOT, "--no-print-directory", "autograder", "LAB=" + name],
+                       capture_output=True, text=True)
+    zpath = os.path.join(ROOT, "build", "autograder", name + ".zip")
+    if not t.check(r.returncode == 0 and os.path.exists(zpath),
+                   "autograder: make autograder LAB=%s writes build/autograder/%s.zip"
+                   % (name, name), r.stdout + r.stderr):
+        return
+    with zipfile.ZipFile(zpath) as z:
+        names = z.namelist()
+        modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in z.infolist()}
+    t.check("setup.sh" in names and "run_autograder" in names and
+            modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111,
+            "autograder: setup.sh and run_autograder at the zip's root, executable",
+            " ".join(names[:10]))
+    t.check(not any("/wrong/" in n for n in names) and not any(n.startswith("ronx/build/")
+                                                              for n in names),
+            "autograder: the zip has no wrong solutions and no build/")
+    root = os.path.join(tmp, "autograder")
+    os.makedirs(os.path.join(root, "source"))
+    with zipfile.ZipFile(zpath) as z:
+        z.extractall(os.path.join(root, "source"))
+    for n, mode in modes.items():   # zipfile does not restore modes
+        p = os.path.join(root, "source", n)
+        if os.path.isfile(p):
+            os.chmod(p, mode or 0o644)
+    shutil.copy2(os.path.join(root, "source", "run_autograder"), os.path.join(root, "run_autograder"))
+    env = dict(os.environ, RONX_AUTOGRADER_ROOT=root)
+    t0 = time.monotonic()
+    r = subprocess.run(["bash", os.path.join(root, "source", "setup.sh")], cwd=root, env=env,
+                       capture_output=True, text=True)
+    if not t.check(r.returncode == 0, "autograder: setup.sh installs and builds (%.0fs)"
+                   % (time.monotonic() - t0), (r.stdout + r.stderr)[-1500:]):
+        return
+    cheat = next((k for k in sorted(v.kinds) if v.kinds[k][0] == "cheat"), None)
+    for sub, want in (("solved", "full"), ("stripped", "below"), (cheat, "below")):
+        if sub is None:
+            continue
+        path = next(os.path.join(v.dir, e) for e in os.listdir(v.dir)
+                    if gradeclass.lab.safe_name(e) == sub)
+        shutil.rmtree(os.path.join(root, "submission"), ignore_errors=True)
+        shutil.rmtree(os.path.join(root, "results"), ignore_errors=True)
+        if os.path.isdir(path):
+            shutil.copytree(path, os.path.join(root, "submission"), symlinks=True)
+        else:
+            # Gradescope hands over an uploaded archive's files: unpack it there
+            os.makedirs(os.path.join(root, "submission"))
+            lab.submission.unpack(path, os.path.join(root, "submission"))
+        r = subprocess.run([os.path.join(root, "run_autograder")], cwd=root, env=env,
+                           capture_output=True, text=True)
+        rpath = os.path.join(root, "results", "results.json")
+        try:
+            with open(rpath) as f:
+                res = json.load(f)
+        except (OSError, ValueError) as e:
+            t.fail("autograder: %s: results.json" % sub, "%s\n%s" % (e, (r.stdout + r.stderr)[-1500:]))
+            continue
+        bad = gradescope_problems(res)
+        t.check(not bad, "autograder: %s: results.json has Gradescope's fields" % sub,
+                "\n".join(bad))
+        total = sum(x["max_score"] for x in res.get("tests", []))
+        ok = res.get("score") == total if want == "full" else res.get("score", total) < total
+        t.check(ok and r.returncode == 0, "autograder: %s: scores %s/%s (%s)"
+                % (sub, res.get("score"), total, "full" if want == "full" else "below full"),
+                (r.stdout + r.stderr)[-1500:])
 
 
 BOOT = """
@@ -182,19 +580,31 @@ def test_todo_before_failure(t, tmp):
     shutil.rmtree(tree, ignore_errors=True)
 
 
-def test_broken_tree(t, tmp, name):
-    """A tree that does not build grades 0 on every check and says why."""
-    tree = os.path.join(tmp, "broken")
-    copy_solved(tree)
-    with open(os.path.join(tree, "mm", "init_32.c"), "a") as f:
-        f.write("int broken(\n")
-    checks, text = grade_tree(tree, [name])
-    with open(os.path.join(tree, "build", "grade", "results.json")) as f:
-        outputs = [x["output"] for x in json.load(f)["tests"]]
-    t.check(summary(checks)[0] == 0 and text.rstrip().endswith("Score: 0/%d" % summary(checks)[1]),
-            "a tree that does not build grades 0", text[-800:])
-    t.check(outputs and all("does not build: mm/init_32.c" in o and "error:" in o for o in outputs),
-            "... and each check says the compiler's error", "\n".join(outputs[:2]))
+def test_student_tree_stands_alone(t, tmp, name):
+    """A lab-start tree carries the seeds its handouts point to, and every
+    relative link of its documents resolves there."""
+    import re
+    tree = os.path.join(tmp, "alone-" + name)
+    lab.start(name, tree, git=False)
+    if lab.find_seeds() is None:
+        t.skip("the student's tree carries the seeds",
+               "the seeds are not here (RONX_SEEDS=DIR or ../shared/seeds/)")
+        return
+    t.check(os.path.isdir(os.path.join(tree, "seeds")) and
+            sorted(os.listdir(os.path.join(tree, "seeds"))) == sorted(os.listdir(lab.find_seeds())),
+            "the student's tree carries the seeds (seeds/)")
+    bad = []
+    for doc in ["README.md", "docs/seed-map.md"] + ["docs/labs/%s" % n for n in
+                                                    os.listdir(os.path.join(tree, "docs", "labs"))]:
+        with open(os.path.join(tree, doc)) as f:
+            text = f.read()
+        if "../shared/seeds" in text:
+            bad.append("%s still names ../shared/seeds" % doc)
+        for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):
+            if not os.path.exists(os.path.join(tree, os.path.dirname(doc), link)):
+                bad.append("%s: %s leads nowhere" % (doc, link))
+    t.check(not bad, "every link of the student's README and handouts resolves in its tree",
+            "\n".join(bad[:10]))
     shutil.rmtree(tree, ignore_errors=True)
 
 
@@ -234,31 +644,40 @@ def test_labs(t, labs):
             t.skip("%s: graded" % n, "labs/%s/ is not written yet" % n)
     ok, out = make(ROOT)
     t.check(ok, "the solved tree builds", out[-1500:])
-    progress("labs: grading the solved tree (%s)" % " ".join(present))
-    solved, text = grade_tree(ROOT, present) if present else ({}, "")
-    for n in present:
-        mine = {k: v for k, v in solved.items() if k.startswith(n + ": ")}
-        got, total = summary(mine)
-        t.check(mine and got == total, "%s: the solved tree grades full marks (%d/%d)"
-                % (n, got, total), "\n".join(failing(mine)) + "\n" + text[-1500:])
+    # `make grade` in a tree, as a student runs it: one lab is enough here
+    # (every lab's solved files are graded below, as submissions)
+    solved = {}
+    if present:
+        progress("labs: grading the solved tree (%s)" % present[0])
+        solved, text = grade_tree(ROOT, present[:1])
+        got, total = summary(solved)
+        t.check(solved and got == total, "%s: the solved tree grades full marks (%d/%d)"
+                % (present[0], got, total), "\n".join(failing(solved)) + "\n" + text[-1500:])
     tmp = tempfile.mkdtemp(prefix="ronx-labs-")
     try:
         test_todo_before_failure(t, tmp)
         if present:
-            test_broken_tree(t, tmp, present[0])
-        for n in present:
-            failed_somewhere = set()
-            progress("labs: %s" % n)
-            test_stripped(t, n, failed_somewhere, tmp)
-            wrong = os.path.join(ROOT, "labs", n, "wrong")
-            patches = sorted(os.listdir(wrong)) if os.path.isdir(wrong) else []
-            t.check(len(patches) >= 2, "%s: at least two wrong solutions (%d)" % (n, len(patches)))
-            for p in patches:
-                test_wrong(t, n, os.path.join(wrong, p), failed_somewhere, tmp)
-            for c in sorted(k for k in solved if k.startswith(n + ": ")):
-                t.check(c in failed_somewhere, "%s fails in a stripped tree or a wrong solution" % c,
-                        "no stripped tree and no wrong/*.patch makes this check fail: "
-                        "it cannot fail")
+            test_student_tree_stands_alone(t, tmp, present[0])
+        one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
+        classes = {n: make_class(t, n, i, os.path.join(tmp, n), one)
+                   for i, n in enumerate(present)}
+        items = [(n, sub, path, checks_for_wrong(v, checks, steps, sub))
+                 for n, (v, checks, steps) in classes.items()
+                 for sub, path in gradeclass.submissions(v.dir)]
+        t0 = time.monotonic()
+        progress("labs: grading %d submissions of %d labs, %d at a time (make grade-class)"
+                 % (len(items), len(classes), os.cpu_count() or 1))
+        gradeclass.grade_many(items, seed=SEED, out=Lines())
+        progress("labs: %d submissions graded in %.0fs" % (len(items), time.monotonic() - t0))
+        for n, (v, checks, steps) in classes.items():
+            mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
+            test_lab(t, n, v, checks, steps, mine)
+        if one:
+            v = classes[one][0]
+            test_alone_equals_class(t, one, v, os.path.join(tmp, one))
+            test_time_limit(t, one, os.path.join(tmp, one))
+            test_broken_submissions(t, one, os.path.join(tmp, one))
+            test_autograder(t, one, v, os.path.join(tmp, one))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

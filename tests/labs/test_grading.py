@@ -9,23 +9,27 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "labs"))
 
 import grading  # noqa: E402
-from grading import CheckFailed, Context, run_check  # noqa: E402
+from grading import Check, CheckFailed, Context, run_check, step  # noqa: E402
+
+
+def run(points, fn, ctx=None, steps=()):
+    return run_check(ctx, "demo", Check("name", points, fn, steps))
 
 
 def test_failed_check_scores_zero_with_its_message():
     def fn(ctx):
         raise CheckFailed("expected RO+X at 0xc0100000, found RW+X")
-    o = run_check(None, "lab", "name", 10, fn)
+    o = run(10, fn)
     assert o.score == 0 and "found RW+X" in o.output and o.line().startswith("  FAIL   0/10")
 
 
 def test_crashing_check_scores_zero_and_says_why():
-    o = run_check(None, "lab", "name", 5, lambda ctx: {}["missing"])
+    o = run(5, lambda ctx: {}["missing"])
     assert o.score == 0 and "crashed: KeyError" in o.output, o.output
 
 
 def test_passing_check_scores_full():
-    o = run_check(None, "lab", "name", 5, lambda ctx: None)
+    o = run(5, lambda ctx: None)
     assert o.score == 5 and o.output == "" and o.line().startswith("  PASS   5/5")
 
 
@@ -45,14 +49,62 @@ def test_failed_boot_fails_every_check_using_it_once():
 
 
 def test_gradescope_shape():
-    outs = [run_check(None, "a", "one", 10, lambda ctx: None),
-            run_check(None, "a", "two", 5, lambda ctx: {}["x"])]
+    outs = [run_check(None, "a", Check("one", 10, lambda ctx: None, ())),
+            run_check(None, "a", Check("two", 5, lambda ctx: {}["x"], ()))]
     res = grading.gradescope(outs, 1.25)
     assert res["score"] == 10 and res["output"] == "Score: 10/15", res
+    assert res["visibility"] == "visible" and res["extra_data"]["max_score"] == 15, res
     assert res["execution_time"] == 1 and isinstance(res["execution_time"], int)
     assert [(t["name"], t["score"], t["max_score"], t["status"]) for t in res["tests"]] == \
         [("a: one", 10, 10, "passed"), ("a: two", 0, 5, "failed")]
-    assert all(isinstance(t["output"], str) for t in res["tests"])
+    assert all(isinstance(t["output"], str) and t["visibility"] == "visible"
+               for t in res["tests"])
+
+
+class FakeGuest:
+    def __init__(self, out):
+        self.out = out
+
+
+class FakeCtx:
+    """A Context whose boots are canned serial logs."""
+    def __init__(self, logs):
+        self.logs = logs
+        self._used = []
+
+    def boot(self):
+        g = FakeGuest(self.logs.pop(0))
+        self._used.append(g)
+        return g
+
+    stubs_seen = Context.stubs_seen
+
+
+STUB = "ronx: lab demo: %s() is not written yet - see docs/labs/demo.md\n"
+
+
+def test_a_stub_line_costs_the_points_of_its_function():
+    mine, other = step("fn_a", "does a", "leaves-out-a"), step("fn_b", "does b", "leaves-out-b")
+    grading.take_registered()
+    ctx = FakeCtx(["boot\n" + STUB % "fn_a", "boot\n" + STUB % "fn_a"])
+    o = run(10, lambda c: c.boot(), ctx, [mine])
+    assert o.score == 0 and "fn_a() is not written yet" in o.output, o.output
+    o = run(10, lambda c: c.boot(), ctx, [other])
+    assert o.score == 10, "a stub of another function costs nothing: " + o.output
+
+
+def test_a_stub_line_of_another_lab_costs_nothing():
+    s = step("fn_a", "does a", "w")
+    grading.take_registered()
+    ctx = FakeCtx([STUB.replace("demo", "other") % "fn_a"])
+    assert run(5, lambda c: c.boot(), ctx, [s]).score == 5
+
+
+def test_scenarios_depend_on_seed_and_name_only():
+    a, b = Context(ROOT, seed=7), Context(ROOT, seed=7)
+    b.rng("other").random()
+    assert a.rng("plant").random() == b.rng("plant").random()
+    assert Context(ROOT, seed=8).rng("plant").random() != a.rng("plant").random()
 
 
 def test_where_names_the_nearest_symbol():

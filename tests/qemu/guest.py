@@ -10,6 +10,7 @@
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -31,16 +32,17 @@ class GuestError(Exception):
 
 class Guest:
     def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
-                 initrd=None, extra=(), debug_exit=True):
+                 initrd=None, extra=(), debug_exit=True, build=BUILD):
         self.name = name
+        self.build = build              # another tree's build/ (the grader's scratch trees)
         self.cmdline = cmdline
         self.cpu = cpu
         self.iso = iso
         self.memory = memory
         # RONX_INITRD: another initrd for every boot (a local run with other programs)
-        self.initrd = initrd or os.environ.get("RONX_INITRD") or os.path.join(BUILD, "initrd.cpio")
+        self.initrd = initrd or os.environ.get("RONX_INITRD") or os.path.join(build, "initrd.cpio")
         self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
-        self.kernel = os.path.join(BUILD, "kernel.elf")
+        self.kernel = os.path.join(build, "kernel.elf")
         self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has
         self.out = ""
         self.lock = threading.Condition()
@@ -58,7 +60,7 @@ class Guest:
         if self.debug_exit:
             args += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
         if self.iso:
-            args += ["-cdrom", os.path.join(BUILD, "ronx.iso")]
+            args += ["-cdrom", os.path.join(self.build, "ronx.iso")]
         else:
             args += ["-kernel", self.kernel,
                      "-initrd", self.initrd, "-append", self.cmdline]
@@ -94,10 +96,11 @@ class Guest:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        log = os.path.join(BUILD, "results", "logs")
+        log = os.path.join(self.build, "results", "logs")
         os.makedirs(log, exist_ok=True)
         with open(os.path.join(log, self.name.replace(" ", "_").replace("/", "_") + ".log"), "w") as f:
             f.write(self.out)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
         return self.start()

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""QEMU's gdbstub, spoken directly (the GDB remote serial protocol): just
+enough to stop a running guest at an address and read its registers and
+memory, with no gdb installed. QEMU's monitor still answers while the
+guest is stopped, so `info tlb` reads the page tables as they are at
+that instruction.
+
+    stub = GdbStub(guest)          # starts the stub; the guest stops
+    stub.break_at(0xc0102e40)
+    stub.cont()
+    stub.wait_stop(10)             # the guest is stopped at the breakpoint
+    eip, esp = stub.regs()["eip"], stub.regs()["esp"]
+    stub.detach()                  # breakpoints gone, the guest runs on
+"""
+import os
+import socket
+import struct
+import time
+
+# i386 'g' packet: eax ecx edx ebx esp ebp esi edi eip eflags cs ss ds es fs gs
+REGS = ("eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip", "eflags")
+
+
+class GdbStubError(Exception):
+    pass
+
+
+class GdbStub:
+    def __init__(self, guest, timeout=10):
+        path = os.path.join(guest.tmp, "gdb.sock")
+        guest.monitor("gdbserver unix:%s,server=on,wait=off" % path)
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buf = b""
+        self.breakpoints = set()
+        self.running = False
+        self.command("?")       # connecting stopped the guest
+
+    def _send(self, data):
+        self.sock.sendall(b"$%s#%02x" % (data.encode(), sum(data.encode()) & 0xff))
+
+    def _recv(self, timeout):
+        """The next packet's data (acks skipped, each packet acked)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            start = self.buf.find(b"$")
+            end = self.buf.find(b"#", start + 1) if start >= 0 else -1
+            if start >= 0 and end >= 0 and len(self.buf) >= end + 3:
+                data, self.buf = self.buf[start + 1:end], self.buf[end + 3:]
+                self.sock.sendall(b"+")
+                return data.decode()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise GdbStubError("no answer from QEMU's gdbstub within %ss" % timeout)
+            self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(4096)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise GdbStubError("QEMU closed the gdbstub connection")
+            self.buf += chunk
+
+    def command(self, data, timeout=10):
+        """data's answer. A stop reply ("T05...") that arrives instead is
+        the guest's earlier stop (connecting stops it), not the answer."""
+        self._send(data)
+        reply = self._recv(timeout)
+        while data != "?" and reply[:1] in ("T", "S"):
+            reply = self._recv(timeout)
+        return reply
+
+    def break_at(self, addr):
+        if self.command("Z0,%x,1" % addr) != "OK":
+            raise GdbStubError("QEMU refused a breakpoint at 0x%08x" % addr)
+        self.breakpoints.add(addr)
+
+    def clear(self, addr):
+        self.command("z0,%x,1" % addr)
+        self.breakpoints.discard(addr)
+
+    def cont(self):
+        """Lets the guest run on; the answer is its next stop. Stopped at
+        one of our breakpoints, it first steps over it (as gdb does):
+        QEMU would stop on it again at once."""
+        eip = self.regs()["eip"]
+        if eip in self.breakpoints:
+            self.command("z0,%x,1" % eip)
+            self._send("s")
+            if not self._recv(10).startswith(("T", "S")):
+                raise GdbStubError("no stop after a single step at 0x%08x" % eip)
+            self.command("Z0,%x,1" % eip)
+        self._send("c")
+        self.running = True
+
+    def wait_stop(self, timeout):
+        """Waits for the guest to stop (a breakpoint); False if it did not
+        within timeout, in which case it is stopped now, by us."""
+        try:
+            reply = self._recv(timeout)
+        except GdbStubError:
+            self.stop()
+            return False
+        self.running = False
+        return reply.startswith(("T", "S"))
+
+    def stop(self):
+        """Stops a running guest (gdb's Ctrl-C)."""
+        if self.running:
+            self.sock.sendall(b"\x03")
+            self._recv(5)
+            self.running = False
+
+    def regs(self):
+        raw = bytes.fromhex(self.command("g"))
+        return dict(zip(REGS, struct.unpack_from("<%dI" % len(REGS), raw)))
+
+    def read32(self, addr):
+        reply = self.command("m%x,4" % addr)
+        if len(reply) != 8:
+            raise GdbStubError("cannot read 0x%08x: %s" % (addr, reply))
+        return struct.unpack("<I", bytes.fromhex(reply))[0]
+
+    def detach(self):
+        """Every breakpoint removed, the guest running, the stub closed."""
+        try:
+            self.stop()
+            for addr in list(self.breakpoints):
+                self.clear(addr)
+            self._send("D")     # QEMU lets the guest run on
+            self._recv(5)
+        finally:
+            self.sock.close()

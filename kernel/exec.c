@@ -26,6 +26,11 @@
 #include <ronx/exec.h>
 #include <ronx/process.h>
 
+/*
+ * One PT_LOAD (Linux: elf_map() and set_brk()'s bss): its pages mapped
+ * with the permission its p_flags ask for, and its p_filesz bytes from
+ * the file copied in; the rest up to p_memsz reads as zero.
+ */
 static int load_segment(struct mm_struct *mm, const struct exec_image *img,
 			const struct exec_segment *s)
 {
@@ -53,8 +58,18 @@ static int load_segment(struct mm_struct *mm, const struct exec_image *img,
 }
 
 /*
- * The stack as Linux's ELF ABI hands it to _start (i386 System V ABI,
- * fs/binfmt_elf.c create_elf_tables()), from esp upwards:
+ * The stack (Linux: setup_arg_pages()): USER_STACK_SIZE bytes just below
+ * STACK_TOP, and the page under it (STACK_GUARD) never mapped, so that a
+ * stack that overflows faults instead of running into what lies below.
+ */
+static int setup_stack(struct mm_struct *mm)
+{
+	return map_area(mm, STACK_BOTTOM, STACK_TOP, VM_READ | VM_WRITE, VMA_STACK);
+}
+
+/*
+ * What _start finds on the stack, as Linux's ELF ABI hands it over (i386
+ * System V ABI, fs/binfmt_elf.c create_elf_tables()), from esp upwards:
  *   argc, argv[0] .. argv[argc-1], NULL, envp: NULL,
  *   auxv: AT_PAGESZ 4096, AT_ENTRY e_entry, AT_NULL 0,
  * then the argument strings near the top. esp is 16-byte aligned.
@@ -63,13 +78,11 @@ static int load_segment(struct mm_struct *mm, const struct exec_image *img,
 #define AT_PAGESZ	6
 #define AT_ENTRY	9
 
-static int setup_stack(struct mm_struct *mm, int argc, char **argv, uint32_t *sp)
+static int create_elf_tables(struct mm_struct *mm, int argc, char **argv, uint32_t *sp)
 {
 	uint32_t vec[1 + EXEC_MAX_ARGS + 2 + 6], p = STACK_TOP - 4;	/* the top word stays 0 */
 	int n = 0;
 
-	if (map_area(mm, STACK_BOTTOM, STACK_TOP, VM_READ | VM_WRITE, VMA_STACK))
-		return -ENOMEM;
 	vec[n++] = (uint32_t)argc;
 	n += argc;
 	for (int i = argc - 1; i >= 0; i--) {
@@ -112,6 +125,7 @@ struct mm_struct *load_elf_binary(const char *path, const void *data, size_t siz
 	struct errmsg e = { err, sizeof(err) };
 	struct mm_struct *mm;
 	uint32_t sp;
+	int ret = 0;
 
 	if (elf_exec_check(&img, data, size, &e)) {
 		pr_err("exec: %s: %s\n", path, err);
@@ -121,20 +135,27 @@ struct mm_struct *load_elf_binary(const char *path, const void *data, size_t siz
 		pr_info("exec: %s: PT_GNU_STACK asks for an executable stack; ronx's stack stays RW+NX\n",
 			path);
 	mm = mm_alloc();
-	if (!mm)
-		goto nomem;
+	if (!mm) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	mm->entry = img.entry;
-	for (int i = 0; i < img.nseg; i++)
-		if (load_segment(mm, &img, &img.seg[i]))
-			goto nomem_mm;
+	for (int i = 0; i < img.nseg && !ret; i++)
+		ret = load_segment(mm, &img, &img.seg[i]);
 	mm->start_brk = mm->brk = img.brk;
-	if (setup_stack(mm, argc, argv, &sp))
-		goto nomem_mm;
-	start_thread(regs, img.entry, sp);
-	return mm;
-nomem_mm:
+	if (!ret)
+		ret = setup_stack(mm);
+	if (!ret)
+		ret = create_elf_tables(mm, argc, argv, &sp);
+	if (!ret) {
+		start_thread(regs, img.entry, sp);
+		return mm;
+	}
 	mmput(mm);
-nomem:
-	pr_err("exec: %s: out of memory\n", path);
+fail:
+	if (ret == -ENOMEM)
+		pr_err("exec: %s: out of memory\n", path);
+	else
+		pr_err("exec: %s: cannot map it (error %d)\n", path, ret);
 	return 0;
 }

@@ -4,11 +4,14 @@
  * arch/x86/entry/common.c, do_int80_syscall_32()). The gate is DPL 3, so
  * ring 3 may raise it; everything else about the call comes from the
  * registers the process saved in its trap frame. Every pointer argument
- * goes through copy_from_user()/copy_to_user() (mm/uaccess.c): a bad one
+ * goes through the user-access layer (mm/uaccess.c: copy_from_user(),
+ * copy_to_user(), get_user(), put_user(), strncpy_from_user()): a bad one
  * is -EFAULT, never an oops. Numbers ronx does not implement are -ENOSYS.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/percpu.h>
 #include <ronx/irq.h>
 #include <ronx/mman.h>
 #include <ronx/uaccess.h>
@@ -85,14 +88,19 @@ struct timespec32 {
 	int32_t tv_sec, tv_nsec;
 };
 
-/* Sleeps in whole ticks (HZ), rounded up, as Linux's jiffies-based sleep did. */
+/*
+ * Sleeps in whole ticks (HZ), rounded up, as Linux's jiffies-based sleep
+ * did. The request is read field by field with get_user(), as Linux's
+ * compat_get_timespec() did.
+ */
 static long sys_nanosleep(uint32_t req)
 {
+	const struct timespec32 __user *u = (const struct timespec32 __user *)req;
 	struct timespec32 ts;
 	uint64_t ticks;
 	unsigned long deadline;
 
-	if (copy_from_user(&ts, (const void *)req, sizeof(ts)))
+	if (get_user(ts.tv_sec, &u->tv_sec) || get_user(ts.tv_nsec, &u->tv_nsec))
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 		return -EINVAL;
@@ -112,6 +120,44 @@ static long sys_nanosleep(uint32_t req)
 	return 0;
 }
 
+#define PR_SET_NAME	15
+#define PR_GET_NAME	16
+
+/*
+ * prctl(2), its two options that name a process (Linux: kernel/sys.c):
+ * PR_SET_NAME takes at most TASK_COMM_LEN - 1 bytes of the string,
+ * PR_GET_NAME gives the whole comm buffer back.
+ */
+static long sys_prctl(uint32_t option, uint32_t arg2)
+{
+	char comm[TASK_COMM_LEN] = { 0 };	/* zeros after the name, as Linux's strscpy_pad */
+
+	switch (option) {
+	case PR_SET_NAME:
+		if (strncpy_from_user(comm, (const char __user *)arg2, sizeof(comm) - 1) < 0)
+			return -EFAULT;
+		memcpy(current->comm, comm, sizeof(comm));
+		return 0;
+	case PR_GET_NAME:
+		if (copy_to_user((char __user *)arg2, current->comm, sizeof(current->comm)))
+			return -EFAULT;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* getcpu(2): the CPU the caller runs on, and its NUMA node (always 0). */
+static long sys_getcpu(uint32_t cpup, uint32_t nodep)
+{
+	long err = 0;
+
+	if (cpup)
+		err |= put_user((unsigned)this_cpu()->id, (unsigned __user *)cpup);
+	if (nodep)
+		err |= put_user(0u, (unsigned __user *)nodep);
+	return err ? -EFAULT : 0;
+}
+
 #define SYSCALL(nr, fn)	[nr] = (syscall_fn)(void *)(fn)
 
 static const syscall_fn sys_call_table[NR_syscalls] = {
@@ -120,12 +166,16 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_write, sys_write),
 	SYSCALL(__NR_getpid, sys_getpid),
 	SYSCALL(__NR_brk, sys_brk),
+	SYSCALL(__NR_sethostname, sys_sethostname),
 	SYSCALL(__NR_munmap, sys_munmap),
+	SYSCALL(__NR_uname, sys_newuname),
 	SYSCALL(__NR_mprotect, sys_mprotect),
 	SYSCALL(__NR_sched_yield, sys_sched_yield),
 	SYSCALL(__NR_nanosleep, sys_nanosleep),
 	SYSCALL(__NR_mmap2, sys_mmap2),
+	SYSCALL(__NR_prctl, sys_prctl),
 	SYSCALL(__NR_exit_group, sys_exit),
+	SYSCALL(__NR_getcpu, sys_getcpu),
 };
 
 void do_int80_syscall(struct trap_frame *f)

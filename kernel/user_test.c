@@ -19,6 +19,8 @@
 #include <ronx/recovery.h>
 #include <ronx/traps.h>
 #include <ronx/smap.h>
+#include <ronx/segment.h>
+#include <ronx/spinlock.h>
 #include <ronx/user_demo.h>
 #include <ronx/ktest.h>
 
@@ -190,6 +192,17 @@ KTEST(uaccess, kernel_pointer_refused)
 		  "strncpy_from_user read a kernel string");
 }
 
+KTEST(uaccess, get_put_user_refuse_kernel)
+{
+	static unsigned int kernel_word = 0x12345678;
+	unsigned int v = 1;
+
+	KT_EXPECT(t, get_user(v, &kernel_word) == -EFAULT, "get_user read a kernel address");
+	KT_EXPECT(t, v == 0, "a refused get_user must zero its value, found %x", v);
+	KT_EXPECT(t, put_user(5u, &kernel_word) == -EFAULT && kernel_word == 0x12345678,
+		  "put_user wrote a kernel address (now %x)", kernel_word);
+}
+
 /* A user page, then nothing: the copy stops at the hole and says how much is left. */
 KTEST(uaccess, fault_fixed_up)
 {
@@ -211,6 +224,62 @@ KTEST(uaccess, fault_fixed_up)
 	KT_EXPECT(t, put_user(7u, (unsigned int *)(p + 8)) == 0 && get_user(v, (unsigned int *)(p + 8)) == 0 &&
 		  v == 7, "put_user then get_user");
 	KT_EXPECT(t, page_fault_count >= faults + 2, "the fixed-up faults were real faults");
+	unmap_user_demo_page();
+}
+
+/* What a copy cut short by a hole leaves in the kernel's buffer: zeros, not stale bytes. */
+KTEST(uaccess, short_copy_zeroes_the_rest)
+{
+	static const char text[] = "hello";
+	char buf[8];
+	const char *p = map_user_demo_page(VM_READ | VM_WRITE, text, sizeof(text));
+
+	if (!p)
+		return kt_skip(t, "no memory");
+	memset(buf, 0x5a, sizeof(buf));
+	KT_EXPECT(t, copy_from_user(buf, p + PAGE_SIZE - 3, sizeof(buf)) == 5,
+		  "3 bytes copied, 5 left");
+	KT_EXPECT(t, !buf[3] && !buf[4] && !buf[5] && !buf[6] && !buf[7],
+		  "the 5 bytes not copied must be zeroed, found %02x %02x %02x %02x %02x",
+		  buf[3] & 0xff, buf[4] & 0xff, buf[5] & 0xff, buf[6] & 0xff, buf[7] & 0xff);
+	unmap_user_demo_page();
+}
+
+static bool ac_set(void)
+{
+	return arch_local_save_flags() & X86_EFLAGS_AC;
+}
+
+/* SMAP's window closes after every user access, the faulting ones too. */
+KTEST(uaccess, ac_clear_after_user_access)
+{
+	static const char text[] = "hello";
+	char buf[16];
+	unsigned int v = 0;
+	const char *p;
+
+	if (!smap_enabled)
+		return kt_skip(t, smap_supported ? "nosmap: no EFLAGS.AC to leave set" :
+			       "the CPU has no SMAP: no EFLAGS.AC to leave set");
+	p = map_user_demo_page(VM_READ | VM_WRITE, text, sizeof(text));
+	if (!p)
+		return kt_skip(t, "no memory");
+	copy_from_user(buf, p, sizeof(text));
+	KT_EXPECT(t, !ac_set(), "EFLAGS.AC set after copy_from_user");
+	copy_from_user(buf, p + PAGE_SIZE - 4, 8);
+	KT_EXPECT(t, !ac_set(), "EFLAGS.AC set after a copy_from_user that faulted");
+	copy_to_user((char *)p + PAGE_SIZE - 4, buf, 8);
+	KT_EXPECT(t, !ac_set(), "EFLAGS.AC set after a copy_to_user that faulted");
+	strncpy_from_user(buf, p, sizeof(buf));
+	KT_EXPECT(t, !ac_set(), "EFLAGS.AC set after strncpy_from_user");
+	memset((char *)buf, 'x', sizeof(buf));
+	copy_to_user((char *)p + PAGE_SIZE - 4, buf, 4);
+	KT_EXPECT(t, strncpy_from_user(buf, p + PAGE_SIZE - 4, sizeof(buf)) == -EFAULT,
+		  "a string running into a hole must be -EFAULT");
+	KT_EXPECT(t, !ac_set(), "EFLAGS.AC set after a strncpy_from_user that faulted");
+	KT_EXPECT(t, get_user(v, (unsigned int *)(p + PAGE_SIZE)) == -EFAULT && v == 0,
+		  "get_user of an unmapped page must be -EFAULT");
+	KT_EXPECT(t, !ac_set(), "EFLAGS.AC set after a get_user that faulted");
 	unmap_user_demo_page();
 }
 

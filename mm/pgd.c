@@ -80,6 +80,16 @@ fail:
 	return 0;
 }
 
+/*
+ * The PDE over one of a process's page tables (Linux: pmd_populate()).
+ * What ring 3 may do with a page is its PTE's business:
+ * this entry must take nothing away from any PTE under it.
+ */
+static pteval_t user_pde(unsigned long table)
+{
+	return table | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+}
+
 /* The pte for va in mm, with a page table allocated if alloc; NULL if none. */
 pteval_t *user_pte(struct mm_struct *mm, uint32_t va, bool alloc)
 {
@@ -94,7 +104,7 @@ pteval_t *user_pte(struct mm_struct *mm, uint32_t va, bool alloc)
 
 		if (!alloc || !(pt = pt_page(mm)))
 			return 0;
-		*pmd = pt | _PAGE_USER_TABLE;
+		*pmd = user_pde(pt);
 	}
 	return &((pteval_t *)__va(*pmd & PTE_PFN_MASK))[pte_index(va)];
 }
@@ -104,7 +114,11 @@ bool pte_has_frame(pteval_t pte)
 	return pte & (_PAGE_PRESENT | _PAGE_PROTNONE);
 }
 
-/* A user pte for these area flags: never global, NX unless VM_EXEC. */
+/*
+ * The pte bits for a page of an area with these VM_ flags (Linux:
+ * vm_get_page_prot() and its protection_map[]). mmap(), mprotect(), brk
+ * and exec all map through it.
+ */
 pteval_t vm_get_page_prot(unsigned vm_flags)
 {
 	pteval_t prot = _PAGE_USER;

@@ -1,18 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * copy_from_user() and friends: access_ok() first (the pointer and the
- * whole range lie below TASK_SIZE, with no wrap-around), then the copy in
- * boot/usercopy.asm, whose faults the exception table turns into a short
- * count. Linux: arch/x86/include/asm/uaccess.h, lib/usercopy.c.
+ * The user-access layer: the only code that touches user memory (Linux:
+ * arch/x86/include/asm/uaccess.h, arch/x86/lib/usercopy_32.c,
+ * lib/strncpy_from_user.c).
+ *
+ * Three rules, each one a kind of attack it stops:
+ *   access_ok()     a user pointer, with its length, must lie wholly below
+ *                   TASK_SIZE, or a process could make the kernel read or
+ *                   write the kernel half for it;
+ *   _ASM_EXTABLE    every instruction that touches user memory has an
+ *                   exception-table entry, so a pointer to nothing is
+ *                   -EFAULT (or a short count), never an oops;
+ *   stac ... clac   with SMAP on, the kernel may touch user pages only
+ *                   inside that window: open it just before the access and
+ *                   close it just after, on the fault path too, so that no
+ *                   other kernel code runs with user memory open.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/string.h>
+#include <ronx/smap.h>
 #include <ronx/uaccess.h>
 
+/* Is [addr, addr + size) wholly user memory? */
 bool access_ok(const void __user *addr, unsigned long size)
 {
 	return size <= TASK_SIZE && (unsigned long)addr <= TASK_SIZE - size;
+}
+
+/*
+ * Copies n bytes, either way, with no access_ok(): the caller has checked.
+ * Returns the bytes NOT copied (rep movsb leaves them in ecx when a fault
+ * stops it), 0 if all were.
+ */
+unsigned long __copy_user(void *to, const void *from, unsigned long n)
+{
+	stac();
+	__asm__ volatile("1:	rep movsb\n"
+			 "2:\n"
+			 _ASM_EXTABLE(1b, 2b)
+			 : "+c"(n), "+D"(to), "+S"(from) : : "memory");
+	clac();
+	return n;
 }
 
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
@@ -34,19 +63,47 @@ unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
 	return __copy_user(to, from, n);
 }
 
+/* get_user(): one value of size bytes from user memory. */
+long get_user_size(void *x, const void __user *ptr, unsigned long size)
+{
+	if (!access_ok(ptr, size) || __copy_user(x, ptr, size))
+		return -EFAULT;
+	return 0;
+}
+
+/* put_user(): one value of size bytes to user memory. */
+long put_user_size(const void *x, void __user *ptr, unsigned long size)
+{
+	if (!access_ok(ptr, size) || __copy_user(ptr, x, size))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * A NUL-terminated string from user memory, at most count bytes of it,
+ * never reaching TASK_SIZE (the string must lie wholly in user memory).
+ */
 long strncpy_from_user(char *dst, const char __user *src, long count)
 {
 	unsigned long max = (unsigned long)src < TASK_SIZE ? TASK_SIZE - (unsigned long)src : 0;
+	long n;
 
 	if (count <= 0)
 		return 0;
-	if (!max)
-		return -EFAULT;
-	if ((unsigned long)count > max) {
-		/* the string may not run into the kernel half: stop at TASK_SIZE */
-		long n = __strncpy_from_user(dst, src, (long)max);
-
-		return n == (long)max ? -EFAULT : n;
+	stac();
+	for (n = 0; n < count; n++) {
+		if ((unsigned long)n == max)
+			goto efault;		/* it ran into the kernel half */
+		__asm__ goto("1:	movb (%0), %%al\n"
+			     "	movb %%al, (%1)\n"
+			     _ASM_EXTABLE(1b, %l[efault])
+			     : : "r"(src + n), "r"(dst + n) : "eax", "memory" : efault);
+		if (!dst[n])
+			break;
 	}
-	return __strncpy_from_user(dst, src, count);
+	clac();
+	return n;
+efault:
+	clac();
+	return -EFAULT;
 }

@@ -59,13 +59,23 @@ $(UB)/bin/%: $(UB)/%.elf
 
 user: $(USER_BINS)
 
+# A program from sources outside user/bin, with a linker script of its
+# own: the labs build theirs at grade time (labs/userlab.py), with the
+# same flags and library as the programs above.
+#   make user-prog PROG=OUT PROG_SRCS="a.c b.S" PROG_LD=script.ld
+user-prog: $(USER_CRT0) $(UB)/libulib.a
+	@test -n "$(PROG)" -a -n "$(PROG_SRCS)" -a -n "$(PROG_LD)" || \
+		{ echo "make user-prog PROG=OUT PROG_SRCS=... PROG_LD=..."; exit 1; }
+	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -Wl,-T,$(PROG_LD) -o $(PROG) \
+		$(USER_CRT0) $(PROG_SRCS) $(UB)/libulib.a -lgcc
+
 # the programs on the host under qemu-i386 (Debian's qemu-user):
 # build/results/user.ktap
 user-test: $(USER_BINS) | $(SETUP)
 	@mkdir -p $(B)/results
 	$(PYTHON) tests/user/run.py
 
-.PHONY: user user-test
+.PHONY: user user-test user-prog
 
 -include $(USER_LIB_OBJS:.o=.d) $(USER_PROGS:%=$(UB)/obj/user/bin/%.d)
 endif

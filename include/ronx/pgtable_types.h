@@ -59,6 +59,4 @@ enum pg_level { PG_LEVEL_NONE, PG_LEVEL_4K, PG_LEVEL_2M, PG_LEVEL_1G };
 #define PAGE_KERNEL_RX		(_PAGE_PRESENT | _PAGE_GLOBAL)
 /* A page-directory entry that points to a page table: the leaf decides. */
 #define _PAGE_TABLE		(_PAGE_PRESENT | _PAGE_RW)
-/* The same in a process's user half: US too, or no pte under it reaches ring 3. */
-#define _PAGE_USER_TABLE	(_PAGE_PRESENT | _PAGE_RW | _PAGE_USER)
 #endif

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The only way the kernel touches user memory (mm/uaccess.c,
- * boot/usercopy.asm; Linux: arch/x86/include/asm/uaccess.h). Each checks
- * access_ok() first, so a user pointer can never name kernel memory, and
- * each faulting instruction has an exception-table entry, so a bad user
- * pointer gives -EFAULT (or the bytes not copied), never an oops. With
- * SMAP on, these are the only places EFLAGS.AC is set (stac ... clac).
+ * The only way the kernel touches user memory (mm/uaccess.c; Linux:
+ * arch/x86/include/asm/uaccess.h). Each checks access_ok() first, so a
+ * user pointer can never name kernel memory, and each instruction that
+ * touches user memory has an exception-table entry, so a bad user pointer
+ * gives -EFAULT (or the bytes not copied), never an oops. With SMAP on,
+ * these are the only places EFLAGS.AC is set (stac ... clac).
  */
 #ifndef RONX_UACCESS_H
 #define RONX_UACCESS_H
@@ -17,22 +17,45 @@
 #define __user		/* a user-space address: only these functions may use it */
 #endif
 
+/*
+ * An exception-table entry, for inline assembly: if the instruction at
+ * `from` faults, the fault handler resumes at `to` instead of oopsing
+ * (kernel/extable.c, Linux's _ASM_EXTABLE). In `asm goto`, `to` may be a
+ * C label: _ASM_EXTABLE(1b, %l[efault]).
+ */
+#define _ASM_EXTABLE(from, to)					\
+	".pushsection __ex_table, \"a\"\n"			\
+	"	.balign 4\n"					\
+	"	.long " #from ", " #to "\n"			\
+	".popsection\n"
+
 bool access_ok(const void __user *addr, unsigned long size);
 /* Return the number of bytes NOT copied: 0 on success. */
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
 unsigned long copy_to_user(void __user *to, const void *from, unsigned long n);
 /* The string's length (< count), count if no NUL came first, or -EFAULT. */
 long strncpy_from_user(char *dst, const char __user *src, long count);
+/* One value of size bytes: 0, or -EFAULT. */
+long get_user_size(void *x, const void __user *ptr, unsigned long size);
+long put_user_size(const void *x, void __user *ptr, unsigned long size);
+/* The copy itself, with no access_ok(): only the functions above call it. */
+unsigned long __copy_user(void *to, const void *from, unsigned long n);
 
-/* One value of x's size: 0 or -EFAULT. */
-#define get_user(x, ptr) \
-	(copy_from_user(&(x), (ptr), sizeof(*(ptr))) ? -EFAULT : 0)
+/*
+ * One value of *ptr's type (1, 2 or 4 bytes): 0, or -EFAULT with x
+ * zeroed (Linux's get_user, put_user). The value goes through an
+ * unsigned long, low bytes first: i386 is little-endian.
+ */
+#define get_user(x, ptr) ({						\
+	unsigned long __gu_val = 0;					\
+	long __gu_err;							\
+	_Static_assert(sizeof(*(ptr)) <= sizeof(__gu_val), "get_user: 4 bytes at most"); \
+	__gu_err = get_user_size(&__gu_val, (ptr), sizeof(*(ptr)));	\
+	(x) = (__typeof__(*(ptr)))(__gu_err ? 0 : __gu_val);		\
+	__gu_err;							\
+})
 #define put_user(x, ptr) ({						\
 	__typeof__(*(ptr)) __pu_val = (x);				\
-	copy_to_user((ptr), &__pu_val, sizeof(*(ptr))) ? -EFAULT : 0;	\
+	put_user_size(&__pu_val, (ptr), sizeof(*(ptr)));		\
 })
-
-/* boot/usercopy.asm */
-unsigned long __copy_user(void *to, const void *from, unsigned long n);
-long __strncpy_from_user(char *dst, const char __user *src, long count);
 #endif

@@ -15,18 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Linux's i386 system-call numbers (arch/x86/entry/syscalls/syscall_32.tbl) */
-#define __NR_exit		1
-#define __NR_read		3
-#define __NR_write		4
-#define __NR_getpid		20
-#define __NR_brk		45
-#define __NR_munmap		91
-#define __NR_mprotect		125
-#define __NR_sched_yield	158
-#define __NR_nanosleep		162
-#define __NR_mmap2		192
-#define __NR_exit_group		252
+/* Linux's i386 system-call numbers: the kernel's own list */
+#include <ronx/unistd_32.h>
+
+/* prctl's options that name a process */
+#define PR_SET_NAME	15
+#define PR_GET_NAME	16
 /* Linux only (ronx answers -ENOSYS): the spawn benchmark's */
 #define __NR_execve		11
 #define __NR_wait4		114

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Linux's i386 system-call numbers (arch/x86/entry/syscalls/syscall_32.tbl),
+ * the ones ronx answers. One list for both sides: the kernel's table
+ * (kernel/syscall.c) and the user library (user/include/ulib.h).
+ */
+#ifndef RONX_UNISTD_32_H
+#define RONX_UNISTD_32_H
+
+#define __NR_exit		1
+#define __NR_read		3
+#define __NR_write		4
+#define __NR_getpid		20
+#define __NR_brk		45
+#define __NR_sethostname	74
+#define __NR_munmap		91
+#define __NR_uname		122
+#define __NR_mprotect		125
+#define __NR_sched_yield	158
+#define __NR_nanosleep		162
+#define __NR_prctl		172
+#define __NR_mmap2		192
+#define __NR_exit_group		252
+#define __NR_getcpu		318
+#define NR_syscalls		319
+#endif

@@ -1,0 +1,472 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Lab 9, process-pagetables: a process's page tables from its ELF's
+segments - the PTE bits of each area (US, RW, NX, never G, PROT_NONE),
+the PDE above a user page table, each PT_LOAD's p_flags turned into an
+area, the stack with its guard page (mm/pgd.c, kernel/exec.c,
+mm/mmap.c). See docs/labs/process-pagetables.md.
+
+The test program (segments.c) is linked at grade time with a layout
+drawn from the grade's seed: which segments it has, where each lies and
+how big it is. Its page tables are read by QEMU while it runs (info tlb on
+its CR3, the PAE walk with xp, its frames with pmemsave), and the faults
+it takes on purpose are compared with what its program headers allow."""
+import os
+import re
+
+from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, step
+from userlab import (PAGE, PF_R, PF_W, PF_X, STACK_BOTTOM, STACK_GUARD, STACK_TOP, TASK_SIZE,
+                     build_program, died, initrd_with, kill, read_phys, segfault,
+                     start_background, stopped_in, symbols, walk, work_dir)
+
+LAB = "process-pagetables"
+HERE = os.path.dirname(os.path.abspath(__file__))
+_PRESENT, _RW, _USER, _GLOBAL, _PROTNONE, _NX = 1, 2, 4, 0x100, 0x200, 1 << 63
+PFN = 0x000FFFFFFFFFF000
+READY = r"^segments: ready jit=(\S+) protnone=(\S+)$"
+
+# -- the steps: each verb of labs/process-pagetables/strip's hints --------
+US = step("vm_get_page_prot", "US on every user page", wrong="no-user-bit")
+NOT_GLOBAL = step("vm_get_page_prot", "never G", wrong="user-global")
+PROTNONE = step("vm_get_page_prot", "no access at all: _PAGE_PROTNONE, not present",
+                wrong="protnone-present")
+RW_IF_WRITE = step("vm_get_page_prot", "RW only with VM_WRITE", wrong="always-writable")
+NX_UNLESS_EXEC = step("vm_get_page_prot", "NX unless VM_EXEC", wrong="no-nx")
+SUPPORTED = step("vm_get_page_prot", "keep only the bits this CPU has (__supported_pte_mask)",
+                 wrong="nx-unmasked")
+PDE_US = step("user_pde", "US on the PDE", wrong="pde-kernel-table")
+PDE_RW = step("user_pde", "RW on the PDE", wrong="pde-read-only")
+PDE_NO_NX = step("user_pde", "no NX on the PDE", wrong="pde-nx")
+FLAGS = step("load_segment", "p_flags to VM_READ/VM_WRITE/VM_EXEC", wrong="pflags-as-vmflags")
+BSS = step("load_segment", "bss: the pages past the file's bytes, up to p_memsz",
+           wrong="bss-unmapped")
+COPY = step("load_segment", "copy the file's p_filesz bytes in", wrong="copies-memsz")
+STACK_RW_NX = step("setup_stack", "the stack RW+NX below STACK_TOP", wrong="stack-executable")
+GUARD = step("setup_stack", "the guard page under it stays unmapped", wrong="no-guard")
+FIXED_GUARD = step("touches_guard", "true for any range covering a byte of the guard page",
+                   wrong="guard-ends-only")
+
+
+# -- the test program, linked at grade time ---------------------------------
+# The segments besides the text (always first, with the ELF headers): name,
+# p_flags, the pages it may need at most, its output sections, and what
+# stands in for it when the layout leaves it out.
+PARTS = {
+    "text2": (None, 3, "\t.lab.text2 : { *(.lab.text2) } :text2", None),
+    "rodata": (PF_R, 5, "\t.rodata : { *(.rodata .rodata.*) lab_rodata = .; *(.lab.rodata) "
+               "lab_rodata_end = .; } :rodata", None),
+    "rodata2": (PF_R, 3, "\t.lab.rodata2 : { lab_rodata2 = .; *(.lab.rodata2) lab_rodata2_end = .; }"
+                " :rodata2", "\tlab_rodata2 = 0; lab_rodata2_end = 0;"),
+    "data": (PF_R | PF_W, 8, "\t.data : { *(.data .data.*) lab_data = .; *(.lab.data) "
+             "lab_data_end = .; } :data\n\t.bss : { *(.bss .bss.* COMMON) lab_bss = .; "
+             "*(.lab.bss) lab_bss_end = .; } :data", None),
+    "bssonly": (PF_R | PF_W, 4, "\t.lab.bssonly (NOLOAD) : { lab_bssonly = .; *(.lab.bssonly) "
+                "lab_bssonly_end = .; } :bssonly", "\tlab_bssonly = 0; lab_bssonly_end = 0;"),
+}
+OPTIONAL = ("text2", "rodata2", "bssonly")
+
+
+class Layout:
+    """Which segments the program has, in which order, where and how big,
+    all from the seed: a kernel that remembered one layout (three segments,
+    text, rodata, data, as user/user.ld makes them) fails the next."""
+
+    def __init__(self, r):
+        have = [n for n in OPTIONAL if r.random() < 0.6]
+        if "text2" not in have and "rodata2" not in have:   # one that is not RW, at least
+            have.append(r.choice(("text2", "rodata2")))
+        self.order = [n for n in PARTS if n not in OPTIONAL or n in have]
+        r.shuffle(self.order)
+        self.text2_flags = r.choice((PF_R | PF_X, PF_X))
+        self.answer = r.randrange(1000, 100000)
+        self.sizes = {"text2_pad": r.randrange(0, 2 * PAGE),
+                      "rodata": r.randrange(200, 3 * PAGE), "rodata2": r.randrange(16, 2 * PAGE),
+                      "data": r.randrange(64, 2 * PAGE), "bss": r.randrange(PAGE, 4 * PAGE),
+                      "bssonly": r.randrange(16, 3 * PAGE)}
+        # bytes: 16-byte blocks, each starting with a ret (0xc3), the rest random
+        self.blobs = {n: bytes(b for i in range(self.sizes[n])
+                               for b in [0xC3 if i % 16 == 0 else r.randrange(1, 256)])
+                      for n in ("rodata", "rodata2", "data")}
+        # each segment a few pages past the room the one before may need, or
+        # a page table or two further (another PDE)
+        self.bases, at = {}, r.randrange(0x100, 0x8000) * PAGE
+        self.bases["text"] = at
+        room = 32
+        for n in self.order:
+            at += (room + r.choice((r.randrange(0, 20), r.randrange(512, 1600)))) * PAGE
+            self.bases[n], room = at, PARTS[n][1]
+
+    def has(self, n):
+        return n in self.order
+
+
+def layout_files(lay, d):
+    """layout.S and segments.ld for lay, in d."""
+    for n, b in lay.blobs.items():
+        with open(os.path.join(d, n + ".bin"), "wb") as f:
+            f.write(b)
+    asm = [".section .lab.text2, \"ax\"", ".globl text2_answer", "text2_answer:",
+           "\tmovl $%d, %%eax" % lay.answer, "\tret",
+           "\t.fill %d, 1, 0xc3" % lay.sizes["text2_pad"] if lay.sizes["text2_pad"] else "",
+           ".section .lab.rodata, \"a\"", "\t.incbin \"%s\"" % os.path.join(d, "rodata.bin"),
+           ".section .lab.data, \"aw\"", "\t.incbin \"%s\"" % os.path.join(d, "data.bin"),
+           ".section .lab.bss, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bss"]]
+    if lay.has("rodata2"):
+        asm += [".section .lab.rodata2, \"a\"",
+                "\t.incbin \"%s\"" % os.path.join(d, "rodata2.bin")]
+    if lay.has("bssonly"):
+        asm += [".section .lab.bssonly, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bssonly"]]
+    asm += [".section .note.GNU-stack, \"\", @progbits", ""]
+    with open(os.path.join(d, "layout.S"), "w") as f:
+        f.write("\n".join(asm))
+    flags = lambda n: lay.text2_flags if n == "text2" else PARTS[n][0]  # noqa: E731
+    phdrs = ["\ttext PT_LOAD FILEHDR PHDRS FLAGS(5);"]
+    phdrs += ["\t%s PT_LOAD FLAGS(%d);" % (n, flags(n)) for n in lay.order]
+    phdrs += ["\tstack PT_GNU_STACK FLAGS(6);"]
+    sec = ["\t. = 0x%x + SIZEOF_HEADERS;" % lay.bases["text"],
+           "\t.text : { *(.text.start) *(.text .text.*) %s } :text"
+           % ("" if lay.has("text2") else "*(.lab.text2)")]
+    for n in lay.order:
+        # the file offset and the address agree modulo the page size
+        sec += ["\t. = 0x%x + (. & 4095);" % lay.bases[n], PARTS[n][2]]
+    sec += [PARTS[n][3] for n in OPTIONAL if not lay.has(n) and PARTS[n][3]]
+    sec += ["\t/DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame .eh_frame_hdr)"
+            " *(__ksymtab) *(__ksymtab_strings) }"]
+    ld = ["/* the process-pagetables lab's program: a layout drawn at grade time */",
+          "OUTPUT_FORMAT(\"elf32-i386\")", "OUTPUT_ARCH(i386)", "ENTRY(_start)",
+          "PHDRS {"] + phdrs + ["}", "SECTIONS {"] + sec + ["}", ""]
+    with open(os.path.join(d, "segments.ld"), "w") as f:
+        f.write("\n".join(ld))
+
+
+def program_headers(elf):
+    """[(vaddr, memsz, filesz, offset, flags)] of each PT_LOAD, read here."""
+    import struct
+    with open(elf, "rb") as f:
+        data = f.read()
+    phoff, = struct.unpack_from("<I", data, 28)
+    phnum, = struct.unpack_from("<H", data, 44)
+    out = []
+    for i in range(phnum):
+        p_type, off, va, _, filesz, memsz, flags, _ = struct.unpack_from("<8I", data, phoff + 32 * i)
+        if p_type == 1 and memsz:
+            out.append((va, memsz, filesz, off, flags))
+    return out, data
+
+
+class Program:
+    """The program linked for this grade: its ELF, symbols and segments."""
+
+    def __init__(self, ctx):
+        d = work_dir(ctx, LAB)
+        self.layout = Layout(ctx.rng("process-pagetables/layout"))
+        layout_files(self.layout, d)
+        self.elf = build_program(ctx, os.path.join(d, "segments"),
+                                 [os.path.join(HERE, "segments.c"), os.path.join(d, "layout.S")],
+                                 os.path.join(d, "segments.ld"))
+        self.syms = symbols(self.elf)
+        self.initrd, stripped = initrd_with(ctx, LAB, {"segments": self.elf})
+        # the bytes the kernel loads: the stripped file the initrd holds
+        self.segs, self.data = program_headers(stripped["segments"])
+
+    def pages(self):
+        """{page va: (rw, exec, what)} as the program headers ask."""
+        want = {}
+        for va, memsz, _, _, flags in self.segs:
+            for p in range(va & ~(PAGE - 1), va + memsz, PAGE):
+                want[p] = (bool(flags & PF_W), bool(flags & PF_X),
+                           "PT_LOAD %s at 0x%08x" % (flag_name(flags), va))
+        return want
+
+    def image(self, page):
+        """The bytes page must hold: the file's bytes of its segment, zeros after."""
+        out = bytearray(PAGE)
+        for va, memsz, filesz, off, _ in self.segs:
+            lo, hi = max(va, page), min(va + filesz, page + PAGE)
+            if lo < hi:
+                out[lo - page:hi - page] = self.data[off + lo - va:off + hi - va]
+        return bytes(out)
+
+    def block(self, name, r):
+        """A 16-byte block start (a ret byte) inside the blob name, chosen by r."""
+        start, end = self.syms["lab_" + name], self.syms["lab_%s_end" % name]
+        return start + 16 * r.randrange(0, (end - start) // 16)
+
+
+def flag_name(f):
+    return "".join(c if f & b else "_" for c, b in (("R", PF_R), ("W", PF_W), ("E", PF_X)))
+
+
+def program(ctx):
+    """The program of this grade, built once (or its failure, said once per check)."""
+    if getattr(ctx, "ptlab_program", None) is None:
+        try:
+            ctx.ptlab_program = Program(ctx)
+        except CheckFailed as e:
+            ctx.ptlab_program = str(e)
+    if isinstance(ctx.ptlab_program, str):
+        raise CheckFailed(ctx.ptlab_program)
+    return ctx.ptlab_program
+
+
+def boot(ctx, cpu=None):
+    p = program(ctx)
+    return ctx.boot(initrd=p.initrd, tag=LAB, **({"cpu": cpu} if cpu else {}))
+
+
+# -- the running program, read from outside ---------------------------------
+class Snapshot:
+    """The program spinning after using every segment: its pid and CR3,
+    info tlb with the CPU stopped in it, the PAE walk and the bytes of
+    each of its pages, its jit and PROT_NONE pages, and what it printed."""
+
+    def __init__(self, ctx, g):
+        p = program(ctx)
+        start = len(g.guest.out)
+        self.pid, self.cr3, m = start_background(g, "segments", READY)
+        self.printed = g.guest.out[start:]
+        self.jit, self.none = int(m.group(1), 16), int(m.group(2), 16)
+        try:
+            self.pt, _ = stopped_in(g, self.cr3)
+            vas = sorted(set(p.pages()) | {self.jit, self.none, STACK_GUARD,
+                                           STACK_BOTTOM, STACK_TOP - PAGE})
+            self.walks = {va: walk(g, self.cr3, va) for va in vas}
+            self.bytes = {}
+            tmp = work_dir(ctx, LAB)
+            for va in p.pages():
+                e = self.walks[va]
+                if len(e) == 3 and e[2][2] & _PRESENT:
+                    self.bytes[va] = read_phys(g, e[2][2] & PFN, PAGE, tmp)
+            self.kernel_pdpte = walk(g, kernel_cr3(ctx), TASK_SIZE)[0][2]
+            self.pdpte3 = walk(g, self.cr3, TASK_SIZE)[0][2]
+        finally:
+            kill(g, self.pid)
+
+
+def kernel_cr3(ctx):
+    return ctx.sym("swapper_pg_dir") - TASK_SIZE
+
+
+def snapshot(ctx):
+    g = boot(ctx)
+    snap = getattr(g, "ptlab_snapshot", None)
+    if snap is None:
+        try:
+            snap = Snapshot(ctx, g)
+        except CheckFailed as e:
+            snap = str(e)
+        g.ptlab_snapshot = snap
+    if isinstance(snap, str):
+        raise CheckFailed(snap)
+    return snap
+
+
+def bad_lines(bad, more=6):
+    lines = bad[:more]
+    if len(bad) > more:
+        lines.append("... and %d more" % (len(bad) - more))
+    return "\n".join(lines)
+
+
+def leaf(snap, va):
+    e = snap.walks.get(va)
+    return e[2][2] if e and len(e) == 3 else None
+
+
+# -- the checks ---------------------------------------------------------------
+@check(points=20, name="each PT_LOAD's pages as its p_flags ask, the running process's info tlb",
+       steps=[US, RW_IF_WRITE, NX_UNLESS_EXEC, FLAGS, BSS])
+def segments_as_asked(ctx):
+    p, snap = program(ctx), snapshot(ctx)
+    bad = []
+    for va, (rw, x, what) in sorted(p.pages().items()):
+        m = snap.pt.lookup(va)
+        want = "%s+%s" % ("RW" if rw else "RO", "X" if x else "NX")
+        if m is None or not m.user or m.perm() != want:
+            bad.append("0x%08x (%s): expected USR %s, found %s"
+                       % (va, what, want, "not mapped" if m is None else
+                          "%s %s" % ("USR" if m.user else "supervisor", m.perm())))
+    jit = snap.pt.lookup(snap.jit)
+    if jit is None or not jit.user or jit.perm() != "RO+X":
+        bad.append("0x%08x (mmap RW, then mprotect RX): expected USR RO+X, found %s"
+                   % (snap.jit, jit.perm() if jit else "not mapped"))
+    expected = set(p.pages()) | set(range(STACK_BOTTOM, STACK_TOP, PAGE)) | {snap.jit}
+    extra = ["0x%08x: mapped %s, expected nothing there" % (m.va, m.perm())
+             for m in snap.pt.maps if m.va < TASK_SIZE and m.va not in expected]
+    if bad or extra:
+        raise CheckFailed("the program's segments (seed layout: %s):\n%s"
+                          % (describe(p), bad_lines(bad + extra)))
+
+
+def describe(p):
+    return ", ".join("%s 0x%08x+0x%x" % (flag_name(f), va, memsz) for va, memsz, _, _, f in p.segs)
+
+
+@check(points=10, name="the PDEs over user page tables: P, RW and US, no NX (xp walk)",
+       steps=[PDE_US, PDE_RW, PDE_NO_NX])
+def pdes(ctx):
+    snap = snapshot(ctx)
+    bad = set()
+    for va, e in snap.walks.items():
+        if len(e) >= 2 and e[1][2] & _PRESENT:
+            pde = e[1][2]
+            if not pde & _USER or not pde & _RW or pde & _NX:
+                bad.add("PDE %d of PDPT entry %d (over 0x%08x): 0x%016x: expected P|RW|US "
+                        "and no NX, found%s%s%s" % (e[1][1], e[0][1], va & ~0x1FFFFF, pde,
+                                                    "" if pde & _USER else " no US",
+                                                    "" if pde & _RW else " no RW",
+                                                    " NX" if pde & _NX else ""))
+    if snap.walks[STACK_BOTTOM][0][2] & (_RW | _USER | _NX):
+        bad.add("PDPTE over the stack: 0x%016x: PAE's PDPTE has no RW, US or NX bit"
+                % snap.walks[STACK_BOTTOM][0][2])
+    if bad:
+        raise CheckFailed(bad_lines(sorted(bad)))
+
+
+@check(points=10, name="no user page is global; every kernel page in the process's tables is US=0",
+       steps=[NOT_GLOBAL])
+def global_and_kernel(ctx):
+    snap = snapshot(ctx)
+    glb = ["0x%08x %s: global (G): it would outlive a CR3 switch in the TLB" % (m.va, m.perm())
+           for m in snap.pt.maps if m.va < TASK_SIZE and m.glb]
+    kern = ["0x%08x: a kernel page with US=1" % m.va
+            for m in snap.pt.maps if m.va >= TASK_SIZE and m.user]
+    if snap.kernel_pdpte != snap.pdpte3:
+        kern.append("PDPT entry 3: 0x%016x, expected the kernel's own, 0x%016x"
+                    % (snap.pdpte3, snap.kernel_pdpte))
+    if glb or kern:
+        raise CheckFailed(bad_lines(glb + kern))
+
+
+@check(points=10, name="the stack RW+NX, the guard page under it unmapped; overflow and "
+       "MAP_FIXED stop there", steps=[STACK_RW_NX, GUARD, FIXED_GUARD])
+def stack_and_guard(ctx):
+    snap, g = snapshot(ctx), boot(ctx)
+    bad = ["0x%08x (stack): expected USR RW+NX, found %s" % (va, m.perm() if m else "not mapped")
+           for va, m in snap.pt.pages(STACK_BOTTOM, STACK_TOP)
+           if m is None or not m.user or m.perm() != "RW+NX"]
+    e = leaf(snap, STACK_GUARD)
+    if snap.pt.lookup(STACK_GUARD) or (e is not None and e & (_PRESENT | _PROTNONE)):
+        bad.append("0x%08x (the guard page): expected nothing mapped, found a page there"
+                   % STACK_GUARD)
+    out = g.sh("run segments overflow")
+    f = segfault(out)
+    if not f or not STACK_GUARD <= f[0] < STACK_BOTTOM or f[2] != 6:
+        bad.append("segments overflow: expected a segfault in the guard page 0x%08x (error 6), "
+                   "found: %s" % (STACK_GUARD, died(out)))
+    r = ctx.rng("process-pagetables/mapfixed")
+    below, above = r.randrange(1, 64), r.randrange(1, 8)
+    for start, end in ((STACK_GUARD - below * PAGE, STACK_GUARD + PAGE),     # ends in it
+                       (STACK_GUARD, STACK_BOTTOM + above * PAGE),           # starts in it
+                       (STACK_GUARD - below * PAGE, STACK_BOTTOM + above * PAGE)):  # spans it
+        out = g.sh("run segments mapfixed 0x%x 0x%x" % (start, end - start))
+        if "mmap fixed 0x%x+0x%x: ENOMEM" % (start, end - start) not in out:
+            bad.append("mmap(MAP_FIXED) of 0x%08x-0x%08x (over the guard page): expected ENOMEM, "
+                       "found: %s" % (start, end, (re.findall(r"^segments: mmap .*$", out, re.M)
+                                                    or [died(out)])[0]))
+    if bad:
+        raise CheckFailed(bad_lines(bad))
+
+
+@check(points=10, name="each page holds its file bytes and bss reads zero (pmemsave of its frames)",
+       steps=[COPY, BSS])
+def contents(ctx):
+    p, snap = program(ctx), snapshot(ctx)
+    bad = []
+    written = {p.syms.get("lab_bss"), p.syms.get("lab_bssonly")}
+    for va in sorted(p.pages()):
+        got = snap.bytes.get(va)
+        if got is None:
+            bad.append("0x%08x: no page to read" % va)
+            continue
+        want = bytearray(p.image(va))
+        for w in written:       # the program set the first byte of its bss areas to 1
+            if w is not None and va <= w < va + PAGE and got[w - va] == 1:
+                want[w - va] = 1
+        if got != bytes(want):
+            off = next(i for i in range(PAGE) if got[i] != want[i])
+            bad.append("0x%08x: byte 0x%x is 0x%02x, expected 0x%02x (%s)"
+                       % (va, off, got[off], want[off], "past p_filesz: must be zero"
+                          if not any(va + off in range(s[0], s[0] + s[2]) for s in p.segs)
+                          else "the file's byte"))
+    if "segments: bss zero 1, bss-only zero 1" not in snap.printed:
+        bad.append("the program found its bss not zero: %s"
+                   % re.findall(r"^segments: bss .*$", snap.printed, re.M))
+    if bad:
+        raise CheckFailed(bad_lines(bad))
+
+
+@check(points=15, name="the CPU enforces them: writes to text and rodata, runs of rodata, data "
+       "and stack fault", steps=[RW_IF_WRITE, NX_UNLESS_EXEC, FLAGS, STACK_RW_NX])
+def enforced(ctx):
+    p, g = program(ctx), boot(ctx)
+    r = ctx.rng("process-pagetables/faults")
+    text = [s for s in p.segs if s[4] & PF_X]
+    tries = [("write", r.choice(range(s[0], s[0] + s[1])), 7, "text %s" % flag_name(s[4]))
+             for s in text]
+    tries += [("write", r.choice(range(p.syms["lab_rodata"], p.syms["lab_rodata_end"])), 7,
+               "rodata"),
+              ("exec", p.block("rodata", r), 0x15, "rodata"),
+              ("exec", p.block("data", r), 0x15, "data")]
+    if p.layout.has("rodata2"):
+        tries.append(("exec", p.block("rodata2", r), 0x15, "rodata2"))
+    bad = []
+    for mode, addr, err, what in tries:
+        out = g.sh("run segments %s 0x%x" % (mode, addr))
+        f = segfault(out)
+        if not f or f[0] != addr or f[2] != err or (mode == "exec" and f[1] != addr):
+            bad.append("%s 0x%08x (%s): expected a segfault at it, error %x, found: %s"
+                       % (mode, addr, what, err, died(out)))
+    out = g.sh("run segments stack")
+    m = re.search(r"running the stack at (0x[0-9a-f]+)", out)
+    f = segfault(out)
+    if not m or not f or f[0] != int(m.group(1), 16) or f[2] != 0x15:
+        bad.append("running the stack: expected a segfault at the code's address, error 15, "
+                   "found: %s" % died(out))
+    if bad:
+        raise CheckFailed(bad_lines(bad))
+
+
+@check(points=10, name="PROT_NONE: not present, its frame kept; a read faults; RW then RX runs",
+       steps=[PROTNONE])
+def prot_none(ctx):
+    snap, g = snapshot(ctx), boot(ctx)
+    bad = []
+    e = leaf(snap, snap.none)
+    if e is None or e & _PRESENT or not e & _PROTNONE or not e & PFN:
+        bad.append("0x%08x (mprotect PROT_NONE): expected a not-present PTE keeping its frame "
+                   "(_PAGE_PROTNONE), found %s" % (snap.none, "no PTE" if e is None
+                                                   else "0x%016x" % e))
+    if "segments: jit returned 42" not in snap.printed:
+        bad.append("mmap RW, write code, mprotect RX, call it: expected 42, found: %s"
+                   % (re.findall(r"^segments: jit.*$", snap.printed, re.M) or ["nothing"])[0])
+    out = g.sh("run segments protnone")
+    m = re.search(r"reading PROT_NONE page (0x[0-9a-f]+)", out)
+    f = segfault(out)
+    if not m or not f or f[0] != int(m.group(1), 16) or f[2] != 4:
+        bad.append("reading a PROT_NONE page: expected a segfault at it, error 4 (not present), "
+                   "found: %s" % died(out))
+    if bad:
+        raise CheckFailed(bad_lines(bad))
+
+
+@check(points=5, name="a CPU without NX: the program runs, no PTE carries the NX bit",
+       steps=[SUPPORTED])
+def without_nx(ctx):
+    g = boot(ctx, cpu=CPU_NO_NX)
+    pid, cr3, _ = start_background(g, "segments", READY)
+    try:
+        pt, _ = stopped_in(g, cr3)
+    finally:
+        kill(g, pid)
+    nx = ["0x%08x" % m.va for m in pt.maps if m.va < TASK_SIZE and m.nx]
+    if nx:
+        raise CheckFailed("expected no NX bit without NX (it is a reserved bit then), found it "
+                          "at %s" % ", ".join(nx[:6]))
+
+
+@check(points=10, name="the kernel's own tests: process_mm and mmap (selftest)",
+       steps=[US, RW_IF_WRITE, NX_UNLESS_EXEC, PDE_US, PDE_NO_NX, FIXED_GUARD])
+def selftests(ctx):
+    g = boot(ctx)
+    expect_ktap(g, "process_mm")
+    expect_ktap(g, "mmap")

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the user-mode labs (process-pagetables, uaccess) share: a test
+program built at grade time with the tree's own user library (make
+user-prog), an initrd with it under bin/, a boot of their own, the
+kernel's segfault line parsed, and a process stopped by QEMU while it
+runs so that its page tables can be read from outside.
+
+Nothing here asks the kernel what it did: the program's layout comes from
+the ELF the grader linked, the page tables from QEMU (info tlb, xp), the
+fault's address and error code from the kernel's segfault line, which the
+CPU's error code fills (kernel/signal.c, never a lab file)."""
+import os
+import re
+import subprocess
+import time
+
+from grading import CheckFailed
+from tlb import PageTables, pae_walk, registers
+from userprog import SEGV, cpio_files
+
+PAGE = 4096
+TASK_SIZE = 0xC0000000
+STACK_TOP = TASK_SIZE
+STACK_BOTTOM = STACK_TOP - (128 << 10)
+STACK_GUARD = STACK_BOTTOM - PAGE
+PF_X, PF_W, PF_R = 1, 2, 4
+CPU_SMAP = "qemu32,+nx,+pae,+smep,+smap"
+
+
+def work_dir(ctx, lab):
+    d = os.path.join(ctx.root, "build", "lab-" + lab)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def build_program(ctx, out, srcs, ld):
+    """Links out from srcs with the tree's crt0 and library (user/user.mk's
+    user-prog); CheckFailed with the compiler's words if it fails."""
+    r = subprocess.run(["make", "-s", "-C", ctx.root, "--no-print-directory", "user-prog",
+                        "PROG=" + out, "PROG_SRCS=" + " ".join(srcs), "PROG_LD=" + ld],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise CheckFailed("the grader could not build its test program %s:\n%s"
+                          % (os.path.basename(out), (r.stdout + r.stderr)[-1200:]))
+    return out
+
+
+def cpio_write(path, files):
+    """A cpio newc archive of {name: bytes} (what tools/mkinitrd.sh makes)."""
+    out = bytearray()
+
+    def entry(name, data, mode):
+        nm = name.encode() + b"\0"
+        out.extend(b"070701" + b"".join(b"%08X" % v for v in (
+            0, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(nm), 0)) + nm)
+        out.extend(b"\0" * (-len(out) % 4))
+        out.extend(data)
+        out.extend(b"\0" * (-len(out) % 4))
+    for name in sorted(files):
+        entry(name, files[name], 0o100644)
+    entry("TRAILER!!!", b"", 0)
+    with open(path, "wb") as f:
+        f.write(out)
+    return path
+
+
+def initrd_with(ctx, lab, programs):
+    """build/initrd.cpio of the tree with programs ({name: ELF path}) added
+    under bin/, stripped as the Makefile strips its own; returns the
+    initrd's path and {name: the stripped file's path}."""
+    files = cpio_files(os.path.join(ctx.root, "build", "initrd.cpio"))
+    d = work_dir(ctx, lab)
+    stripped = {}
+    for name, elf in programs.items():
+        stripped[name] = os.path.join(d, name + ".stripped")
+        subprocess.run(["objcopy", "--strip-all", elf, stripped[name]], check=True)
+        with open(stripped[name], "rb") as f:
+            files["bin/" + name] = f.read()
+    return cpio_write(os.path.join(d, "initrd.cpio"), files), stripped
+
+
+def symbols(elf):
+    out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
+    return {p[2]: int(p[0], 16) for p in (ln.split() for ln in out.splitlines()) if len(p) == 3}
+
+
+def segfault(out):
+    """(addr, ip, error) of the kernel's segfault line in out, or None."""
+    m = SEGV.search(out)
+    return (int(m.group(3), 16), int(m.group(4), 16), int(m.group(6), 16)) if m else None
+
+
+def died(out):
+    """What ended a run, for a failure message: its segfault, traps or
+    oops line, or its exit status line."""
+    for pat in (r"^\S+\[\d+\]: segfault at .*$", r"^traps: .*$", r"^BUG: .*$",
+                r"^\[\d+\] \S+: (exit status|killed by) .*$"):
+        m = re.search(pat, out, re.M)
+        if m:
+            return m.group(0)
+    return "no end line; it printed:\n" + out[-400:]
+
+
+def start_background(g, line, ready, timeout=20):
+    """Runs `run LINE &`; waits until the program prints the regex ready;
+    returns (pid, cr3 from ps, the match). CheckFailed if it dies first."""
+    start = len(g.guest.out)
+    out = g.sh("run %s &" % line)
+    m = re.search(r"^\[(\d+)\] ", out, re.M)
+    if not m:
+        raise CheckFailed("expected `run %s &` to start a process, found:\n%s" % (line, out[-400:]))
+    pid = int(m.group(1))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = g.guest.out[start:]
+        hit = re.search(ready, text, re.M)
+        if hit:
+            break
+        if re.search(r"^\[%d\] \S+: (exit status|killed by)" % pid, text, re.M) or \
+                re.search(r"\[%d\]: segfault at" % pid, text):
+            raise CheckFailed("expected %s to run and print /%s/, found it ended: %s"
+                              % (line.split()[0], ready, died(text)))
+        time.sleep(0.05)
+    else:
+        raise CheckFailed("expected %s to print /%s/ within %ds, found:\n%s"
+                          % (line.split()[0], ready, timeout, g.guest.out[start:][-400:]))
+    ps = g.sh("ps")
+    m = re.search(r"^\s*%d \w+\s+0x([0-9a-f]{8})" % pid, ps, re.M)
+    if not m:
+        raise CheckFailed("expected pid %d in ps, found:\n%s" % (pid, ps))
+    return pid, int(m.group(1), 16), hit
+
+
+def stopped_in(g, cr3, tries=40):
+    """Stops the CPU while it runs in the address space cr3 (the process
+    spins, the shell waits): returns info tlb then, as PageTables, and
+    lets the CPU go on. CheckFailed if it never was."""
+    for _ in range(tries):
+        g.monitor("stop")
+        try:
+            regs = registers(g.monitor("info registers"))
+            if regs.get("CR3", 0) & 0xFFFFFFE0 == cr3:
+                return PageTables(g.monitor("info tlb")), regs
+        finally:
+            g.monitor("cont")
+        time.sleep(0.03)
+    raise CheckFailed("expected to catch the CPU running the process (CR3 0x%08x) within %d "
+                      "stops, found it never there" % (cr3, tries))
+
+
+def walk(g, cr3, va):
+    """The PAE walk QEMU reads (tests/qemu/tlb.py): [(level, index, entry)]."""
+    return pae_walk(g.monitor, cr3, va)
+
+
+def kill(g, pid):
+    g.sh("kill %d" % pid)
+    for _ in range(40):
+        if not re.search(r"^\s*%d " % pid, g.sh("ps"), re.M):
+            return
+        time.sleep(0.05)
+
+
+def read_phys(g, pa, size, tmpdir):
+    """size bytes of guest-physical memory at pa, read by QEMU (pmemsave)."""
+    path = os.path.join(tmpdir, "pmem-%x.bin" % pa)
+    out = g.monitor('pmemsave 0x%x 0x%x "%s"' % (pa, size, path))
+    if out.strip():
+        raise CheckFailed("pmemsave 0x%x: %s" % (pa, out.strip()))
+    with open(path, "rb") as f:
+        data = f.read()
+    os.remove(path)
+    return data
+

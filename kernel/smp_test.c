@@ -212,6 +212,102 @@ KTEST(smp, a_long_request_is_flushed_whole_on_every_cpu)
 }
 
 /*
+ * Which flush did each CPU do, page by page or everything? A canary page
+ * outside the range is loaded writable into every CPU's TLB, then loses
+ * RW in its pte with no flush. A CPU that invalidated only the range's
+ * pages still writes it through its old entry; one that flushed
+ * everything faults. So a request of TLB_FLUSH_CEILING pages must leave
+ * the canary writable on every CPU (in one of a few rounds: an entry may
+ * also be evicted), and one of TLB_FLUSH_CEILING + 1 pages on none. This
+ * tells an off-by-one at the ceiling, which flushes every page correctly
+ * and so leaves no stale entry the other tests could see.
+ *
+ * The canary and the range are in the alias area: QEMU turns an invlpg
+ * near a 2 MiB entry it holds into a whole flush. A first round with a
+ * bare invlpg of the range on every CPU checks that the canary survives
+ * one here; on a machine where it does not, the test skips.
+ */
+#define CANARY_VA	(ALIAS_VADDR + 256 * PAGE_SIZE)
+#define RANGE_VA	(CANARY_VA + PAGE_SIZE)
+#define CANARY_ROUNDS	5
+
+static int canary_write_on(int cpu)
+{
+	if (cpu == smp_processor_id())
+		return probe_write_same((void *)CANARY_VA);
+	return probe_write_on(cpu, (void *)CANARY_VA);
+}
+
+static void invlpg_range_start(void *info)
+{
+	(void)info;
+	__flush_tlb_one(RANGE_VA);
+}
+
+static void invlpg_canary(void *info)
+{
+	(void)info;
+	__flush_tlb_one(CANARY_VA);
+}
+
+/* One round: the CPUs that still wrote the canary after a flush of n pages (0: a bare invlpg). */
+static cpumask_t canary_kept(pteval_t *pte, int n)
+{
+	cpumask_t kept = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		canary_write_on(cpu);
+	set_pte_atomic(pte, *pte & ~(pteval_t)_PAGE_RW);
+	if (n)
+		flush_tlb_kernel_range(RANGE_VA, RANGE_VA + n * PAGE_SIZE);
+	else
+		on_each_cpu(invlpg_range_start, 0, true);
+	for_each_online_cpu(cpu)
+		if (canary_write_on(cpu) == 0)
+			kept |= 1UL << cpu;
+	set_pte_atomic(pte, *pte | _PAGE_RW);
+	on_each_cpu(invlpg_canary, 0, true);
+	return kept;
+}
+
+KTEST(smp, the_ceiling_decides_page_by_page_or_everything_on_every_cpu)
+{
+	unsigned long pa = alloc_page();
+	cpumask_t precise = 0, by_page = 0, whole = 0;
+	enum pg_level level;
+	pteval_t *pte;
+
+	if (num_online_cpus() < 2 || !pa || map_page(CANARY_VA, pa, PAGE_KERNEL)) {
+		if (pa)
+			free_page(pa);
+		return kt_skip(t, pa ? one_cpu : "no free page");
+	}
+	pte = lookup_address(CANARY_VA, &level);
+	for (int i = 0; i < CANARY_ROUNDS; i++)
+		precise |= canary_kept(pte, 0);
+	if (precise != cpu_online_mask) {
+		kt_skip(t, "a bare invlpg of another page flushed the canary too: "
+			   "this machine's flushes cannot be told apart");
+		goto out;
+	}
+	for (int i = 0; i < CANARY_ROUNDS; i++) {
+		by_page |= canary_kept(pte, TLB_FLUSH_CEILING);
+		whole |= canary_kept(pte, TLB_FLUSH_CEILING + 1);
+	}
+	KT_EXPECT(t, by_page == cpu_online_mask,
+		  "a request of %d pages flushed everything on CPUs %#lx in all %d rounds "
+		  "(expected one invlpg per page up to TLB_FLUSH_CEILING)",
+		  TLB_FLUSH_CEILING, cpu_online_mask & ~by_page, CANARY_ROUNDS);
+	KT_EXPECT(t, !whole,
+		  "a request of %d pages left another page's entry on CPUs %#lx "
+		  "(expected the whole TLB past TLB_FLUSH_CEILING)", TLB_FLUSH_CEILING + 1, whole);
+out:
+	unmap_page(CANARY_VA);
+	free_page(pa);
+}
+
+/*
  * The other CPU writes the page in a loop, on its own, while this one
  * makes it read-only and then says so (phase). Every write it starts
  * after it has seen the new phase must fault: set_memory_ro() may return

@@ -92,7 +92,8 @@ def local(ctx):
 def ceiling(ctx):
     g = smp_boot(ctx)
     expect_ktap(g, "smp", ["every_page_of_a_short_request_is_flushed_on_every_cpu",
-                           "a_long_request_is_flushed_whole_on_every_cpu"])
+                           "a_long_request_is_flushed_whole_on_every_cpu",
+                           "the_ceiling_decides_page_by_page_or_everything_on_every_cpu"])
     expect_ktap(g, "pageattr", ["long_request_flushes_everything"])
 
 

@@ -10,11 +10,13 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 from guest import BUILD, ROOT, Guest
 from smp import (check_cpus_parked, check_cpus_up, check_trampoline_gone, cpu_states,
                  PAGE_OFFSET)
 from tlb import PageTables, kernel_symbols
+from userprog import ps
 
 ELF = os.path.join(BUILD, "kernel.elf")
 
@@ -114,6 +116,8 @@ def test_smp_stale_tlb_without_shootdown(t):
         for name, why in (("no_stale_write_after_set_memory_ro", "stale TLB entries"),
                           ("no_stale_exec_after_set_memory_nx", "stale TLB entries"),
                           ("a_long_request_is_flushed_whole_on_every_cpu", "stale TLB entry"),
+                          ("the_ceiling_decides_page_by_page_or_everything_on_every_cpu",
+                           "left another page's entry"),
                           ("set_memory_ro_waits_for_every_cpu", "did not wait for the flush"),
                           ("process_mapping_changes_reach_a_cpu_that_has_it_loaded",
                            "stale TLB entries")):
@@ -171,14 +175,40 @@ def ring3_cpus(g):
     return out
 
 
+def check_getcpu(t, g):
+    """getcpu(2) answers the CPU the caller runs on: bin/getcpu pairs each
+    answer with the base of the GDT it ran under (sgdt, before and after
+    the call), and QEMU says whose GDT that is. A fourth spin makes every
+    CPU busy, so that each time getcpu wakes up it runs on whichever CPU
+    the timer frees first."""
+    gdt = {s["GDT"]: s["cpu"] for s in cpu_states(g)}
+    mark = len(g.out)
+    g.send(b"run spin &\r")
+    pid = int(g.wait_for(r"spin: pid (\d+) looping\n", start=mark).group(1))
+    g.wait_for("ronx> ", start=mark)
+    out = g.command("run getcpu 100", timeout=300)
+    g.command("kill %d" % pid)
+    deadline = time.monotonic() + 60
+    while pid in ps(g) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    pairs = [(int(c), int(b, 16)) for c, b in
+             re.findall(r"^getcpu: CPU (\d+) with GDT at 0x([0-9a-f]+), \d+ times$", out, re.M)]
+    wrong = ["answered %d under CPU %s's GDT (%#x)" % (c, gdt.get(b, "?"), b)
+             for c, b in pairs if gdt.get(b) != c]
+    t.check(pairs and not wrong and "exit status 0" in out,
+            "getcpu answers the CPU it runs on, as QEMU names each CPU's GDT",
+            "; ".join(wrong) or out.strip()[-400:])
+    t.check(len({c for c, _ in pairs}) >= 2,
+            "getcpu ran on %d CPUs (moved by the timer among the spins)" % len({c for c, _ in pairs}),
+            out.strip()[-400:])
+
+
 def test_smp_processes_on_every_cpu(t):
     """-smp 4: three spin processes run at once on three CPUs (QEMU: ring 3
     with their CR3 on each), each CPU entering the kernel on its own stack
     (TSS.esp0, read from memory); kill stops them on their CPUs; spawn and
     exit on several CPUs leak no page."""
-    import time
     from tlb import xp64
-    from userprog import ps
     with Guest("smp processes", extra=["-smp", "4"]) as g:
         g.wait_ready()
         start = len(g.out)
@@ -215,6 +245,7 @@ def test_smp_processes_on_every_cpu(t):
                 " ".join("CPU#%d:%#x" % kv for kv in sorted(esp0.items())))
         runs = g.command("cpus")
         t.check(len(re.findall(r"spin\[\d+\]$", runs, re.M)) == 3, "`cpus` shows three CPUs running a spin", runs)
+        check_getcpu(t, g)
         mark = len(g.out)
         for pid in procs:
             g.command("kill %d" % pid)

@@ -18,7 +18,7 @@ import os
 from guest import BUILD, Guest
 from results import progress
 from smp import check_cpus_up, check_trampoline_gone, cpu_states
-from tlb import kernel_symbols
+from tlb import PAGE, PageTables, kernel_symbols
 
 LOWMEM_MB = 896
 CR4_SMEP, CR4_SMAP = 1 << 20, 1 << 21
@@ -81,6 +81,19 @@ def smp_count(extra):
     return int(extra[extra.index("-smp") + 1]) if "-smp" in extra else 1
 
 
+def check_wx_per_cpu(t, name, g, ncpus):
+    """The W^X audit from outside, on each CPU: QEMU's info tlb with that
+    CPU's CR3 finds W+X pages only in the declared PCI BIOS hole."""
+    lo, hi = (int(x, 16) for x in HOLE.split("-"))
+    for n in range(ncpus):
+        pt = PageTables(g.monitor("info tlb", cpu=n))
+        wx = pt.wx_pages()
+        t.check(pt.maps and wx == pt.wx_pages(lo, hi) == (hi - lo) // PAGE,
+                "[%s] CPU#%d: info tlb finds W+X pages only in the hole %s (%d pages)"
+                % (name, n, HOLE, (hi - lo) // PAGE),
+                "%d W+X pages, %d of them in the hole" % (wx, pt.wx_pages(lo, hi)))
+
+
 def check_smp(t, name, g, log, ncpus, cpu):
     """All ncpus up, from the boot log and from QEMU; the demos fault on another CPU."""
     ok = re.findall(r"^smpboot: CPU (\d+) APIC 0x[0-9a-f]+ \.\.\. ok: .*\(as the boot CPU\)$", log, re.M)
@@ -96,6 +109,7 @@ def check_smp(t, name, g, log, ncpus, cpu):
         t.check(all(s.get("CR4", 0) & (CR4_SMEP | CR4_SMAP) == CR4_SMEP | CR4_SMAP for s in states),
                 "[%s] SMEP and SMAP on every CPU (CR4 from QEMU)" % name,
                 " ".join("CPU#%d:%#x" % (s["cpu"], s.get("CR4", 0)) for s in states))
+    check_wx_per_cpu(t, name, g, ncpus)
     if ncpus > 1:
         check_trampoline_gone(t, name, g, log)
     for demo, faulted in STALE.items():

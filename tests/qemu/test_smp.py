@@ -25,6 +25,14 @@ def kernel_cr3():
     return kernel_symbols(ELF)["swapper_pg_dir"] - PAGE_OFFSET
 
 
+def check_smp_selftests(t, g, name, where):
+    ktap = []
+    for suite in ("smp", "smp_stress"):
+        ktap += t.ktap(g.command("selftest " + suite, timeout=600), "selftest[%s]" % name)
+    t.check(ktap and all(st == "ok" for _, _, st, _ in ktap),
+            "every smp and smp_stress self-test passes" + where)
+
+
 def test_smp_every_cpu_up(t):
     """-smp 4: the boot lines, each CPU from QEMU and from `cpus`, the counters."""
     with Guest("smp4", extra=["-smp", "4"]) as g:
@@ -57,10 +65,7 @@ def test_smp_every_cpu_up(t):
                 "cpastat: CPU 0's boot shootdowns each sent 3 IPIs", stat)
         t.check(all(rows.get(c, [0] * 6)[2] == rows[0][0] for c in (1, 2, 3)),
                 "cpastat: each other CPU ran every one of them", stat)
-        ktap = t.ktap(g.command("selftest smp", timeout=600), "selftest[smp4]")
-        ktap += t.ktap(g.command("selftest smp_stress", timeout=600), "selftest[smp4]")
-        t.check(ktap and all(st == "ok" for _, _, st, _ in ktap),
-                "every smp and smp_stress self-test passes")
+        check_smp_selftests(t, g, "smp4", "")
         t.check(g.poweroff() == 1, "poweroff with 4 CPUs up")
 
 
@@ -92,10 +97,7 @@ def test_smp_cpu_that_does_not_answer(t):
         check_cpus_up(t, "fail", states, {0, 1, 3}, kernel_cr3())
         check_cpus_parked(t, "fail", states, {2})
         t.check("(did not answer at boot)" in g.command("cpus"), "`cpus` names the CPU that did not answer")
-        ktap = t.ktap(g.command("selftest smp", timeout=600), "selftest[smpboot_fail=2]")
-        ktap += t.ktap(g.command("selftest smp_stress", timeout=600), "selftest[smpboot_fail=2]")
-        t.check(ktap and all(st == "ok" for _, _, st, _ in ktap),
-                "every smp and smp_stress self-test passes on the CPUs that came up")
+        check_smp_selftests(t, g, "smpboot_fail=2", " on the CPUs that came up")
         t.check(g.poweroff() == 1, "poweroff")
 
 

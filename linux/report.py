@@ -9,6 +9,7 @@ import re
 import sys
 
 import user
+import user_nx
 import wx_series
 from evidence import PAGE_OFFSET, Boot, Ktap, pdpte_check, predicted_audit
 
@@ -77,6 +78,7 @@ def main():
 
     small, cps = wx_series.check(kt, a.boots, a.patches, meta)
     user_readings, user_walks = user.check(kt, a.boots)
+    nx = user_nx.check(kt, a.boots, meta)
 
     os.makedirs(os.path.dirname(a.ktap), exist_ok=True)
     open(a.ktap, "w").write(kt.text())
@@ -87,7 +89,11 @@ def main():
     os.makedirs(os.path.dirname(a.doc), exist_ok=True)
     open(a.doc, "w").write(document(meta, boots, linux, ronx, kt, small,
                                     wx_series.document(meta, small, cps) +
-                                    user.document(user_readings, user_walks, ronx, meta, a.boots)))
+                                    user.document(user_readings, user_walks, ronx, meta, a.boots,
+                                                  nx_table=user_nx.document(
+                                                      nx, meta, (user_readings.get("debian-user", {}),
+                                                                 user_walks.get("debian-user", {})),
+                                                      ronx))))
     print(kt.text(), end="")
     npass = sum(1 for l in kt.lines if l.startswith("ok"))
     print(f"# linux: {npass} passed, {kt.failed} failed", file=sys.stderr)

@@ -44,7 +44,23 @@ cpkey=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
 SM=$CACHE/small/$V
 OUT=$SM/$SRCVER-$key
 built() { [ -s "$OUT/bzImage-base" ] && [ -s "$OUT/bzImage-fixed" ]; }
+# Checkouts with other series (branches, worktrees) share the cache, and
+# one may boot its kernels while another builds: an entry goes only when
+# no checkout has used it for two weeks (its "used" stamp, or for older
+# entries the directory itself).
+prune() {
+	local d stamp
+	for d in "$SM"/*-*; do
+		if [ ! -d "$d" ] || [ "$d" = "$OUT" ]; then continue; fi
+		stamp=$d/used
+		[ -e "$stamp" ] || stamp=$d
+		if [ -n "$(find "$stamp" -maxdepth 0 -mtime -14)" ]; then continue; fi
+		say "removing $d (unused for two weeks)"
+		rm -rf "$d"
+	done
+}
 if built && [ "$(cat "$OUT/checkpatch/key" 2>/dev/null)" = "$cpkey" ]; then
+	touch "$OUT/used"
 	say "small $V kernels cached in $OUT"
 	echo "$OUT"; exit 0
 fi
@@ -72,6 +88,7 @@ echo "$cpkey" >"$R/checkpatch/key"
 if built; then # only the commit messages changed
 	rm -rf "$OUT/checkpatch"
 	mv "$R/checkpatch" "$OUT/checkpatch"
+	touch "$OUT/used"
 	say "small $V kernels cached in $OUT (checkpatch re-run)"
 	echo "$OUT"; exit 0
 fi
@@ -97,12 +114,9 @@ for ((i = BASE_PATCHES; i < ${#patches[@]}; i++)); do apply "${patches[i]}"; don
 run_logged "$R/build-fixed.log" "build $V fixed kernel (incremental)" kmake bzImage
 cp "$O/arch/x86/boot/bzImage" "$R/bzImage-fixed"
 
-# Drop this version's images built from older patches or fragments
-# (only under $SM: other checkouts may share the cache).
-for d in "$SM"/*-*; do
-	if [ -d "$d" ] && [ "$d" != "$OUT" ]; then say "removing stale $d"; rm -rf "$d"; fi
-done
 rm -rf "$OUT"
 mv "$R" "$OUT"
+touch "$OUT/used"
+prune
 say "small $V kernels in $OUT"
 echo "$OUT"

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-only
-# ronx's user programs in Debian's Linux guest: /init (linux/init.sh) runs
-# this when the command line says ronx_user=tests or ronx_user=bench. Each
+# ronx's user programs in a Linux guest: /init (linux/init.sh) runs this
+# when the command line says ronx_user=tests, ronx_user=bench (Debian's
+# kernel) or ronx_user=nx (the small kernels, linux/user_nx.py). Each
 # line of /ubin/RUN.MODE (written by tests/user/progs.py) is one run:
 #
 #	KEY TIMEOUT INPUT HOW PROG ARGS...
@@ -45,7 +46,7 @@ while read -r key timeout input how prog args; do
 done <RUN.$mode
 # Leave spin running alone: the host stops the guest in it and reads its
 # page tables through QEMU's monitor (linux/boot.py --user).
-if [ "$mode" = tests ]; then
+if [ "$mode" = tests ] || [ "$mode" = nx ]; then
 	./spin </dev/null >/tmp/spin.out 2>&1 &
 	until grep -q looping /tmp/spin.out; do sleep 1; done
 	sed 's/^/=== ronx-user: walk /' /tmp/spin.out

@@ -95,8 +95,10 @@ def to_json(readings):
     return {name: {k: r.to_json() for k, r in res.items()} for name, res in readings.items()}
 
 
-def document(readings, walks, ronx, meta, boots_dir=None):
-    """The user-mode section of docs/linux-vs-ronx.md."""
+def document(readings, walks, ronx, meta, boots_dir=None, nx_table=()):
+    """The user-mode section of docs/linux-vs-ronx.md; nx_table: the lines
+    of linux/user_nx.py's table (the small kernels, without and with the
+    NX fix), after the note on NX."""
     deb = ".".join(meta.get("KVER", "?").split(".")[:2])
     ronx_user = (ronx or {}).get("user")
     o = ["\n## User mode: the same binaries on both kernels\n",
@@ -154,6 +156,7 @@ def document(readings, walks, ronx, meta, boots_dir=None):
             o.append("```")
             o.extend(maps)
             o.append("```")
+    o.extend(nx_table)
     r = readings.get("debian-user", {})
     lines = [r[k].kernel_line for k in progs.DEMO_BEFORE if k in r and r[k].kernel_line]
     if lines:
@@ -175,8 +178,11 @@ NX: the PTEs above that should be NX have bit 63 clear, and stackexec's code on 
 runs, while the VMAs say no execute (`/proc/PID/maps` of spin, below). The bit is lost
 between the VMA and the PTE: `vm_get_page_prot()` in `arch/x86/mm/pgprot.c` (the same code in
 `linux-source-6.1` and `linux-source-6.12`) computes the protection in an `unsigned long val`,
-32 bits on i386, while a PAE protection is 64 bits with `_PAGE_NX` at bit 63. ronx's policy is
-RW+NX for data, heap and stack.
+32 bits on i386, while a PAE protection is 64 bits with `_PAGE_NX` at bit 63. It has been so
+since the x86 `vm_get_page_prot()` was added in v5.19 (commit e10cd4b00904, "x86/mm: enable
+ARCH_HAS_VM_GET_PAGE_PROT"). Patch 0003 of `linux/patches/6.1/` and `linux/patches/6.12/` fixes
+it; the table "What the NX fix changes" below shows the small kernels without and with it.
+ronx's policy is RW+NX for data, heap and stack.
 """
 
 

@@ -229,7 +229,8 @@ def document(meta, boots, cps):
       "`linux/small-pae-V.config` (tinyconfig + PAE, page-table isolation, PCI BIOS, "
       "STRICT_KERNEL_RWX, DEBUG_WX, PTDUMP_DEBUGFS, DEBUG_WX_SELFTEST). *unpatched* has only patch "
       "0001 of `linux/patches/V/` (the test option: it plants one W+X vmalloc page when booted "
-      "with `debug_wx_selftest`); *patched* has the whole series.\n")
+      "with `debug_wx_selftest`); *patched* has the whole series (0002 is the W+X fix; 0003, NX "
+      "on user pages, leaves the kernel's page tables alone: see the user-mode section).\n")
     o.extend(table(meta, boots, cps))
     for v in vs:
         for kind, scen, cmd in BOOTS:

@@ -291,9 +291,11 @@ def verdict(run, r, kernel):
     return "exit %s%s" % (r.status, (": " + said) if said else "")
 
 
-def guest_list(kind, outdir):
-    """RUN.KIND for linux/init.sh: one run per line, KEY TIMEOUT INPUT MODE PROG ARGS."""
-    runs = TESTS if kind == "tests" else BENCH
+def guest_list(kind, outdir, runs=None):
+    """RUN.KIND for linux/init.sh: one run per line, KEY TIMEOUT INPUT MODE PROG ARGS.
+    runs: TESTS or BENCH by kind, unless given (linux/user_nx.py's few)."""
+    if runs is None:
+        runs = TESTS if kind == "tests" else BENCH
     with open(os.path.join(outdir, "RUN." + kind), "w") as f:
         for i, run in enumerate(runs):
             inp = "-"

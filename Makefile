@@ -3,6 +3,7 @@
 #
 #   make          build/kernel.elf and build/ronx.iso
 #   make run      boot the ISO in QEMU, serial console on this terminal
+#                 (SMP=4: with four CPUs)
 #   make run-bochs the same in Bochs, with Bochs's own BIOS
 #   make test     every test; the last line is "N passed, N failed"
 #   make user-test the user programs under qemu-i386, before any kernel
@@ -24,6 +25,7 @@ NASM := nasm
 PYTHON := python3
 QEMU := qemu-system-i386
 QEMU_CPU ?= qemu32,+nx,+pae
+SMP ?= 1
 CMDLINE ?=
 
 CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
@@ -109,7 +111,7 @@ $(B)/ronx.iso: $(B)/kernel.elf $(B)/initrd.cpio iso/grub.cfg
 	cp iso/grub.cfg $(B)/isodir/boot/grub/grub.cfg
 	grub-mkrescue -o $@ $(B)/isodir 2>$(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
 
-QEMU_BASE = $(QEMU) -accel tcg -cpu $(QEMU_CPU) -m 128M -no-reboot -display none
+QEMU_BASE = $(QEMU) -accel tcg -cpu $(QEMU_CPU) -smp $(SMP) -m 128M -no-reboot -display none
 
 run: all
 	@echo "ronx: booting build/ronx.iso; type 'help' at the prompt, 'poweroff' to stop (Ctrl-A X quits QEMU)"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Hardware interrupts: one handler per 8259 line (Linux: do_IRQ()). The
+ * Hardware interrupts: one handler per 8259 line (Linux: do_IRQ()), and
+ * the local APIC's own vectors at the top of the IDT (IPIs). The
  * line is acknowledged before the handler runs, because a handler may
  * switch to another task (the timer preempting ring 3) and the next
  * interrupt must not wait for that task to come back. Nothing nests: the
@@ -9,8 +10,10 @@
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/irq.h>
+#include <ronx/apic.h>
 
 static irq_handler_t irq_handlers[NR_IRQS];
+static irq_handler_t apic_handlers[NR_VECTORS - FIRST_SYSTEM_VECTOR];
 unsigned long irq_count[NR_IRQS];
 static unsigned long spurious_count;
 
@@ -20,9 +23,21 @@ void request_irq(unsigned irq, irq_handler_t handler)
 	enable_8259A_irq(irq);
 }
 
+/* A handler for one of the local APIC's vectors; it must send the EOI. */
+void set_apic_vector_handler(unsigned vector, irq_handler_t handler)
+{
+	apic_handlers[vector - FIRST_SYSTEM_VECTOR] = handler;
+}
+
 void do_IRQ(struct trap_frame *f)
 {
 	unsigned irq = f->vector - FIRST_EXTERNAL_VECTOR;
+
+	if (f->vector >= FIRST_SYSTEM_VECTOR && f->vector != SPURIOUS_APIC_VECTOR &&
+	    apic_handlers[f->vector - FIRST_SYSTEM_VECTOR]) {
+		apic_handlers[f->vector - FIRST_SYSTEM_VECTOR](f);
+		return;
+	}
 
 	if (irq >= NR_IRQS || !i8259A_irq_real(irq)) {
 		/*

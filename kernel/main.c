@@ -23,6 +23,7 @@
 #include <ronx/pageattr.h>
 #include <ronx/percpu.h>
 #include <ronx/irq.h>
+#include <ronx/smp.h>
 #include <ronx/smap.h>
 #include <ronx/sched.h>
 
@@ -97,5 +98,6 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	sort_kernel_exports();
 	ro_after_init_test_boot();
 	pcibios_init();
+	smp_init();
 	rest_init();
 }

@@ -12,6 +12,7 @@
 #include <ronx/kallsyms.h>
 #include <ronx/recovery.h>
 #include <ronx/traps.h>
+#include <ronx/smp.h>
 #include <ronx/process.h>
 
 unsigned long oops_count;
@@ -73,8 +74,11 @@ void die(const char *what, struct trap_frame *f, unsigned long cr2)
 {
 	struct fault_info fi = { f->vector, f->error_code, cr2, f->eip };
 
-	printk(KERN_EMERG "%s: %04x [#%lu]\n",
-	       f->vector == X86_TRAP_PF ? "Oops" : what, f->error_code, ++oops_count);
+	printk(KERN_EMERG "%s: %04x [#%lu]%s\n",
+	       f->vector == X86_TRAP_PF ? "Oops" : what, f->error_code, ++oops_count,
+	       num_online_cpus() > 1 ? " SMP" : "");
+	if (num_online_cpus() > 1)
+		printk(KERN_EMERG "CPU: %d\n", smp_processor_id());
 	show_regs(f);
 	show_trace(f->ebp);
 	printk(KERN_EMERG "---[ end trace %04lx ]---\n", oops_count);

@@ -2,11 +2,17 @@
 /*
  * printk: format, strip the log level, keep the line in the dmesg ring
  * buffer and show it on the consoles if its level is important enough.
+ *
+ * One lock, console_lock, covers the ring, the format buffers and the
+ * consoles, so lines from different CPUs never mix. It is the innermost
+ * lock (anyone may print while holding another) and it nests on the CPU
+ * that holds it: an oops raised while that CPU prints can still print.
  */
 #include <ronx/printk.h>
 #include <ronx/string.h>
 #include <ronx/console.h>
 #include <ronx/export.h>
+#include <ronx/spinlock.h>
 
 #define LOG_BUF_LEN	(32 * 1024)
 
@@ -14,6 +20,29 @@
 static char log_buf[LOG_BUF_LEN];
 static size_t log_head, log_len;	/* start of oldest record, bytes used */
 static int console_loglevel = 7;	/* show everything but KERN_DEBUG */
+
+static DEFINE_SPINLOCK(console_lock);
+static int console_depth;		/* nesting on the CPU that holds it */
+
+unsigned long console_lock_irqsave(void)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	if (spin_is_locked_by_me(&console_lock)) {
+		console_depth++;
+	} else {
+		spin_lock(&console_lock);
+		console_depth = 1;
+	}
+	return flags;
+}
+
+void console_unlock_irqrestore(unsigned long flags)
+{
+	if (--console_depth == 0)
+		spin_unlock(&console_lock);
+	arch_local_irq_restore(flags);
+}
 
 static void log_putc(char c)
 {
@@ -52,6 +81,7 @@ int vprintk(const char *fmt, va_list ap)
 	static char buf[1024];
 	const char *p = buf;
 	int level = LOGLEVEL_DEFAULT;
+	unsigned long flags = console_lock_irqsave();
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 
 	if (printk_get_level(p) >= 0) {
@@ -69,6 +99,7 @@ int vprintk(const char *fmt, va_list ap)
 		}
 		p += len + (nl ? 1 : 0);
 	}
+	console_unlock_irqrestore(flags);
 	return n;
 }
 
@@ -89,6 +120,7 @@ EXPORT_SYMBOL(printk);
 void log_dump(void (*out)(const char *line, int level))
 {
 	static char line[1024];
+	unsigned long flags = console_lock_irqsave();
 	size_t n = 0;
 
 	for (size_t i = 0; i < log_len; i++) {
@@ -104,11 +136,13 @@ void log_dump(void (*out)(const char *line, int level))
 			out(line + 1, line[0] - '0');
 		n = 0;
 	}
+	console_unlock_irqrestore(flags);
 }
 
 int cprintf(const char *fmt, ...)
 {
 	static char buf[1024];
+	unsigned long flags = console_lock_irqsave();
 	va_list ap;
 	int n;
 
@@ -116,5 +150,6 @@ int cprintf(const char *fmt, ...)
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	console_write(buf, strlen(buf));
+	console_unlock_irqrestore(flags);
 	return n;
 }

@@ -23,6 +23,7 @@ void recover_from_fault(const struct fault_info *fi)
 
 	r->fault = *fi;
 	recovery_pop(r);
+	release_locks_after_fault(r->locks_held);
 	ronx_longjmp(&r->jb, 1);
 }
 

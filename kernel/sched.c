@@ -9,10 +9,15 @@
  * ZOMBIE. The scheduler then runs on its own stack, which is the only
  * place a dead task's kernel stack can be freed: nobody runs on it.
  *
- * Locking: tasks_lock guards every task's state. On one CPU it compiles
- * to "interrupts off", which the kernel has anyway; it is taken where an
- * SMP kernel needs it, and, as in xv6, held across swtch() into and out
- * of the scheduler.
+ * Every CPU runs this loop (kernel/smpboot.c starts the others in it),
+ * so a task may run on any CPU, and on another one after each sleep.
+ * A CPU with nothing to run halts; whoever makes a task runnable wakes
+ * one such idle CPU with an IPI (Linux: ttwu and the reschedule IPI),
+ * and kill wakes the CPU a process runs on, so that it notices at once.
+ *
+ * Locking: tasks_lock guards every task's state, and, as in xv6, is held
+ * across swtch() into and out of the scheduler: taken on one side of the
+ * switch, released on the other, on the same CPU.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -24,6 +29,8 @@
 #include <ronx/sched.h>
 #include <ronx/process.h>
 #include <ronx/pgd.h>
+#include <ronx/apic.h>
+#include <ronx/smp.h>
 
 struct task tasks[NR_TASKS];
 DEFINE_SPINLOCK(tasks_lock);
@@ -71,12 +78,30 @@ void free_task(struct task *t)
 	t->state = TASK_UNUSED;
 }
 
+/* CPUs halted in scheduler_loop() with nothing to run; changed under tasks_lock. */
+static cpumask_t idle_cpus;
+
+/* A task just became runnable: wake an idle CPU to run it (tasks_lock held). */
+static void kick_idle_cpu(void)
+{
+	cpumask_t others = idle_cpus & ~(1UL << smp_processor_id());
+
+	if (others)
+		smp_send_reschedule(__builtin_ctzl(others));
+}
+
+static void make_runnable(struct task *t)
+{
+	t->state = TASK_RUNNABLE;
+	kick_idle_cpu();
+}
+
 void wake_up_new_task(struct task *t)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&tasks_lock, flags);
-	t->state = TASK_RUNNABLE;
+	make_runnable(t);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
@@ -117,9 +142,12 @@ static void switch_to(struct cpu *c, struct task *t)
 {
 	c->current_task = t;
 	t->state = TASK_RUNNING;
+	t->cpu = c->id;
 	c->tss.esp0 = t->stack + t->stack_size;
 	if (t->mm)
 		switch_mm(t->mm);
+	/* a process must not keep the CPU: its timer ticks while it runs */
+	apic_timer_start();
 	swtch(&c->scheduler, t->context);
 	if (t->mm)
 		switch_mm(0);
@@ -142,10 +170,18 @@ static void __noreturn scheduler_loop(void)
 			switch_to(c, t);
 			continue;
 		}
-		/* nothing to run: wait for an interrupt to make something runnable */
+		/*
+		 * Nothing to run: halt until an interrupt, a wakeup's IPI among
+		 * them, makes something runnable. Work a self-test gave this
+		 * CPU (start_cpu_work()) runs first.
+		 */
+		idle_cpus |= 1UL << c->id;
 		spin_unlock(&tasks_lock);
+		apic_timer_stop();
+		run_cpu_work();
 		wait_for_interrupt();
 		spin_lock(&tasks_lock);
+		idle_cpus &= ~(1UL << c->id);
 	}
 }
 
@@ -234,11 +270,33 @@ void sleep_on(void *chan)
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
+/*
+ * sleep_on(chan), unless ready() says there is no need: asked under
+ * tasks_lock, which wakeup(chan) takes too, so a wakeup that comes on
+ * another CPU after ready() said no finds this task asleep and wakes it
+ * (xv6's sleep(chan, lock) rule). ready() may take the lock of what it
+ * looks at (tasks_lock before it).
+ */
+void sleep_on_unless(void *chan, bool (*ready)(void))
+{
+	struct task *t = current;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (!ready() && !t->killed) {
+		t->chan = chan;
+		t->state = TASK_SLEEPING;
+		__schedule();
+		t->chan = 0;
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
 static void wakeup_locked(void *chan)
 {
 	for (int i = 0; i < NR_TASKS; i++)
 		if (tasks[i].state == TASK_SLEEPING && tasks[i].chan == chan)
-			tasks[i].state = TASK_RUNNABLE;
+			make_runnable(&tasks[i]);
 }
 
 void wakeup(void *chan)
@@ -279,14 +337,20 @@ int task_wait_zombie(struct task *child)
 	return status;
 }
 
-/* Makes a sleeping task runnable whatever it sleeps on (a kill). */
+/*
+ * Makes a sleeping task runnable whatever it sleeps on (a kill); one that
+ * runs on another CPU gets an IPI, so that it enters the kernel and, on
+ * its way back to ring 3, sees why (Linux: kick_process()).
+ */
 void wake_up_task(struct task *t)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&tasks_lock, flags);
 	if (t->state == TASK_SLEEPING)
-		t->state = TASK_RUNNABLE;
+		make_runnable(t);
+	else if (t->state == TASK_RUNNING && t->cpu != smp_processor_id())
+		smp_send_reschedule(t->cpu);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 

@@ -9,6 +9,7 @@
 #include <ronx/console.h>
 #include <ronx/irq.h>
 #include <ronx/tty.h>
+#include <ronx/spinlock.h>
 
 #define COM1		0x3F8
 #define UART_IER	1
@@ -36,15 +37,25 @@ void serial_init(void)
 void serial_putc(char c)
 {
 	while (!(inb(COM1 + UART_LSR) & LSR_THR_EMPTY))
-		;
+		cpu_relax();
 	outb(COM1, (unsigned char)c);
 }
 
-/* Every byte the UART holds, into the console ring. */
+/*
+ * Every byte the UART holds, into the console ring. Both the interrupt
+ * (on the boot CPU) and a reader (on any CPU) drain it: one at a time,
+ * or two CPUs would each take a byte and queue them in either order.
+ */
+static DEFINE_SPINLOCK(serial_rx_lock);
+
 void serial_poll_rx(void)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&serial_rx_lock, flags);
 	while (inb(COM1 + UART_LSR) & LSR_DATA_READY)
 		tty_receive((char)inb(COM1));
+	spin_unlock_irqrestore(&serial_rx_lock, flags);
 }
 
 static void serial_interrupt(struct trap_frame *f)

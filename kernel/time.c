@@ -12,6 +12,7 @@
 #include <ronx/x86.h>
 #include <ronx/shell.h>
 #include <ronx/irq.h>
+#include <ronx/spinlock.h>
 #include <ronx/sched.h>
 
 #define PIT_TICK_RATE	1193182		/* Hz: the PIT's input clock */
@@ -21,14 +22,62 @@
 
 volatile unsigned long jiffies;
 
+/* The latch-and-read sequence is three port accesses: one CPU at a time. */
+static DEFINE_SPINLOCK(i8253_lock);
+
+/* Channel 0's current count: it runs down from LATCH to 1, then reloads. */
+static unsigned pit_read_count(void)
+{
+	unsigned long flags;
+	unsigned lo, hi;
+
+	spin_lock_irqsave(&i8253_lock, flags);
+	outb(PIT_MODE, 0x00);		/* latch channel 0 */
+	lo = inb(PIT_CH0);
+	hi = inb(PIT_CH0);
+	spin_unlock_irqrestore(&i8253_lock, flags);
+	return lo | hi << 8;
+}
+
+/*
+ * Busy-waits us microseconds by the PIT's own clock (1.193182 MHz), read
+ * back as it counts: exact without calibration, and it works with
+ * interrupts off, before the timer interrupt runs and on any CPU
+ * (Linux calibrates the TSC against this same clock).
+ */
+void udelay(unsigned long us)
+{
+	uint64_t want = (uint64_t)us * PIT_TICK_RATE / 1000000, got = 0;
+	unsigned prev = pit_read_count();
+
+	while (got < want) {
+		unsigned now;
+
+		cpu_relax();
+		now = pit_read_count();
+		got += prev >= now ? prev - now : prev + LATCH - now;
+		prev = now;
+	}
+}
+
+/*
+ * A tick on this CPU (the PIT's on the boot CPU, the APIC timer's on the
+ * others): a process it interrupted has had its slice (Linux:
+ * update_process_times()).
+ */
+void update_process_times(struct trap_frame *f)
+{
+	if (user_mode(f)) {
+		current->runtime++;
+		this_cpu()->need_resched = true;
+	}
+}
+
 static void timer_interrupt(struct trap_frame *f)
 {
 	jiffies++;
 	wakeup((void *)&jiffies);		/* nanosleep()ers check their deadline */
-	if (user_mode(f)) {
-		current->runtime++;
-		this_cpu()->need_resched = true;	/* its slice is over */
-	}
+	update_process_times(f);
 }
 
 void __init time_init(void)

@@ -39,6 +39,18 @@ void tty_receive(char c)
 	wakeup(ring);
 }
 
+/* Is a byte queued? (asked under tasks_lock before the reader sleeps) */
+static bool tty_has_input(void)
+{
+	unsigned long flags;
+	bool any;
+
+	spin_lock_irqsave(&tty_lock, flags);
+	any = ring_head != ring_tail;
+	spin_unlock_irqrestore(&tty_lock, flags);
+	return any;
+}
+
 /* The next byte, or -1 if none is queued. */
 static int tty_trygetc(void)
 {
@@ -65,7 +77,7 @@ int tty_getc(void)
 		else if (current->killed)
 			return -1;
 		else
-			sleep_on(ring);
+			sleep_on_unless(ring, tty_has_input);
 	}
 	return c;
 }

@@ -4,8 +4,12 @@
  * the system's names. ronx has no network; the host name is only a name
  * a process may set and read back. sethostname() takes len bytes with
  * copy_from_user(), NULs and all, as Linux does: it is not a string.
+ * uts_lock (Linux: uts_sem) keeps a uname() on one CPU from reading a
+ * name half written by a sethostname() on another; the user copy runs
+ * outside it, on a copy of the names.
  */
 #include <ronx/compiler.h>
+#include <ronx/spinlock.h>
 #include <ronx/string.h>
 #include <ronx/uaccess.h>
 #include <ronx/syscall.h>
@@ -21,6 +25,7 @@ struct new_utsname {
 	char domainname[__NEW_UTS_LEN + 1];
 };
 
+static DEFINE_SPINLOCK(uts_lock);
 static struct new_utsname utsname = {
 	.sysname = "ronx",
 	.nodename = "(none)",		/* Linux's name before anyone sets one */
@@ -32,7 +37,12 @@ static struct new_utsname utsname = {
 
 long sys_newuname(uint32_t name)
 {
-	return copy_to_user((void __user *)name, &utsname, sizeof(utsname)) ? -EFAULT : 0;
+	struct new_utsname copy;
+
+	spin_lock(&uts_lock);
+	copy = utsname;
+	spin_unlock(&uts_lock);
+	return copy_to_user((void __user *)name, &copy, sizeof(copy)) ? -EFAULT : 0;
 }
 
 long sys_sethostname(uint32_t name, uint32_t len)
@@ -43,7 +53,9 @@ long sys_sethostname(uint32_t name, uint32_t len)
 		return -EINVAL;
 	if (copy_from_user(tmp, (const void __user *)name, len))
 		return -EFAULT;
+	spin_lock(&uts_lock);
 	memcpy(utsname.nodename, tmp, len);
 	memset(utsname.nodename + len, 0, sizeof(utsname.nodename) - len);
+	spin_unlock(&uts_lock);
 	return 0;
 }

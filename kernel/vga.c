@@ -4,6 +4,7 @@
 #include <ronx/memlayout.h>
 #include <ronx/string.h>
 #include <ronx/console.h>
+#include <ronx/printk.h>
 
 #define COLS	80
 #define ROWS	25
@@ -48,10 +49,13 @@ void vga_putc(char c)
 
 void console_write(const char *s, size_t n)
 {
+	unsigned long flags = console_lock_irqsave();
+
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
 			serial_putc('\r');
 		serial_putc(s[i]);
 		vga_putc(s[i]);
 	}
+	console_unlock_irqrestore(flags);
 }

@@ -35,10 +35,11 @@ printed the stub line of a function one of its steps belongs to ("ronx:
 lab LAB: FN() is not written yet") scores 0 whatever else it saw.
 
 ctx (Context), one per grade run of one tree, shared by the labs graded in it:
-    ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="")
+    ctx.boot(cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="",
+             smp=1)
                         -> Boot: a -kernel boot (with build/initrd.cpio
-                        unless initrd names another) up to the first
-                        `ronx> ` prompt; cached per options, so checks that
+                        unless initrd names another, with smp CPUs) up to
+                        the first `ronx> ` prompt; cached per options, so checks that
                         boot alike share one QEMU; a boot that failed is not
                         retried (every check using it fails with its reason).
                         Checks that change the kernel's state (load modules,
@@ -61,7 +62,8 @@ g (Boot):
                         command that times out marks the boot dead: the next
                         ctx.boot() with the same options boots afresh)
     g.ktap("image")     `selftest image` -> {case: (ok, diagnostic)};
-                        a skipped case is (False, "skipped: reason")
+                        a skipped case is (False, "skipped: reason");
+                        g.ktap(suite, timeout=N) for a suite slower than 30 s
     g.monitor("info registers")    one QEMU monitor command
     g.guest             the Guest (tests/qemu/guest.py); gdbstub.GdbStub(g.guest)
                         stops it at an address (labs/module-lifecycle)
@@ -208,9 +210,9 @@ class Boot:
     def monitor(self, cmd):
         return self.guest.monitor(cmd)
 
-    def ktap(self, suite):
+    def ktap(self, suite, timeout=30):
         if suite not in self._ktap:
-            out = self.sh("selftest " + suite)
+            out = self.sh("selftest " + suite, timeout)
             cases = {}
             for s, name, status, detail in parse(out):
                 if s == suite:
@@ -275,18 +277,21 @@ class Context:
         off = va - best[1]
         return "0x%08x (%s%s)" % (va, best[0], "+0x%x" % off if off else "")
 
-    def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag=""):
-        key = (cmdline, cpu, memory, iso, initrd, tag)
+    def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="",
+             smp=1):
+        key = (cmdline, cpu, memory, iso, initrd, tag, smp)
         got = self._boots.get(key)
         if isinstance(got, Boot) and not got.alive():
             self._used.append(got.guest)    # its last words still count
             got.guest.close()
             got = None
         if got is None:
-            name = "grade-%s%s-%s" % (tag + "-" if tag else "", cmdline or "default",
-                                       "nx" if cpu == CPU_NX else "cpu")
+            name = "grade-%s%s-%s%s" % (tag + "-" if tag else "", cmdline or "default",
+                                         "nx" if cpu == CPU_NX else "cpu",
+                                         "-smp%d" % smp if smp > 1 else "")
             guest = Guest(re.sub(r"[^\w.=-]", "_", name)[:120], cmdline=cmdline, cpu=cpu,
-                          memory=memory, iso=iso, initrd=initrd, build=self.build).start()
+                          memory=memory, iso=iso, initrd=initrd, build=self.build,
+                          extra=["-smp", str(smp)] if smp > 1 else []).start()
             self._used.append(guest)
             try:
                 got = Boot(guest)

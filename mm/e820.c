@@ -61,3 +61,32 @@ bool e820_low_pfns(const struct mmap_entry *e, uint64_t limit,
 	*end_pfn = (unsigned long)(end >> PAGE_SHIFT);
 	return true;
 }
+
+static bool overlaps(uint64_t a, uint64_t a_end, uint64_t b, uint64_t b_end)
+{
+	return a < b_end && b < a_end;
+}
+
+/*
+ * The highest whole RAM page in [low, high) that overlaps none of the
+ * n_avoid ranges {start, end} (what the boot loader left there): where
+ * the SMP trampoline goes, as high as Linux puts its real-mode code.
+ * Returns its physical address, or 0 if there is none.
+ */
+uint64_t e820_find_low_page(const struct mmap_entry *map, int n, uint64_t low, uint64_t high,
+			    const uint64_t (*avoid)[2], int n_avoid)
+{
+	for (uint64_t pa = (high & ~(uint64_t)(PAGE_SIZE - 1)); pa >= low + PAGE_SIZE; ) {
+		bool ok = false;
+
+		pa -= PAGE_SIZE;
+		for (int i = 0; i < n && !ok; i++)
+			ok = map[i].type == E820_RAM && map[i].addr <= pa &&
+			     entry_end(&map[i]) >= pa + PAGE_SIZE;
+		for (int i = 0; i < n_avoid && ok; i++)
+			ok = !overlaps(pa, pa + PAGE_SIZE, avoid[i][0], avoid[i][1]);
+		if (ok)
+			return pa;
+	}
+	return 0;
+}

@@ -32,18 +32,10 @@ static void init_slots(void)
 	slots_ready = true;
 }
 
+/* Every CPU forgets the mappings before the frames can be handed out again. */
 static void unmap_and_free(unsigned long va, unsigned long npages)
 {
-	for (unsigned long i = 0; i < npages; i++, va += PAGE_SIZE) {
-		enum pg_level level;
-		pteval_t *pte = lookup_address(va, &level);
-
-		if (!pte)
-			continue;
-		unsigned long pa = (unsigned long)(*pte & PTE_PFN_MASK);
-		unmap_page(va);
-		free_page(pa);
-	}
+	unmap_kernel_range(va, npages, free_page);
 }
 
 /* size bytes of zeroed module memory, or NULL; nothing is left behind on failure. */

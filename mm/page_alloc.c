@@ -3,7 +3,9 @@
  * The physical page allocator: every RAM page below the end of the direct
  * map, minus what is already taken (the low 1 MiB, the kernel image, the
  * boot loader's information and modules). Pages are handed out zeroed and
- * reached through the direct map (__va).
+ * reached through the direct map (__va). zone_lock (Linux's name) keeps
+ * two CPUs from taking the same frame; it is taken last, inside every
+ * other lock (docs/design.md).
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -14,12 +16,14 @@
 #include <ronx/e820.h>
 #include <ronx/init.h>
 #include <ronx/pfn_bitmap.h>
+#include <ronx/spinlock.h>
 #include <ronx/mm.h>
 
 static uint32_t pfn_bits[MAXMEM / PAGE_SIZE / 32];
 static struct pfn_bitmap frames;
 unsigned long max_low_pfn;
 static unsigned long total_pages;
+static DEFINE_SPINLOCK(zone_lock);
 
 /*
  * The fewest free pages ronx runs with: paging_init()'s tables, the
@@ -71,19 +75,18 @@ void __init page_alloc_init(void)
 
 unsigned long alloc_page(void)
 {
-	long pfn = pfn_bitmap_alloc(&frames);
-
-	if (pfn < 0)
-		return 0;
-	memset(__va(pfn << PAGE_SHIFT), 0, PAGE_SIZE);
-	return (unsigned long)pfn << PAGE_SHIFT;
+	return alloc_pages(1);
 }
 
 /* n physically contiguous pages, zeroed (a kernel stack); 0 when there are none. */
 unsigned long alloc_pages(unsigned long n)
 {
-	long pfn = pfn_bitmap_alloc_range(&frames, n);
+	unsigned long flags;
+	long pfn;
 
+	spin_lock_irqsave(&zone_lock, flags);
+	pfn = n == 1 ? pfn_bitmap_alloc(&frames) : pfn_bitmap_alloc_range(&frames, n);
+	spin_unlock_irqrestore(&zone_lock, flags);
 	if (pfn < 0)
 		return 0;
 	memset(__va(pfn << PAGE_SHIFT), 0, n * PAGE_SIZE);
@@ -98,7 +101,13 @@ void free_pages(unsigned long phys, unsigned long n)
 
 void free_page(unsigned long phys)
 {
-	if (pfn_bitmap_free(&frames, PFN_DOWN(phys)) != 0)
+	unsigned long flags;
+	int bad;
+
+	spin_lock_irqsave(&zone_lock, flags);
+	bad = pfn_bitmap_free(&frames, PFN_DOWN(phys));
+	spin_unlock_irqrestore(&zone_lock, flags);
+	if (bad)
 		pr_err("free_page: bad or double free of page %#lx\n", phys);
 }
 
@@ -116,6 +125,6 @@ unsigned long totalram_pages(void)
 /* Init pages join the allocator after boot: count them as RAM too. */
 void free_reserved_page(unsigned long phys)
 {
-	total_pages++;
+	__atomic_fetch_add(&total_pages, 1, __ATOMIC_RELAXED);
 	free_page(phys);
 }

@@ -13,19 +13,25 @@
  *
  * A 2 MiB page is split into 4 KiB ptes only if the request covers part
  * of it or the policy treats its pages differently, and put back together
- * when its pages agree again. TLB entries are flushed one by one up to a
- * ceiling, then all at once.
+ * when its pages agree again. Then cpa_flush() makes the change hold on
+ * every CPU: each flushes the range, one page at a time up to a ceiling,
+ * else all at once, and the caller waits for all of them (mm/tlb.c).
+ * Without that a CPU that had the page in its TLB would go on using the
+ * old permissions: the bug `crash SMP_STALE_WRITE` shows.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/sections.h>
 #include <ronx/printk.h>
 #include <ronx/x86.h>
+#include <ronx/spinlock.h>
+#include <ronx/tlbflush.h>
+#include <ronx/smp.h>
 #include <ronx/mm.h>
 #include <ronx/pageattr.h>
 #include <ronx/shell.h>
 
-#define CPA_FLUSH_CEILING	32	/* more pages than this: flush everything */
+#define CPA_FLUSH_CEILING	TLB_FLUSH_CEILING	/* more pages than this: flush everything */
 
 struct cpa_stats cpa_stats;
 bool kernel_set_to_readonly;
@@ -161,14 +167,30 @@ static int cpa_apply(struct cpa_request *cpa, int i)
 	}
 	prot = new_prot(cpa, *pte, va);
 	if (prot != *pte) {
-		*pte = prot;
+		set_pte_atomic(pte, prot);
 		cpa->changed++;
-		if (cpa->changed <= CPA_FLUSH_CEILING) {
-			__flush_tlb_one(va);
-			cpa_stats.invlpg++;
-		}
 	}
 	return 1;
+}
+
+/*
+ * The change holds once no CPU has the old entries in its TLB: flush the
+ * request's range on every online CPU and wait for them (Linux:
+ * cpa_flush()).
+ */
+static void cpa_flush(const struct cpa_request *cpa)
+{
+	flush_tlb_kernel_range(cpa->start, cpa->start + cpa->numpages * PAGE_SIZE);
+}
+
+/* cpastat's counters (this CPU's share of the flush) and cpabench's cycles. */
+static void count_flush(const struct cpa_request *cpa, uint64_t cycles)
+{
+	if (cpa->numpages > CPA_FLUSH_CEILING)
+		cpa_stats.full_flushes++;
+	else
+		cpa_stats.invlpg += cpa->numpages;
+	this_cpu()->tlb.flush_cycles += cycles;
 }
 
 /*
@@ -186,31 +208,49 @@ static void collapse_touched(const struct cpa_request *cpa)
 			cpa_stats.collapses++;
 }
 
+static int __change_page_attr_set_clr(struct cpa_request *cpa)
+{
+	int ret = cpa_check(cpa);
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < cpa->numpages; ) {
+		int done = cpa_apply(cpa, i);
+		if (done < 0) {
+			ret = done;	/* what changed before the failure is flushed too */
+			break;
+		}
+		i += done;
+	}
+	if (cpa->changed) {
+		uint64_t t0 = rdtsc();
+
+		cpa_flush(cpa);
+		count_flush(cpa, rdtsc() - t0);
+	}
+	cpa_stats.pages_changed += cpa->changed;
+	if (!ret)
+		collapse_touched(cpa);
+	return ret;
+}
+
+/* One request at a time: pgd_lock covers the change and its shootdown. */
 static int change_page_attr_set_clr(unsigned long addr, int numpages, pteval_t set,
 				    pteval_t clear, bool allow_wx)
 {
 	struct cpa_request cpa = { addr & PAGE_MASK, numpages, set, clear, allow_wx, 0 };
+	unsigned long flags;
 	int ret;
 
-	cpa_stats.calls++;
-	if (numpages <= 0)
+	if (numpages <= 0) {
+		cpa_stats.calls++;
 		return 0;
-	ret = cpa_check(&cpa);
-	if (ret)
-		return ret;
-	for (int i = 0; i < numpages; ) {
-		int done = cpa_apply(&cpa, i);
-		if (done < 0)
-			return done;
-		i += done;
 	}
-	if (cpa.changed > CPA_FLUSH_CEILING) {
-		__flush_tlb_all();
-		cpa_stats.full_flushes++;
-	}
-	cpa_stats.pages_changed += cpa.changed;
-	collapse_touched(&cpa);
-	return 0;
+	spin_lock_irqsave(&pgd_lock, flags);
+	cpa_stats.calls++;
+	ret = __change_page_attr_set_clr(&cpa);
+	spin_unlock_irqrestore(&pgd_lock, flags);
+	return ret;
 }
 
 int set_memory_ro(unsigned long addr, int numpages)
@@ -246,6 +286,24 @@ int set_memory_x(unsigned long addr, int numpages)
 	return change_page_attr_set_clr(addr, numpages, 0, _PAGE_NX, false);
 }
 
+/* Per CPU: what it asked of the others, what it did for them (mm/tlb.c, kernel/smp.c). */
+static void print_shootdown_stats(void)
+{
+	int cpu;
+
+	cprintf("TLB shootdowns:     %s, %d CPU%s online\n",
+		cpa_shootdown ? "on" : "OFF (cpa_shootdown=off: other CPUs keep stale entries)",
+		num_online_cpus(), num_online_cpus() == 1 ? "" : "s");
+	cprintf("CPU  shootdowns  IPIs sent  calls run  (while spinning)     invlpg  full flushes\n");
+	for_each_online_cpu(cpu) {
+		const struct tlb_stats *t = &cpus[cpu].tlb;
+
+		cprintf("%3d  %10lu  %9lu  %9lu  %16lu  %9lu  %12lu\n", cpu, t->shootdowns,
+			t->ipis_sent, t->ipis_received, t->served_spinning, t->flush_one,
+			t->flush_all);
+	}
+}
+
 static int cmd_cpastat(int argc, char **argv)
 {
 	(void)argc;
@@ -257,7 +315,8 @@ static int cmd_cpastat(int argc, char **argv)
 	cprintf("invlpg flushes:     %lu\n", cpa_stats.invlpg);
 	cprintf("full TLB flushes:   %lu\n", cpa_stats.full_flushes);
 	cprintf("W^X refusals:       %lu\n", cpa_stats.refused);
+	print_shootdown_stats();
 	return 0;
 }
 SHELL_COMMAND("cpastat", cmd_cpastat, "cpastat",
-	      "what change_page_attr has done: splits, flushes, refusals");
+	      "what change_page_attr has done: splits, flushes, refusals; shootdowns per CPU");

@@ -27,6 +27,8 @@
 #include <ronx/mm_types.h>
 #include <ronx/pgd.h>
 #include <ronx/sched.h>
+#include <ronx/tlbflush.h>
+#include <ronx/smp.h>
 
 static unsigned long pt_page(struct mm_struct *mm)
 {
@@ -39,7 +41,7 @@ static unsigned long pt_page(struct mm_struct *mm)
 
 static void free_pt_page(struct mm_struct *mm, unsigned long pa)
 {
-	nr_pagetable_pages--;
+	__atomic_fetch_sub(&nr_pagetable_pages, 1, __ATOMIC_RELAXED);
 	mm->pt_pages--;
 	free_page(pa);
 }
@@ -136,6 +138,7 @@ static bool is_current_mm(const struct mm_struct *mm)
 	return (read_cr3() & CR3_PDPT_MASK_32) == mm->pgd;
 }
 
+/* A new mapping: only this CPU may have looked at the empty slot. */
 static void flush_user_page(const struct mm_struct *mm, uint32_t va)
 {
 	if (is_current_mm(mm))
@@ -161,50 +164,77 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 	return 0;
 }
 
-/* Frees the page table under va's PDE if nothing in it holds a frame. */
-static void free_table_if_empty(struct mm_struct *mm, uint32_t va)
+/* Takes the page table under va's PDE out of mm if nothing in it holds a frame; it, or 0. */
+static unsigned long detach_table_if_empty(struct mm_struct *mm, uint32_t va)
 {
 	pteval_t *pmds = __va(pdpt_of(mm)[pgd_index(va)] & PTE_PFN_MASK);
 	pteval_t *pmd = &pmds[pmd_index(va)], *ptes;
+	unsigned long table;
 
 	if (!(*pmd & _PAGE_PRESENT))
-		return;
+		return 0;
 	ptes = __va(*pmd & PTE_PFN_MASK);
 	for (int i = 0; i < PTRS_PER_PTE; i++)
 		if (ptes[i])
-			return;
-	free_pt_page(mm, *pmd & PTE_PFN_MASK);
+			return 0;
+	table = (unsigned long)(*pmd & PTE_PFN_MASK);
 	*pmd = 0;
+	return table;
 }
 
-/* Unmaps [start, end) and frees its frames and the page tables left empty. */
+#define MAX_DETACHED	8
+
+/*
+ * Unmaps [start, end) and frees its frames and the page tables left
+ * empty. A CPU that runs this process elsewhere (mm->cpu_mask) may hold
+ * the mappings in its TLB, so nothing is freed before every such CPU has
+ * flushed (flush_tlb_mm_range): first each pte loses its permissions but
+ * keeps its frame's address, then the frames go, then the tables.
+ */
 void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 {
+	unsigned long tables[MAX_DETACHED];
+	int n = 0;
+
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
 		pteval_t *pte = user_pte(mm, va, false);
 
-		if (pte && pte_has_frame(*pte)) {
+		if (pte && pte_has_frame(*pte))
+			set_pte_atomic(pte, *pte & PTE_PFN_MASK);
+	}
+	flush_tlb_mm_range(mm, start, end);
+	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
+		pteval_t *pte = user_pte(mm, va, false);
+
+		if (pte && *pte) {
 			free_page(*pte & PTE_PFN_MASK);
 			*pte = 0;
 			mm->total_pages--;
-			flush_user_page(mm, va);
 		}
-		if (((va + PAGE_SIZE) & ~PMD_MASK) == 0 || va + PAGE_SIZE >= end)
-			free_table_if_empty(mm, va);
+		if (((va + PAGE_SIZE) & ~PMD_MASK) && va + PAGE_SIZE < end)
+			continue;
+		if ((tables[n] = detach_table_if_empty(mm, va)) != 0 && ++n == MAX_DETACHED) {
+			flush_tlb_mm_range(mm, start, end);
+			while (n)
+				free_pt_page(mm, tables[--n]);
+		}
 	}
+	if (n)
+		flush_tlb_mm_range(mm, start, end);
+	while (n)
+		free_pt_page(mm, tables[--n]);
 }
 
-/* New permissions for the frames of [start, end). */
+/* New permissions for the frames of [start, end), in force on every CPU when it returns. */
 void change_user_prot(struct mm_struct *mm, uint32_t start, uint32_t end, pteval_t prot)
 {
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
 		pteval_t *pte = user_pte(mm, va, false);
 
-		if (pte && pte_has_frame(*pte)) {
-			*pte = (*pte & PTE_PFN_MASK) | prot;
-			flush_user_page(mm, va);
-		}
+		if (pte && pte_has_frame(*pte))
+			set_pte_atomic(pte, (*pte & PTE_PFN_MASK) | prot);
 	}
+	flush_tlb_mm_range(mm, start, end);
 }
 
 /*
@@ -245,12 +275,26 @@ static void free_pte_table(struct mm_struct *mm, pteval_t pmd)
 	free_pt_page(mm, pmd & PTE_PFN_MASK);
 }
 
+/* Run by a CPU that still has mm's tables in CR3: back to the kernel's. */
+static void leave_mm(void *info)
+{
+	if (this_cpu()->active_mm == info)
+		switch_mm(0);
+}
+
 /*
  * Everything mm had: its frames, page tables, directories, the PDPT and
- * the page holding mm itself. mm must not be in CR3 (switch_mm(0) first).
+ * the page holding mm itself. Its own CPU has switched away (do_exit);
+ * any CPU that still has the tables in CR3 is made to leave them, and so
+ * to flush them, before a page of them is freed (Linux: leave_mm()).
  */
 void mmput(struct mm_struct *mm)
 {
+	if (mm->cpu_mask) {
+		/* even with cpa_shootdown=off: no CR3 may point into freed tables */
+		leave_mm(mm);
+		smp_call_function_many(mm->cpu_mask, leave_mm, mm, true);
+	}
 	if (mm->pgd) {
 		pteval_t *pdpt = pdpt_of(mm);
 
@@ -270,8 +314,23 @@ void mmput(struct mm_struct *mm)
 	free_page(__pa(mm));
 }
 
-/* CR3: this mm's PDPT, or the kernel's when mm is NULL. */
+/*
+ * CR3: this mm's PDPT, or the kernel's when mm is NULL. mm->cpu_mask says
+ * which CPUs may hold its translations: this CPU joins before it loads
+ * the tables (a change made after that reaches it) and leaves the old mm
+ * only after the CR3 write has flushed the old one's (user pages are
+ * never global).
+ */
 void switch_mm(struct mm_struct *mm)
 {
+	struct cpu *c = this_cpu();
+	struct mm_struct *prev = c->active_mm;
+	unsigned long me = 1UL << c->id;
+
+	if (mm)
+		__atomic_fetch_or(&mm->cpu_mask, me, __ATOMIC_SEQ_CST);
 	write_cr3(mm ? mm->pgd : __pa(swapper_pg_dir));
+	if (prev && prev != mm)
+		__atomic_fetch_and(&prev->cpu_mask, ~me, __ATOMIC_SEQ_CST);
+	c->active_mm = mm;
 }

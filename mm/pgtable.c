@@ -5,11 +5,20 @@
  * One PDPT (swapper_pg_dir) with all four entries present, each pointing
  * to a page directory ("pmd" page), as Linux does under PAE. The three
  * user-space directories stay empty. Leaves are 4 KiB ptes or 2 MiB pmds.
+ *
+ * Every CPU walks these same tables, and each caches what it walked in
+ * its own TLB. So a change that takes a permission away, or a mapping,
+ * is complete only once every CPU has flushed it
+ * (flush_tlb_kernel_range(), mm/tlb.c), and a page table may be freed
+ * only after that flush: a CPU may still hold a pointer to it in its
+ * paging-structure caches. pgd_lock serializes the changes.
  */
 #include <stdbool.h>
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/x86.h>
+#include <ronx/spinlock.h>
+#include <ronx/tlbflush.h>
 #include <ronx/mm.h>
 
 pteval_t swapper_pg_dir[PTRS_PER_PGD] __aligned(32);
@@ -19,19 +28,22 @@ bool nx_enabled;
 
 unsigned long nr_pagetable_pages;	/* page directories and tables in use */
 
+/* The kernel's page tables: held while they change and while the change is flushed. */
+DEFINE_SPINLOCK(pgd_lock);
+
 /* Page-table pages come from the page allocator and are counted (meminfo). */
 unsigned long alloc_pagetable_page(void)
 {
 	unsigned long pa = alloc_page();
 
 	if (pa)
-		nr_pagetable_pages++;
+		__atomic_fetch_add(&nr_pagetable_pages, 1, __ATOMIC_RELAXED);
 	return pa;
 }
 
 static void free_pagetable_page(unsigned long pa)
 {
-	nr_pagetable_pages--;
+	__atomic_fetch_sub(&nr_pagetable_pages, 1, __ATOMIC_RELAXED);
 	free_page(pa);
 }
 
@@ -92,50 +104,144 @@ static pteval_t *pmd_alloc_table(unsigned long va)
 	return pmd;
 }
 
+/*
+ * A new mapping needs no flush on the other CPUs: a CPU caches no
+ * translation for a page that was not present. This one flushes anyway,
+ * in case the caller replaces a mapping it used itself.
+ */
 int map_page(unsigned long va, unsigned long long pa, pteval_t prot)
 {
-	pteval_t *pmd = pmd_alloc_table(va);
+	unsigned long flags;
+	pteval_t *pmd;
+	int ret = 0;
 
+	spin_lock_irqsave(&pgd_lock, flags);
+	pmd = pmd_alloc_table(va);
 	if (!pmd)
-		return -ENOMEM;
-	if (*pmd & _PAGE_PSE)
-		return -EEXIST;
-	pte_table(*pmd)[pte_index(va)] = (pa & PTE_PFN_MASK) | (prot & __supported_pte_mask);
-	__flush_tlb_one(va);
-	return 0;
+		ret = -ENOMEM;
+	else if (*pmd & _PAGE_PSE)
+		ret = -EEXIST;
+	else
+		set_pte_atomic(&pte_table(*pmd)[pte_index(va)],
+			       (pa & PTE_PFN_MASK) | (prot & __supported_pte_mask));
+	spin_unlock_irqrestore(&pgd_lock, flags);
+	if (!ret)
+		__flush_tlb_one(va);
+	return ret;
 }
 
-/* Frees the page table under va's pmd if nothing in it is mapped any more. */
-static void free_empty_table(unsigned long va)
+/* The module and alias areas and user space come and go; the direct map's tables stay. */
+static bool table_may_go(unsigned long va)
+{
+	return va >= MODULES_VADDR || va < PAGE_OFFSET;
+}
+
+/* Takes the page table under va's pmd out if nothing in it is mapped; returns it, or 0. */
+static unsigned long detach_empty_table(unsigned long va)
 {
 	pteval_t *pmd = &pmd_table(pgd_index(va))[pmd_index(va)];
 	pteval_t *ptes = pte_table(*pmd);
+	unsigned long table = *pmd & PTE_PFN_MASK;
 
 	for (int i = 0; i < PTRS_PER_PTE; i++)
 		if (ptes[i])
-			return;
-	free_pagetable_page(*pmd & PTE_PFN_MASK);
-	*pmd = 0;
+			return 0;
+	set_pte_atomic(pmd, 0);
+	return table;
 }
 
+/*
+ * Unmaps one 4 KiB page: when this returns, no CPU can reach it, so its
+ * frame may be reused. An emptied page table is freed after the flush
+ * where table_may_go().
+ */
 int unmap_page(unsigned long va)
 {
+	unsigned long flags, table = 0;
 	enum pg_level level;
-	pteval_t *pte = lookup_address(va, &level);
+	pteval_t *pte;
 
-	if (!pte || level != PG_LEVEL_4K)
+	spin_lock_irqsave(&pgd_lock, flags);
+	pte = lookup_address(va, &level);
+	if (!pte || level != PG_LEVEL_4K) {
+		spin_unlock_irqrestore(&pgd_lock, flags);
 		return -EINVAL;
-	*pte = 0;
-	__flush_tlb_one(va);
-	/* the module and alias areas come and go; the direct map stays */
-	if (va >= MODULES_VADDR)
-		free_empty_table(va);
+	}
+	set_pte_atomic(pte, 0);
+	if (table_may_go(va))
+		table = detach_empty_table(va);
+	flush_tlb_kernel_range(va, va + PAGE_SIZE);
+	spin_unlock_irqrestore(&pgd_lock, flags);
+	if (table)
+		free_pagetable_page(table);
 	return 0;
+}
+
+/* The pte slot for va, present or not, if a page table is there; or NULL. */
+static pteval_t *pte_slot(unsigned long va)
+{
+	pteval_t *pmds = pmd_table(pgd_index(va)), pmd;
+
+	if (!pmds)
+		return 0;
+	pmd = pmds[pmd_index(va)];
+	if (!(pmd & _PAGE_PRESENT) || (pmd & _PAGE_PSE))
+		return 0;
+	return &pte_table(pmd)[pte_index(va)];
+}
+
+#define MAX_DETACHED	8	/* page tables freed per flush */
+
+/*
+ * unmap_page() for npages pages at once (a module's region), with one
+ * shootdown instead of one per page: each pte first loses only its
+ * present bit, so it still names its frame; after every CPU has flushed,
+ * the frames go to release() and the page tables left empty are freed
+ * (after a second flush, for the paging-structure caches).
+ */
+void unmap_kernel_range(unsigned long va, unsigned long npages, void (*release)(unsigned long pa))
+{
+	unsigned long flags, end = va + npages * PAGE_SIZE, tables[MAX_DETACHED];
+	int n = 0;
+
+	spin_lock_irqsave(&pgd_lock, flags);
+	for (unsigned long a = va; a < end; a += PAGE_SIZE) {
+		pteval_t *pte = pte_slot(a);
+
+		if (pte && (*pte & _PAGE_PRESENT))
+			set_pte_atomic(pte, *pte & ~_PAGE_PRESENT);
+	}
+	flush_tlb_kernel_range(va, end);
+	for (unsigned long a = va; a < end; a += PAGE_SIZE) {
+		pteval_t *pte = pte_slot(a);
+		unsigned long pa;
+
+		if (!pte || !*pte)
+			continue;
+		pa = (unsigned long)(*pte & PTE_PFN_MASK);
+		set_pte_atomic(pte, 0);
+		if (release)
+			release(pa);
+		if ((((a + PAGE_SIZE) & ~PMD_MASK) && a + PAGE_SIZE < end) || !table_may_go(a))
+			continue;	/* not the last page of its table in the range */
+		if ((tables[n] = detach_empty_table(a)) != 0 && ++n == MAX_DETACHED) {
+			flush_tlb_kernel_range(va, end);
+			while (n)
+				free_pagetable_page(tables[--n]);
+		}
+	}
+	if (n)
+		flush_tlb_kernel_range(va, end);
+	spin_unlock_irqrestore(&pgd_lock, flags);
+	while (n)
+		free_pagetable_page(tables[--n]);
 }
 
 /*
  * Replace the 2 MiB page that maps va by a page table of 512 ptes with the
  * same attributes, so that part of it can change (Linux: split_large_page).
+ * The translations stay what they were, so only this CPU flushes here;
+ * the change that needed the split flushes every CPU. pgd_lock held.
  */
 int split_large_page(unsigned long va)
 {
@@ -153,7 +259,8 @@ int split_large_page(unsigned long va)
 	attrs = *pmd & ~PMD_PFN_MASK & ~_PAGE_PSE;
 	for (int i = 0; i < PTRS_PER_PTE; i++)
 		ptes[i] = (*pmd & PMD_PFN_MASK) + ((pteval_t)i << PAGE_SHIFT) + attrs;
-	*pmd = pt | _PAGE_TABLE;
+	/* one 64-bit store: no CPU may walk a pmd that is half old, half new */
+	set_pte_atomic(pmd, pt | _PAGE_TABLE);
 	__flush_tlb_all();
 	return 0;
 }
@@ -162,7 +269,8 @@ int split_large_page(unsigned long va)
  * The reverse of a split: if the 512 ptes under va's pmd map 2 MiB of
  * contiguous, 2 MiB-aligned memory with one set of attributes, put a
  * large page back and free the table (Linux does this since 6.x).
- * Returns true if it did.
+ * Returns true if it did. Every CPU flushes before the table is freed:
+ * their paging-structure caches may still point into it. pgd_lock held.
  */
 bool collapse_large_page(unsigned long va)
 {
@@ -179,8 +287,8 @@ bool collapse_large_page(unsigned long va)
 		if (ptes[i] != first + ((pteval_t)i << PAGE_SHIFT))
 			return false;
 	pt = *pmd & PTE_PFN_MASK;
-	*pmd = first | _PAGE_PSE;
-	__flush_tlb_all();
+	set_pte_atomic(pmd, first | _PAGE_PSE);
+	flush_tlb_kernel_range(va & PMD_MASK, (va & PMD_MASK) + PMD_SIZE);
 	free_pagetable_page(pt);
 	return true;
 }

@@ -16,6 +16,7 @@ const struct ptdump_marker ptdump_address_markers[] = {
 	{ MODULES_VADDR, "Modules" },
 	{ ALIAS_VADDR, "Text Patching Alias" },
 	{ ALIAS_END, "Unused" },
+	{ FIXADDR_START, "Fixmap Area" },
 	{ 0, 0 },
 };
 

@@ -334,6 +334,7 @@ int load_module(const char *file, const void *data, unsigned long size, const ch
 	int ret = -1;
 
 	err[0] = '\0';
+	module_mutex_lock();
 	if (prepare(&info, data, size))
 		goto out;
 	name = module_name(&info.img, file);
@@ -357,7 +358,12 @@ int load_module(const char *file, const void *data, unsigned long size, const ch
 	set_section_ro_nx(info.mod->module_init, info.mod->init_text_size,
 			  info.mod->init_ro_size, info.mod->init_size);
 	record_init_flags(info.mod);
-	if (do_init(info.mod, &info.e)) {
+	/* init runs without the lock, as in Linux: it may call anything */
+	module_mutex_unlock();
+	ret = do_init(info.mod, &info.e);
+	module_mutex_lock();
+	if (ret) {
+		ret = -1;
 		free_module(info.mod);
 		goto out;
 	}
@@ -368,15 +374,16 @@ int load_module(const char *file, const void *data, unsigned long size, const ch
 out:
 	if (info.place)
 		free_page(__pa(info.place));
+	module_mutex_unlock();
 	return ret;
 }
 
-int unload_module(const char *name, char *err, unsigned long errlen)
+static int __unload_module(const char *name, char *err, unsigned long errlen)
 {
 	struct module *mod = find_module(name);
 	struct errmsg e = { err, errlen };
 
-	if (!mod)
+	if (!mod || mod->state != MODULE_STATE_LIVE)
 		return errf(&e, "module %s is not loaded", name);
 	if (mod->refcount) {
 		char users[96] = "";
@@ -389,7 +396,20 @@ int unload_module(const char *name, char *err, unsigned long errlen)
 	}
 	if (!mod->exit)
 		return errf(&e, "module %s has no module_exit(), so it cannot be unloaded", name);
+	mod->state = MODULE_STATE_GOING;
+	module_mutex_unlock();
 	mod->exit();
+	module_mutex_lock();
 	free_module(mod);
 	return 0;
+}
+
+int unload_module(const char *name, char *err, unsigned long errlen)
+{
+	int ret;
+
+	module_mutex_lock();
+	ret = __unload_module(name, err, errlen);
+	module_mutex_unlock();
+	return ret;
 }

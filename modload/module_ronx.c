@@ -17,22 +17,33 @@
 #include <ronx/memlayout.h>
 #include <ronx/printk.h>
 #include <ronx/pageattr.h>
+#include <ronx/spinlock.h>
 #include <ronx/module.h>
 #include "layout.h"
 
-static bool module_mutex_held;
+/*
+ * module_mutex (Linux's name; a spinlock here, ronx never sleeps in the
+ * kernel): the module list and every module's protections change under
+ * it. Taking it twice on one CPU is a bug, reported, not a hang.
+ */
+static DEFINE_SPINLOCK(module_mutex);
+static int module_mutex_depth;
 
-/* Nothing in ronx runs concurrently; the lock documents, and checks, the seed's rule. */
 void module_mutex_lock(void)
 {
-	if (module_mutex_held)
+	if (spin_is_locked_by_me(&module_mutex)) {
 		pr_err("module: module_mutex taken twice\n");
-	module_mutex_held = true;
+		module_mutex_depth++;
+		return;
+	}
+	spin_lock(&module_mutex);
+	module_mutex_depth = 1;
 }
 
 void module_mutex_unlock(void)
 {
-	module_mutex_held = false;
+	if (--module_mutex_depth == 0)
+		spin_unlock(&module_mutex);
 }
 
 static void apply(const struct page_range *r, int (*set)(unsigned long, int))

@@ -62,7 +62,7 @@ static unsigned long write_site(unsigned char *site, const unsigned char *bytes,
 		return wx_seen;
 	}
 	set_all_modules_text_rw();
-	memcpy(site, bytes, 5);
+	text_poke_write(site, bytes, 5);
 	wx = ptdump_check_wx();
 	set_all_modules_text_ro();
 	return wx.wx_pages;

@@ -9,6 +9,11 @@
  * The later way (Linux's text_poke()): leave the text RO+X and write
  * through a second, temporary mapping of the same physical page, which is
  * RW+NX; unmap it when done. No page is ever W+X.
+ *
+ * Either way, on several CPUs the bytes are written by text_poke_write():
+ * the other CPUs wait in stop_machine() while they change, and every CPU
+ * serializes (sync_core) before it runs on, so that none executes an
+ * instruction half old and half new (Linux 2.6.38: text_poke_smp()).
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -16,17 +21,34 @@
 #include <ronx/printk.h>
 #include <ronx/mm.h>
 #include <ronx/ptdump.h>
+#include <ronx/x86.h>
+#include <ronx/smp.h>
 #include <ronx/module.h>
 
-/* A slot of its own in the alias area (others are used by tests and demos). */
-#define POKE_ALIAS	(ALIAS_VADDR + 16 * PAGE_SIZE)
+struct poke_params {
+	void *dst;
+	const void *src;
+	unsigned long n;
+};
 
-/* x86 keeps instruction fetch coherent with stores; cpuid serializes. */
-static void sync_core(void)
+/* Runs with every other CPU parked: no lock, no printk, no IPI (stop_machine()). */
+static int do_poke(void *data)
 {
-	unsigned int a = 0, b, c = 0, d;
+	const struct poke_params *p = data;
 
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
+	memcpy(p->dst, p->src, p->n);
+	return 0;
+}
+
+/*
+ * Writes n bytes of code at dst, which must be writable (an alias, or
+ * module text inside the W+X window), while the other CPUs wait.
+ */
+void text_poke_write(void *dst, const void *src, unsigned long n)
+{
+	struct poke_params p = { dst, src, n };
+
+	stop_machine(do_poke, &p);
 }
 
 /* The W^X audit run while an alias is mapped: keep the worst count seen. */
@@ -57,7 +79,7 @@ static int poke_page(unsigned long addr, const unsigned char *bytes, unsigned lo
 	pa = (unsigned long)(*pte & PTE_PFN_MASK);
 	if (map_page(POKE_ALIAS, pa, PAGE_KERNEL))
 		return -ENOMEM;
-	memcpy((void *)(POKE_ALIAS + (addr & ~PAGE_MASK)), bytes, n);
+	text_poke_write((void *)(POKE_ALIAS + (addr & ~PAGE_MASK)), bytes, n);
 	audit_window(wx_seen);
 	unmap_page(POKE_ALIAS);
 	return 0;

@@ -18,6 +18,7 @@ from guest import BUILD, Guest  # noqa: E402
 from tlb import PageTables  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_user  # noqa: E402
+import bench_smp  # noqa: E402
 
 PAGE = 4096
 ROWS = []
@@ -361,6 +362,10 @@ def main():
     kernel, _ = linux_files()
     bench_user.rows(row, kernel, os.path.join(LINUX_DIR, "initrd-user.cpio.gz"))
 
+    print("bench: several CPUs: set_memory_ro() with 1, 2, 4, 8 CPUs; boot with 1 and 4",
+          flush=True)
+    bench_smp.rows(row)
+
     pad, minimum, parts = image_padding()
     row("kernel image padding from page alignment", "%d bytes (%s)" % (pad, ", ".join(parts)),
         "equal to the minimum, %d bytes" % minimum,
@@ -382,7 +387,7 @@ def main():
     row("TLB flushes per set_memory_*() call during boot", "%.1f (%d calls, %d invlpg, %d full)"
         % (flushes / calls if calls else 0, calls, stat.get("invlpg flushes", 0),
            stat.get("full TLB flushes", 0)),
-        "one invlpg per changed page up to 32, then one full flush",
+        "one invlpg per page of a request up to 32 pages, then one full flush",
         "the kernel's own counters (shell 'cpastat') after boot")
 
     print("bench: the loader's cost under callgrind (a minute)", flush=True)

@@ -14,4 +14,6 @@ uint64_t e820_ram_end(const struct mmap_entry *map, int n, uint64_t limit);
 uint64_t e820_ram_above(const struct mmap_entry *map, int n, uint64_t limit);
 bool e820_low_pfns(const struct mmap_entry *e, uint64_t limit,
 		   unsigned long *start_pfn, unsigned long *end_pfn);
+uint64_t e820_find_low_page(const struct mmap_entry *map, int n, uint64_t low, uint64_t high,
+			    const uint64_t (*avoid)[2], int n_avoid);
 #endif

@@ -8,12 +8,14 @@
 #define TIMER_IRQ	0	/* the PIT */
 #define CASCADE_IRQ	2	/* the slave 8259 */
 #define COM1_IRQ	4
+#define FIRST_SYSTEM_VECTOR	0xef	/* the local APIC's: LOCAL_TIMER_VECTOR up (apic.h) */
 
 typedef void (*irq_handler_t)(struct trap_frame *f);
 
 /* kernel/irq.c */
 void request_irq(unsigned irq, irq_handler_t handler);
 void do_IRQ(struct trap_frame *f);
+void set_apic_vector_handler(unsigned vector, irq_handler_t handler);
 extern unsigned long irq_count[NR_IRQS];
 
 /* kernel/i8259.c */
@@ -27,4 +29,6 @@ bool i8259A_irq_real(unsigned irq);
 #define HZ	100
 extern volatile unsigned long jiffies;
 void time_init(void);
+void udelay(unsigned long us);
+void update_process_times(struct trap_frame *f);
 #endif

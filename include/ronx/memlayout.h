@@ -7,6 +7,7 @@
  *                             the kernel image sits in it at 0xc0100000
  *   0xf8000000 - 0xfbffffff   module area, 4 KiB pages only
  *   0xfc000000 - 0xfdffffff   scratch area for temporary alias mappings
+ *   0xffe00000 - 0xffffffff   fixmap: one page per fixed use (the local APIC)
  */
 #ifndef RONX_MEMLAYOUT_H
 #define RONX_MEMLAYOUT_H
@@ -24,6 +25,13 @@
 #define MODULES_END	0xFC000000UL
 #define ALIAS_VADDR	0xFC000000UL
 #define ALIAS_END	0xFE000000UL
+/* Slots of the alias area with a fixed user (others: tests and demos). */
+#define POKE_ALIAS	(ALIAS_VADDR + 16 * PAGE_SIZE)	/* text_poke() */
+#define EARLY_MAP_VADDR	(ALIAS_VADDR + 64 * PAGE_SIZE)	/* early_memremap(): firmware tables */
+#define EARLY_MAP_PAGES	16
+/* Linux's fixmap: addresses known at compile time for what has to be mapped. */
+#define FIXADDR_START	0xFFE00000UL
+#define FIX_APIC_BASE	FIXADDR_START			/* the local APIC's registers */
 
 /* The PCI BIOS hole: 640K to 1M (Linux's BIOS_BEGIN/BIOS_END). */
 #define BIOS_BEGIN	0x000a0000UL

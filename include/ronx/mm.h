@@ -22,6 +22,7 @@ extern bool nx_enabled;
 pteval_t *lookup_address(unsigned long va, enum pg_level *level);
 int map_page(unsigned long va, unsigned long long pa, pteval_t prot);
 int unmap_page(unsigned long va);
+void unmap_kernel_range(unsigned long va, unsigned long npages, void (*release)(unsigned long pa));
 int split_large_page(unsigned long va);
 bool collapse_large_page(unsigned long va);
 pteval_t *pmd_table(unsigned pgd);
@@ -29,6 +30,21 @@ const pteval_t *pt_read_direct_map(void *ctx, uint64_t phys, unsigned n);
 unsigned long alloc_pagetable_page(void);
 extern unsigned long nr_pagetable_pages;
 void load_page_tables(void);
+struct spinlock;
+extern struct spinlock pgd_lock;	/* the kernel's page tables */
+
+/*
+ * Writes a page-table entry in one piece (lock cmpxchg8b). Two 32-bit
+ * stores would let another CPU's page walk see the new low half with the
+ * old high half: a pmd that is still a 2 MiB page but has lost its NX bit.
+ */
+static inline void set_pte_atomic(pteval_t *ptep, pteval_t v)
+{
+	pteval_t old = *(volatile pteval_t *)ptep, seen;
+
+	while ((seen = __sync_val_compare_and_swap(ptep, old, v)) != old)
+		old = seen;
+}
 
 /* mm/init.c */
 void paging_init(void);

@@ -36,6 +36,7 @@ struct mm_struct {
 	uint32_t start_brk, brk;
 	uint32_t total_pages;		/* user pages mapped */
 	uint32_t pt_pages;		/* PDPT, page directories, page tables, this struct */
+	volatile unsigned long cpu_mask;	/* CPUs with these tables in CR3 (mm_cpumask) */
 };
 
 /* mm/vma.c (pure) */

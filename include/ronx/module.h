@@ -10,7 +10,7 @@
 #define MAX_MODULES	16
 #define MAX_MODULE_USES	8
 
-enum module_state { MODULE_STATE_UNUSED, MODULE_STATE_COMING, MODULE_STATE_LIVE };
+enum module_state { MODULE_STATE_UNUSED, MODULE_STATE_COMING, MODULE_STATE_LIVE, MODULE_STATE_GOING };
 
 struct module {
 	enum module_state state;
@@ -63,4 +63,5 @@ void module_mutex_unlock(void);
 
 /* modload/text_patch.c */
 int text_poke(void *addr, const void *bytes, unsigned long len, unsigned long *wx_seen);
+void text_poke_write(void *dst, const void *src, unsigned long n);
 #endif

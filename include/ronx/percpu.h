@@ -4,7 +4,8 @@
  * scheduler's saved context. The kernel keeps %fs on the CPU's per-CPU
  * segment (GDT entry 6, its base is the CPU's struct cpu), so this_cpu()
  * is one load from %fs:0 on any CPU (Linux: this_cpu_read() through %fs).
- * Uniprocessor today: cpus[0].
+ * cpus[0] is the boot CPU; kernel/smpboot.c fills the others' as it
+ * starts them (cpu ids follow the MADT's order, the boot CPU first).
  */
 #ifndef RONX_PERCPU_H
 #define RONX_PERCPU_H
@@ -32,6 +33,21 @@ struct tss_struct {
 struct task;
 struct context;
 struct recovery;
+struct spinlock;
+struct mm_struct;
+
+#define MAX_LOCK_DEPTH	8	/* spinlocks one CPU may hold at once */
+
+/* What this CPU did for TLB shootdowns (cpastat). */
+struct tlb_stats {
+	unsigned long shootdowns;	/* flush_tlb_kernel_range() calls it made */
+	unsigned long ipis_sent;	/* call-function IPIs it sent */
+	unsigned long ipis_received;	/* calls it ran for another CPU */
+	unsigned long served_spinning;	/* ... of which while it spun (cpu_relax) */
+	unsigned long flush_one;	/* invlpg, its own or asked */
+	unsigned long flush_all;	/* full flushes */
+	uint64_t flush_cycles;		/* TSC cycles in set_memory_*()'s flushes (cpabench) */
+};
 
 struct cpu {
 	struct cpu *self;		/* %fs:0, read by this_cpu() */
@@ -44,6 +60,15 @@ struct cpu {
 	struct recovery *recovery;	/* catch_faults() while no task runs */
 	bool online;
 	bool need_resched;		/* the timer ended a process's slice */
+	unsigned long stack_top;	/* its boot/idle stack (the boot CPU's: boot_stack) */
+	struct spinlock *held_locks[MAX_LOCK_DEPTH];
+	int nr_held;			/* entries of held_locks[] in use */
+	bool in_call;			/* running a cross-CPU call: do not serve another */
+	struct tlb_stats tlb;
+	struct mm_struct *active_mm;	/* whose page tables CR3 holds; NULL: the kernel's */
+	bool apic_timer_on;		/* its APIC timer ticks (a task runs; not CPU 0) */
+	void (*volatile work)(void *);	/* start_cpu_work(): its idle loop runs it */
+	void *work_arg;
 };
 
 extern struct cpu cpus[NR_CPUS];

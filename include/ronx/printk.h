@@ -20,6 +20,9 @@ int vprintk(const char *fmt, va_list ap);
 
 /* Raw console output, bypassing the log: for the shell's answers. */
 void console_write(const char *s, size_t n);
+/* The console's lock (kernel/printk.c): nests on the CPU that holds it. */
+unsigned long console_lock_irqsave(void);
+void console_unlock_irqrestore(unsigned long flags);
 int cprintf(const char *fmt, ...) __printf(1, 2);
 
 /* The dmesg ring buffer. */

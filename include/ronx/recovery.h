@@ -18,6 +18,7 @@
 #define RONX_RECOVERY_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <ronx/spinlock.h>
 
 struct jmp_buf {
 	uint32_t ebx, esi, edi, ebp, esp, eip;
@@ -31,6 +32,7 @@ struct fault_info {
 struct recovery {
 	struct jmp_buf jb;
 	bool quiet;
+	int locks_held;			/* this CPU's spinlocks when it was armed */
 	struct fault_info fault;
 	struct recovery *prev;
 };
@@ -49,6 +51,7 @@ struct recovery **recovery_slot(void);
 static inline void recovery_push(struct recovery *r, bool quiet)
 {
 	r->quiet = quiet;
+	r->locks_held = nr_locks_held();
 	r->prev = current_recovery;
 	current_recovery = r;
 }

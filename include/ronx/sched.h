@@ -55,6 +55,7 @@ struct task {
 	bool background;		/* `run PROG &`: reads EOF */
 	struct recovery *recovery;	/* its catch_faults() stack */
 	unsigned long runtime;		/* timer ticks it was running for */
+	int cpu;			/* the CPU it runs on, or ran on last */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -73,6 +74,7 @@ void sched_start(const char *comm, unsigned long stack, unsigned long size,
 void schedule(void);
 void yield(void);
 void sleep_on(void *chan);
+void sleep_on_unless(void *chan, bool (*ready)(void));
 void wakeup(void *chan);
 void wake_up_task(struct task *t);
 void task_dead(void) __attribute__((noreturn));

@@ -1,27 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Spinlocks with Linux's names. The kernel runs with interrupts off except
- * while it waits (docs/design.md), so on one CPU a lock only has to keep
- * interrupt handlers out: the irqsave variants save IF and clear it. With
- * CONFIG_SMP the lock word is taken for real (xchg); without, it is left
- * alone, so that a fault recovered while a lock is held cannot wedge a
- * uniprocessor kernel.
+ * Spinlocks with Linux's names (kernel/spinlock.c). The kernel runs with
+ * interrupts off except while it waits (docs/design.md), so a lock keeps
+ * out the other CPUs, and the irqsave variants keep out this CPU's
+ * interrupt handlers too.
+ *
+ * Two rules make them safe with interrupts off (docs/design.md, "Locks"):
+ *
+ *  - A CPU that spins, on a lock or on anything else, calls cpu_relax(),
+ *    which also runs the cross-CPU calls (TLB shootdowns) sent to this
+ *    CPU. A CPU waiting for a shootdown's acknowledgement while holding a
+ *    lock therefore never waits for a CPU that spins on that lock.
+ *  - Locks are taken in one order (the table in docs/design.md).
+ *
+ * Each CPU remembers the locks it holds, so that a fault recovered while
+ * one is held (an oops in a command) gives it back instead of leaving the
+ * next taker spinning forever (release_locks_after_fault()).
  */
 #ifndef RONX_SPINLOCK_H
 #define RONX_SPINLOCK_H
 #include <stdint.h>
 #include <ronx/segment.h>
 
-#ifndef CONFIG_SMP
-#define CONFIG_SMP 0
-#endif
-
-typedef struct {
+typedef struct spinlock {
 	volatile uint32_t locked;
+	const char *name;		/* for the oops that gives it back */
+	volatile int owner;		/* CPU id of the holder, -1 if free */
 } spinlock_t;
 
-#define __SPIN_LOCK_UNLOCKED	{ 0 }
-#define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED
+#define __SPIN_LOCK_UNLOCKED(x)	{ 0, #x, -1 }
+#define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
 
 static inline unsigned long arch_local_save_flags(void)
 {
@@ -59,21 +67,18 @@ static inline void wait_for_interrupt(void)
 	__asm__ volatile("sti; hlt; cli" : : : "memory");
 }
 
-static inline void spin_lock(spinlock_t *l)
-{
-	if (!CONFIG_SMP)
-		return;
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (l->locked)
-			__asm__ volatile("pause");
-}
+/* kernel/smp.c: one turn of a busy wait; serves cross-CPU calls. */
+void cpu_relax(void);
 
-static inline void spin_unlock(spinlock_t *l)
-{
-	if (CONFIG_SMP)
-		__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-}
+void spin_lock(spinlock_t *l);
+void spin_unlock(spinlock_t *l);
+int spin_trylock(spinlock_t *l);		/* 1 if taken */
+int spin_is_locked_by_me(const spinlock_t *l);
 
 #define spin_lock_irqsave(l, flags)	do { local_irq_save(flags); spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, flags) do { spin_unlock(l); local_irq_restore(flags); } while (0)
+
+/* How many locks this CPU holds; recovery gives back those taken since. */
+int nr_locks_held(void);
+void release_locks_after_fault(int keep);
 #endif

@@ -53,6 +53,7 @@ static inline uint32_t frame_esp(const struct trap_frame *f)
 #define X86_PF_INSTR	(1u << 4)	/* instruction fetch (needs NX on) */
 
 void trap_init(void);
+void load_idt(void);
 void trap_dispatch(struct trap_frame *f);
 void do_page_fault(struct trap_frame *f);
 void recover_quietly(const struct trap_frame *f, unsigned long cr2);

@@ -33,6 +33,30 @@ static inline uint64_t rdmsr(uint32_t msr)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+
+/*
+ * Makes this CPU discard instructions it may have fetched before another
+ * CPU (or this one, through another mapping) changed them: x86 keeps
+ * fetch coherent with stores, but only a serializing instruction such as
+ * cpuid guarantees that no stale prefetch runs (Linux: sync_core()).
+ */
+static inline void sync_core(void)
+{
+	uint32_t a, b, c, d;
+
+	cpuid(0, &a, &b, &c, &d);
+	__asm__ volatile("" : : : "memory");
+}
+
 static inline void __flush_tlb_one(unsigned long addr)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");

@@ -25,7 +25,8 @@ SP_RODATA = step("static_protections", "never RW on sealed rodata", "forgets-rod
 APPLY = step("cpa_apply", "set the page's new attributes (a whole 2 MiB page at once)",
              "large-page-unchanged")
 SPLIT = step("cpa_apply", "split a 2 MiB page first, unless it changes whole", "always-split")
-FLUSH = step("cpa_apply", "flush its TLB entry", "no-tlb-flush")
+FLUSH = step("cpa_flush", "flush the request's pages on every CPU: flush_tlb_kernel_range()",
+             "no-tlb-flush")
 RETURN = step("cpa_apply", "return the pages done", "returns-512-after-split")
 SPLIT_SAME = step("split_large_page", "512 ptes with the large page's frames and attributes",
                   "split-page-kernel")
@@ -38,6 +39,10 @@ ALIKE = step("collapse_large_page", "... only if their attributes agree", "colla
 CONTIGUOUS = step("collapse_large_page", "... contiguous and 2 MiB-aligned frames", None,
                   "not observable in ronx: only the direct map is collapsed, and a split page "
                   "there always has contiguous, aligned frames")
+COLLAPSE_FLUSH = step("collapse_large_page", "flush every CPU before the table goes", None,
+                      "not observable on the one CPU the grader boots: the 2 MiB page maps "
+                      "every frame as the 512 ptes did, and QEMU drops the 4 KiB entries on "
+                      "the next flush (lab 11, tlb-shootdown, is about the other CPUs)")
 FREE_TABLE = step("collapse_large_page", "free the page table", "collapse-leaks-table")
 
 

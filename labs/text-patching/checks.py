@@ -151,9 +151,9 @@ def alias_no_wx(ctx):
 
 
 def mutex_at_each_call(ctx, g, stub, line, setter):
-    """Runs line, stopping at every call of setter; module_mutex_held (read
+    """Runs line, stopping at every call of setter; module_mutex.locked (read
     by QEMU) at each: [(eip, held)]."""
-    held = ctx.sym("module_mutex_held")
+    held = ctx.sym("module_mutex")     # spinlock_t: its first word is "locked"
     start = len(g.guest.out)
     g.guest.send(line.encode() + b"\r")
     seen = []

@@ -60,11 +60,28 @@ TEST(entries_that_overflow_do_not_wrap)
 	CHECK_EQ(e820_ram_above(bad, 1, 896 * M), UINT64_MAX - 0xfffffffffffff000ULL);
 }
 
+/* The SMP trampoline's page: the highest whole RAM page below 640K, clear of the boot loader's data. */
+TEST(trampoline_page_below_640k)
+{
+	const uint64_t none[][2] = { { 0, 0 } };
+	const uint64_t mbi[][2] = { { 0x9d800, 0x9e010 }, { 0x9c000, 0x9c001 } };
+
+	/* 0x9fc00 starts the EBDA: page 0x9f000 is not whole RAM */
+	CHECK_EQ(e820_find_low_page(qemu5g, N5G, 0x1000, 0xa0000, none, 0), 0x9e000);
+	/* what the loader left there is stepped over, by a byte too */
+	CHECK_EQ(e820_find_low_page(qemu5g, N5G, 0x1000, 0xa0000, mbi, 2), 0x9b000);
+	CHECK_EQ(e820_find_low_page(qemu5g, N5G, 0x9e000, 0xa0000, mbi, 2), 0);
+	CHECK_EQ(e820_find_low_page(qemu5g, 0, 0x1000, 0xa0000, none, 0), 0);
+	CHECK_EQ(e820_find_low_page(qemu5g, N5G, 0x1000, 0x2000, none, 0), 0x1000);
+	CHECK_EQ(e820_find_low_page(qemu5g, N5G, 0x1000, 0x1fff, none, 0), 0);
+}
+
 int main(void)
 {
 	RUN(ram_end_is_clamped_to_the_direct_map);
 	RUN(ram_above_counts_both_sides_of_4g);
 	RUN(low_pfns_of_an_entry);
 	RUN(entries_that_overflow_do_not_wrap);
+	RUN(trampoline_page_below_640k);
 	return check_done();
 }

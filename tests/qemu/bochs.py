@@ -31,14 +31,16 @@ BOCHSRC = os.path.join(ROOT, "tools", "bochsrc")
 DEBUGGER_PROMPT = r"<bochs:\d+> \Z"     # the last thing Bochs printed
 
 
-def bochsrc_text(port, log, cpu=None):
+def bochsrc_text(port, log, cpu=None, smp=1):
     """tools/bochsrc, with COM1 on 127.0.0.1:port, the ISO by absolute path,
-    log, and another CPU model if cpu is given."""
+    log, and another CPU model if cpu is given, smp processors if more than one."""
     lines = []
     for line in open(BOCHSRC).read().splitlines():
         key = line.split(":", 1)[0].strip()
         if key == "cpu" and cpu:
             line = re.sub(r"model=\w+", "model=" + cpu, line)
+        if key == "cpu" and smp > 1:
+            line += ", count=%d" % smp
         elif key == "com1":
             line = "com1: enabled=1, mode=socket-client, dev=127.0.0.1:%d" % port
         elif key == "ata0-master":
@@ -51,8 +53,9 @@ def bochsrc_text(port, log, cpu=None):
 
 
 class BochsGuest(Guest):
-    def __init__(self, name, cpu=None):
+    def __init__(self, name, cpu=None, smp=1):
         super().__init__(name, iso=True, cpu=cpu)
+        self.smp = smp
         self.conn = None
         self.bochs_out = ""          # Bochs's own stdout: messages, debugger
         logs = os.path.join(BUILD, "results", "logs")
@@ -69,7 +72,7 @@ class BochsGuest(Guest):
         listener.listen(1)
         rc = os.path.join(self.tmp, "bochsrc")
         with open(rc, "w") as f:
-            f.write(bochsrc_text(listener.getsockname()[1], self.bochs_log, self.cpu))
+            f.write(bochsrc_text(listener.getsockname()[1], self.bochs_log, self.cpu, self.smp))
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             ["bochs", "-q", "-f", rc, "-rc", os.path.join(ROOT, "tools", "bochs.rc")],

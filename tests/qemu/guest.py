@@ -163,11 +163,14 @@ class Guest:
             raise GuestError("%s: still running %ss after poweroff" % (self.name, timeout))
 
     # -- QEMU monitor (QMP, human commands) ---------------------------------
-    def monitor(self, cmd):
+    def monitor(self, cmd, cpu=None):
+        """A monitor command; with cpu, as `cpu N` would make it see that CPU."""
         if self.qmp is None:
             self._qmp_connect()
-        self._qmp_send({"execute": "human-monitor-command",
-                        "arguments": {"command-line": cmd}})
+        args = {"command-line": cmd}
+        if cpu is not None:
+            args["cpu-index"] = cpu
+        self._qmp_send({"execute": "human-monitor-command", "arguments": args})
         return self._qmp_reply()["return"]
 
     def _qmp_connect(self):

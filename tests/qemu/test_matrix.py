@@ -3,23 +3,31 @@
 memory sizes, chipsets and CPUs, each to the prompt, then `selftest` (every
 suite) and `wxcheck`. Every self-test must pass, or skip with its reason.
 
+With -smp 1, 2, 4 and 8 (issue 16) every CPU must be up, read from QEMU
+one by one (tests/qemu/smp.py): the same CR0, CR4, EFER and the kernel's
+CR3, a GDT, TSS and per-CPU segment of its own; the trampoline gone from
+the page tables; and the SMP crash demos fault on the other CPU.
+
 One boot per machine; each prints a progress line with its time, and the
 whole matrix its total, so a slow lane shows up in the log."""
 import re
 import time
 
-from guest import Guest
-from results import progress
-from tlb import registers
+import os
 
-CR0_PG = 1 << 31
+from guest import BUILD, Guest
+from results import progress
+from smp import check_cpus_up, check_trampoline_gone, cpu_states
+from tlb import PAGE, PageTables, kernel_symbols
+
 LOWMEM_MB = 896
+CR4_SMEP, CR4_SMAP = 1 << 20, 1 << 21
 HOLE = "0xc00a0000-0xc0100000"
 
 # name, memory, CPU, more QEMU arguments, what the machine lacks
 MACHINES = [
     ("16M", "16M", "qemu32,+nx,+pae", [], ""),
-    ("128M", "128M", "qemu32,+nx,+pae", [], ""),
+    ("128M smp1", "128M", "qemu32,+nx,+pae", ["-smp", "1"], ""),
     ("1G", "1G", "qemu32,+nx,+pae", [], ""),
     ("3G", "3G", "qemu32,+nx,+pae", [], ""),
     ("5G", "5G", "qemu32,+nx,+pae", [], ""),
@@ -30,8 +38,11 @@ MACHINES = [
     ("pentium3", "128M", "pentium3", [], "nx"),
     ("core2duo", "128M", "core2duo", [], ""),
     ("Opteron_G1", "128M", "Opteron_G1", [], ""),
-    ("smp4", "128M", "qemu32,+nx,+pae", ["-smp", "4"], ""),
+    ("smp2", "128M", "qemu32,+nx,+pae", ["-smp", "2"], ""),
+    ("smp4", "128M", "qemu32,+nx,+pae,+smep,+smap", ["-smp", "4"], ""),
+    ("smp8 q35", "128M", "qemu32,+nx,+pae", ["-smp", "8", "-M", "q35"], ""),
 ]
+STALE = {"SMP_STALE_WRITE": "the write faulted on CPU", "SMP_STALE_EXEC": "the call faulted on CPU"}
 
 
 def megabytes(size):
@@ -66,14 +77,48 @@ def check_wxcheck(t, name, out, lacks):
     t.check(ok, "[%s] wxcheck: only the declared hole, or skipped for want of NX" % name, out)
 
 
-def check_aps_parked(t, name, g):
-    """-smp: ronx starts no other CPU; theirs stay as the BIOS left them, paging off."""
-    dumps = g.monitor("info registers -a").split("CPU#")[1:]
-    t.check(len(dumps) == 4, "[%s] QEMU has 4 CPUs" % name, "%d" % len(dumps))
-    for d in dumps[1:]:
-        cr0 = registers(d).get("CR0", 0)
-        t.check(not cr0 & CR0_PG, "[%s] CPU#%s stays parked (paging off)" % (name, d.split()[0]),
-                "CR0=%#x" % cr0)
+def smp_count(extra):
+    return int(extra[extra.index("-smp") + 1]) if "-smp" in extra else 1
+
+
+def check_wx_per_cpu(t, name, g, ncpus):
+    """The W^X audit from outside, on each CPU: QEMU's info tlb with that
+    CPU's CR3 finds W+X pages only in the declared PCI BIOS hole."""
+    lo, hi = (int(x, 16) for x in HOLE.split("-"))
+    for n in range(ncpus):
+        pt = PageTables(g.monitor("info tlb", cpu=n))
+        wx = pt.wx_pages()
+        t.check(pt.maps and wx == pt.wx_pages(lo, hi) == (hi - lo) // PAGE,
+                "[%s] CPU#%d: info tlb finds W+X pages only in the hole %s (%d pages)"
+                % (name, n, HOLE, (hi - lo) // PAGE),
+                "%d W+X pages, %d of them in the hole" % (wx, pt.wx_pages(lo, hi)))
+
+
+def check_smp(t, name, g, log, ncpus, cpu):
+    """All ncpus up, from the boot log and from QEMU; the demos fault on another CPU."""
+    ok = re.findall(r"^smpboot: CPU (\d+) APIC 0x[0-9a-f]+ \.\.\. ok: .*\(as the boot CPU\)$", log, re.M)
+    t.check(len(ok) == ncpus - 1, "[%s] %d 'smpboot: CPU N ... ok' lines, registers as the boot CPU's"
+            % (name, ncpus - 1), "%d found" % len(ok))
+    want = "smp: Brought up 1 node, %d CPU%s" % (ncpus, "s" if ncpus > 1 else "")
+    t.check(want in log, "[%s] %s" % (name, want))
+    cr3 = kernel_symbols(os.path.join(BUILD, "kernel.elf"))["swapper_pg_dir"] - 0xC0000000
+    states = cpu_states(g)
+    t.check(len(states) == ncpus, "[%s] QEMU has %d CPUs" % (name, ncpus), "%d" % len(states))
+    check_cpus_up(t, name, states, set(range(ncpus)), cr3)
+    if "+smep,+smap" in cpu:
+        t.check(all(s.get("CR4", 0) & (CR4_SMEP | CR4_SMAP) == CR4_SMEP | CR4_SMAP for s in states),
+                "[%s] SMEP and SMAP on every CPU (CR4 from QEMU)" % name,
+                " ".join("CPU#%d:%#x" % (s["cpu"], s.get("CR4", 0)) for s in states))
+    check_wx_per_cpu(t, name, g, ncpus)
+    if ncpus > 1:
+        check_trampoline_gone(t, name, g, log)
+    for demo, faulted in STALE.items():
+        out = g.command("crash " + demo)
+        if ncpus == 1:
+            t.check("needs a second CPU" in out, "[%s] %s says it needs a second CPU" % (name, demo), out)
+        else:
+            t.check(faulted in out and "Oops: " in out and "CPU: " in out and "FAIL" not in out,
+                    "[%s] %s: the other CPU oopses, the shell goes on" % (name, demo), out[-900:])
 
 
 def boot_one(t, name, memory, cpu, extra, lacks):
@@ -81,10 +126,10 @@ def boot_one(t, name, memory, cpu, extra, lacks):
     with Guest("matrix " + name, cpu=cpu, memory=memory, extra=extra) as g:
         log = g.wait_ready()
         check_boot_log(t, name, log, memory, lacks)
-        leaves = t.ktap(g.command("selftest", timeout=180), "selftest[%s]" % name)
+        leaves = t.ktap(g.command("selftest", timeout=180 if smp_count(extra) == 1 else 900), "selftest[%s]" % name)
         check_wxcheck(t, name, g.command("wxcheck"), lacks)
         if "-smp" in extra:
-            check_aps_parked(t, name, g)
+            check_smp(t, name, g, log, smp_count(extra), cpu)
         t.check(g.poweroff() == 1, "[%s] poweroff ends QEMU" % name)
     skips = sum(1 for leaf in leaves if leaf[2] == "skip")
     failed = sum(1 for leaf in leaves if leaf[2] == "not ok")

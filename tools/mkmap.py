@@ -18,6 +18,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 from guest import Guest  # noqa: E402
 import memmap  # noqa: E402
+from userprog import run_spin_in_background  # noqa: E402
 
 # name, command line, the copy in docs/, a process to dump (ptdump PID)
 SCENARIOS = [("default", "", "memmap", None), ("rodata-off", "rodata=off", "memmap-rodata-off", None),
@@ -42,8 +43,8 @@ def capture(name, cmdline, prog=None):
                 g.command("insmod " + mod)
         lsmod = g.command("lsmod") if has_command(shell, "lsmod") else ""
         pid = None
-        if prog:
-            pid = re.search(r"\[(\d+)\] ", g.command("run %s &" % prog)).group(1)
+        if prog:    # "spin": the helper waits for its lines before ptdump
+            pid = run_spin_in_background(g)[0]
         dump = g.command("ptdump %s" % pid if pid else "ptdump")
         g.poweroff()
     return dump, lsmod

@@ -13,12 +13,14 @@ import time
 
 from guest import BUILD, Guest
 from tlb import walk_summary
+from userprog import run_spin_in_background
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "user"))
 import progs  # noqa: E402
 
 CTRL_C, CTRL_D = b"\x03", b"\x04"
-SPIN = re.compile(r"^spin: text 0x([0-9a-f]+) rodata 0x([0-9a-f]+) data 0x([0-9a-f]+) "
+# spin's first line; it may follow the prompt on the same line
+SPIN = re.compile(r"spin: text 0x([0-9a-f]+) rodata 0x([0-9a-f]+) data 0x([0-9a-f]+) "
                   r"stack 0x([0-9a-f]+)$", re.M)
 
 
@@ -63,9 +65,8 @@ def run_on_ronx(g, run):
 def walk_spin(g):
     """spin's text, rodata, data and stack pages as the CPU sees them, from
     its CR3 (ps) and QEMU's physical memory (xp)."""
-    out = g.command("run spin &")
-    pid = re.search(r"^\[(\d+)\] spin$", out, re.M).group(1)
-    m = g.wait_for(SPIN.pattern, 30)
+    pid, out = run_spin_in_background(g)
+    m = SPIN.search(out)
     cr3 = int(re.search(r"^\s*%s \w+\s+0x([0-9a-f]+)" % pid, g.command("ps"), re.M).group(1), 16)
     walk = {label: "%s %s" % (label, walk_summary(g.monitor, cr3, int(va, 16) & ~0xFFF))
             for label, va in zip(("text", "rodata", "data", "stack"), m.groups())}

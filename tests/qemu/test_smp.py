@@ -16,7 +16,7 @@ from guest import BUILD, ROOT, Guest
 from smp import (check_cpus_parked, check_cpus_up, check_trampoline_gone, cpu_states,
                  PAGE_OFFSET)
 from tlb import PageTables, kernel_symbols
-from userprog import ps
+from userprog import ps, run_spin_in_background
 
 ELF = os.path.join(BUILD, "kernel.elf")
 
@@ -192,10 +192,7 @@ def check_getcpu(t, g):
     CPU busy, so that each time getcpu wakes up it runs on whichever CPU
     the timer frees first."""
     gdt = {s["GDT"]: s["cpu"] for s in cpu_states(g)}
-    mark = len(g.out)
-    g.send(b"run spin &\r")
-    pid = int(g.wait_for(r"spin: pid (\d+) looping\n", start=mark).group(1))
-    g.wait_for("ronx> ", start=mark)
+    pid = run_spin_in_background(g)[0]
     out = g.command("run getcpu 100", timeout=300)
     g.command("kill %d" % pid)
     deadline = time.monotonic() + 60
@@ -231,11 +228,7 @@ def test_smp_processes_on_every_cpu(t):
         t.check(True, "Ctrl-C (taken by CPU 0's COM1 interrupt) kills the foreground spin "
                 "(it ran on CPU %s); the prompt comes back" % (on or "?"))
         for _ in range(3):
-            # one at a time: a spin's first line, printed on its CPU, would cut into the echo
-            mark = len(g.out)
-            g.send(b"run spin &\r")
-            g.wait_for(r"spin: pid \d+ looping\n", start=mark)
-            g.wait_for("ronx> ", start=mark)
+            run_spin_in_background(g)
         procs = {pid: cr3 for pid, (state, cr3, name) in ps(g).items() if name == "spin"}
         t.check(len(procs) == 3, "three spin processes alive", g.command("ps"))
         seen, deadline = {}, time.monotonic() + 60

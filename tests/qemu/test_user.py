@@ -12,7 +12,7 @@ import time
 from guest import Guest
 from tlb import PageTables, pae_walk, registers
 from userprog import (GUARD, PAGE, SEGV, STACK_BOTTOM, TASK_SIZE, expected_perms,
-                      free_pages, initrd_path, program, ps)
+                      free_pages, initrd_path, program, ps, run_spin_in_background)
 from guest import BUILD
 
 CPU_SMEP = "qemu32,+nx,+pae,+smep,+smap"
@@ -106,8 +106,7 @@ def test_user_page_tables_from_outside(t):
     with Guest("user page tables", cpu=CPU_SMEP) as g:
         g.wait_ready()
         elf = program(initrd_path(g), "spin")
-        pids = [int(re.search(r"\[(\d+)\] spin", g.command("run spin &")).group(1))
-                for _ in range(2)]
+        pids = [run_spin_in_background(g)[0] for _ in range(2)]
         time.sleep(0.5)
         procs = ps(g)
         cr3s = {pid: procs[pid][1] for pid in pids}
@@ -173,7 +172,7 @@ def test_user_processes_and_signals(t):
         g.wait_for(r"\[\d+\] spin: killed by SIGINT\n", start=start)
         g.wait_for("^ronx> ", start=start + 10)
         t.check(True, "Ctrl-C kills the foreground spin (SIGINT) and the prompt comes back")
-        pids = [int(re.search(r"\[(\d+)\] spin", g.command("run spin &")).group(1)) for _ in range(3)]
+        pids = [run_spin_in_background(g)[0] for _ in range(3)]
         time.sleep(0.3)
         first = ps(g)
         time.sleep(1.0)

@@ -5,7 +5,7 @@ the kernel says), and the regexes for the kernel's lines."""
 import re
 import struct
 
-from guest import BUILD
+from guest import BUILD, PROMPT
 
 PAGE = 4096
 TASK_SIZE = 0xC0000000
@@ -16,6 +16,18 @@ SEGV = re.compile(r"^(\S+)\[(\d+)\]: segfault at ([0-9a-f]+) ip ([0-9a-f]{8}) sp
                   r"error ([0-9a-f]+)", re.M)
 PS_LINE = re.compile(r"^\s*(\d+) (\w+)\s+0x([0-9a-f]{8})\s+(\d+)\s+(\d+) (\S+)", re.M)
 PF_R, PF_W, PF_X = 4, 2, 1
+SPIN_LOOPING = re.compile(r"^spin: pid (\d+) looping\n", re.M)
+
+
+def run_spin_in_background(g):
+    """`run spin &`, then waits for spin's own lines and the prompt: spin
+    prints them on its CPU while the shell takes the next line, and they
+    would cut into that line's echo. (pid, what was printed)."""
+    mark = len(g.out)
+    g.send(b"run spin &\r")
+    m = g.wait_for(SPIN_LOOPING.pattern, start=mark)
+    g.wait_for("^" + re.escape(PROMPT), start=mark)
+    return int(m.group(1)), g.out[mark:]
 
 
 def cpio_files(path):

@@ -16,7 +16,8 @@ SEGV = re.compile(r"^(\S+)\[(\d+)\]: segfault at ([0-9a-f]+) ip ([0-9a-f]{8}) sp
                   r"error ([0-9a-f]+)", re.M)
 PS_LINE = re.compile(r"^\s*(\d+) (\w+)\s+0x([0-9a-f]{8})\s+(\d+)\s+(\d+) (\S+)", re.M)
 PF_R, PF_W, PF_X = 4, 2, 1
-SPIN_LOOPING = re.compile(r"^spin: pid (\d+) looping\n", re.M)
+# not anchored: the prompt may come first on the same line
+SPIN_LOOPING = re.compile(r"spin: pid (\d+) looping\n")
 
 
 def run_spin_in_background(g):

@@ -23,7 +23,7 @@ def parse(text):
     out = {}
     for m in RUN.finditer(text):
         dmesg = [l[len("=== ronx-user: dmesg "):] for l in m.group(4).splitlines()]
-        seg = [l for l in dmesg if progs.SEGFAULT_LINE.search(l)]
+        seg = [l for l in dmesg if progs.SEGFAULT_LINE.search(l) or progs.TRAPS_LINE.search(l)]
         out[m.group(1)] = progs.Result.from_shell_status(m.group(2), int(m.group(3)),
                                                           seg[0] if seg else None)
     return out
@@ -193,4 +193,5 @@ def _kind(cell):
             return word
     if "SIGKILL" in cell or "SIGINT" in cell:
         return "killed"  # by timeout's SIGKILL on Linux, by Ctrl-C on ronx
-    return "exit"
+    m = re.match(r"(SIG[A-Z]+)", cell)
+    return m.group(1) if m else "exit"

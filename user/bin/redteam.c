@@ -522,9 +522,9 @@ static int held_wx(int hold)
 	policy("mprotect its stack RWX", r);
 	if (hold) {
 		/* the test reads these pages from outside while the process waits */
-		printf("redteam: %s: holding, pid %d: rw %p rx %p text %p data %p stack %p\n", me,
-		       getpid(), (void *)rw, (void *)rx, (void *)_start, (void *)&n_checks,
-		       (void *)&r);
+		printf("redteam: %s: holding, pid %d: rw %#lx rx %#lx text %#lx data %#lx stack %#lx\n",
+		       me, getpid(), (unsigned long)rw, (unsigned long)rx, (unsigned long)_start,
+		       (unsigned long)&n_checks, (unsigned long)&r);
 		for (;;) {
 			struct timespec ts = { 1, 0 };
 
@@ -874,6 +874,18 @@ static void fatal_munmap_all(void)
 	munmap(0, TASK_SIZE);
 }
 
+/* -- spinner: a silent loop, for the test that starts more than the task slots -- */
+
+static int spinner(int h)
+{
+	volatile int forever = 1;
+
+	(void)h;
+	while (forever)
+		;
+	return 0;
+}
+
 /* -- the cases ---------------------------------------------------------------- */
 
 struct rcase {
@@ -894,7 +906,7 @@ static int mmaps(int h) { (void)h; return held_mmap(); }
 static const struct rcase cases[] = {
 	HELD("pointers", pointers), HELD("syscalls", syscalls), HELD("segments", segments),
 	HELD("eflags", eflags), HELD("kstack", kstack), HELD("mmap", mmaps),
-	HELD("wx", held_wx), HELD("hog", held_hog),
+	HELD("wx", held_wx), HELD("hog", held_hog), HELD("spinner", spinner),
 	FATAL(int_0x01), FATAL(int_0x02), FATAL(int_0x03), FATAL(int_0x08), FATAL(int_0x0d),
 	FATAL(int_0x0e), FATAL(int_0x20), FATAL(int_0x81), FATAL(int_0xff), FATAL(int3),
 	FATAL(into), FATAL(ud2), FATAL(divide), FATAL(bound),

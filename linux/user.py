@@ -127,7 +127,8 @@ def document(readings, walks, ronx, meta, boots_dir=None, nx_table=()):
             rv = progs.verdict(run, progs.Result.from_json(ronx_user[run.key]), "ronx")
         else:
             rv = "ronx: not measured"
-        differs = "" if rv == "ronx: not measured" else ("yes" if _kind(rv) != _kind(cells[1]) else "")
+        differs = "" if "not measured" in (rv, cells[1]) or rv == "ronx: not measured" else \
+            ("yes" if _kind(rv) != _kind(cells[1]) else "")
         args = "linux|ronx" if run.name == "usertest" else " ".join(run.argv("linux"))
         row = [f"`{run.name}{' ' + args if args else ''}`", run.what or "—", *cells, rv, differs]
         # a | inside a cell, even in backquotes, would end the cell

@@ -191,6 +191,28 @@ QEMU_REDTEAM_GAPS = {
 }
 QEMU_REDTEAM_CHECK_GAPS = [(r"^nanosleep\(", "qemu-user's nanosleep ignores a bad pointer")]
 REDTEAM_BY_CASE = {a.case: a for a in REDTEAM}
+
+
+def redteam_outcome(want, kernel):
+    """An expected outcome as docs/redteam.md's table says it."""
+    if want == "-":
+        return "not run"
+    if want == "held":
+        return "held (exit 0)"
+    if want == "policy":
+        return "W+X refused (EACCES)" if kernel == "ronx" else "W+X allowed"
+    sig, _, trap = want.partition(" ")
+    return "%s%s" % (sig, " (%s)" % trap if trap else "")
+
+
+def redteam_table():
+    """docs/redteam.md's table: case, what it tries, ronx, Linux, differs."""
+    out = ["| case | what it tries | ronx | Linux 6.1 | differs |", "|---|---|---|---|---|"]
+    for a in REDTEAM:
+        r, l = redteam_outcome(a.ronx, "ronx"), redteam_outcome(a.linux, "linux")
+        differs = "" if l == "not run" or r.split(" (")[0] == l.split(" (")[0] else "yes"
+        out.append("| `%s` | %s | %s | %s | %s |" % (a.case, a.what.replace("|", "\\|"), r, l, differs))
+    return "\n".join(out)
 TESTS += [Run("redteam", [a.case], key="redteam-" + a.case, what=a.what)
           for a in REDTEAM if not a.ronx_only]
 RONX_ONLY = [Run("redteam", [a.case], key="redteam-" + a.case, what=a.what)
@@ -489,5 +511,7 @@ def by_key(kind):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--guest-list" and sys.argv[2] in ("tests", "bench"):
         guest_list(sys.argv[2], sys.argv[3])
+    elif sys.argv[1:] == ["--redteam-table"]:
+        print(redteam_table())
     else:
         sys.exit(__doc__)

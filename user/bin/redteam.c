@@ -482,7 +482,7 @@ static int held_mmap(void)
  */
 static void policy(const char *what, long r)
 {
-	printf("redteam: %s: policy: %s: %s\n", me, what, r == -1 ? res(r) + 3 : "allowed");
+	printf("redteam: %s: policy: %s: %s\n", me, what, r == -1 ? errno_name(errno) : "allowed");
 }
 
 static int held_wx(int hold)
@@ -507,7 +507,11 @@ static int held_wx(int hold)
 		check(rw[PAGE_SIZE] == 0x5a, "the page under the refused MAP_FIXED keeps its contents",
 		      "kept");
 	rx = anon(0, PAGE_SIZE, PROT_READ | PROT_WRITE, 0);
-	r = rx == MAP_FAILED ? -1 : (long)put_ret42(rx) * 0 + mprotect(rx, PAGE_SIZE, PROT_READ | PROT_EXEC);
+	r = -1;
+	if (rx != MAP_FAILED) {
+		put_ret42(rx);
+		r = mprotect(rx, PAGE_SIZE, PROT_READ | PROT_EXEC);
+	}
 	check(r == 0, "a JIT page: RW, code written, then RX", res(r));
 	r = mprotect(rx, PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC);
 	policy("mprotect RX to RWX", r);

@@ -14,8 +14,9 @@
 #   make grade LAB=NAME SUBMISSION=PATH  grade a student's submission
 #   make grade-class LAB=NAME SUBMISSIONS=DIR   a whole class, one per core
 #   make autograder LAB=NAME            build/autograder/NAME.zip for Gradescope
-#   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
-#   make map      memory-map pictures: build/map/*.svg, .png; examples in docs/
+#   make docs     regenerate the generated documents in docs/: ptdump-diff.md,
+#                 the memory-map pictures, linux-vs-ronx.md (runs linux-check)
+#   make map      memory-map pictures: build/map/*.svg, .png
 #   make clean
 
 B := build
@@ -140,8 +141,13 @@ debug: all $(GDB_LIB)
 
 -include linux/linux.mk
 
-test: all $(GDB_LIB)
+# Writes only under build/: the last step (tests/tree_check.py) fails if a
+# tracked file changed or an untracked one appeared during the run, the
+# build included (documents change only with make docs).
+test:
 	@rm -rf $(B)/results && mkdir -p $(B)/results
+	@$(PYTHON) tests/tree_check.py snapshot $(B)/tree-before.json
+	@$(MAKE) --no-print-directory all $(GDB_LIB)
 	@status=0; \
 	$(MAKE) --no-print-directory linux-check || status=1; \
 	$(MAKE) --no-print-directory host-test || status=1; \
@@ -150,6 +156,7 @@ test: all $(GDB_LIB)
 	$(PYTHON) tests/docs/check_docs.py || status=1; \
 	$(PYTHON) tests/qemu/run.py || status=1; \
 	$(PYTHON) tests/labs/run.py || status=1; \
+	$(PYTHON) tests/tree_check.py compare $(B)/tree-before.json $(B)/results/tree.ktap || status=1; \
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \
 	exit $$status
 
@@ -174,15 +181,22 @@ autograder:
 # keep the intermediate link passes (make would delete them otherwise)
 .SECONDARY:
 
-# seed 001's before/after dump diff, regenerated on ronx
+# Every generated document in docs/, and only here (make test writes under
+# build/): seed 001's before/after dump diff on ronx, the memory-map
+# pictures, and the Linux side-by-side table, which linux-check writes to
+# build/results/ (it exits non-zero when a check fails: the table says which).
 docs: all
 	$(PYTHON) tools/ptdump_docs.py docs/ptdump-diff.md
+	$(PYTHON) tools/mkmap.py --docs $(B)/map
+	$(MAKE) --no-print-directory linux-check || echo "docs: linux-check reported failures (see build/results/linux.ktap)"
+	cp $(B)/results/linux-vs-ronx.md docs/linux-vs-ronx.md
 
 # what the policy costs, measured (see tools/bench.py)
 bench: all
 	$(PYTHON) tools/bench.py
 
-# the memory map, drawn from ptdump (default and rodata=off), into build/map/ and docs/
+# the memory map, drawn from ptdump (default and rodata=off), into build/map/
+# (make docs copies the examples into docs/)
 map: all
 	$(PYTHON) tools/mkmap.py $(B)/map
 

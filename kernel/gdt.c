@@ -63,7 +63,16 @@ static void load_gdt(struct cpu *c)
 			 "mov %3, %%ax\n\t"
 			 "mov %%ax, %%fs\n\t"
 			 "mov %4, %%ax\n\t"
-			 "ltr %%ax"
+			 "ltr %%ax\n\t"
+			 /*
+			  * No LDT: a CPU leaves LDTR as reset made it (base 0,
+			  * limit 0xffff), so an LDT selector loaded in ring 3
+			  * would read its descriptor from linear 0-0xffff, the
+			  * process's own half. Only mmap_min_addr keeps that
+			  * unmapped; a null LDTR makes it #GP (Linux: lldt 0).
+			  */
+			 "xor %%eax, %%eax\n\t"
+			 "lldt %%ax"
 			 : : "m"(p), "i"(KERNEL_CS), "i"(KERNEL_DS), "i"(PERCPU_SEL), "i"(TSS_SEL)
 			 : "eax", "memory");
 }

@@ -59,6 +59,7 @@ static int trap_signal(unsigned vector)
 {
 	switch (vector) {
 	case 0: return SIGFPE;		/* divide error */
+	case 1: return SIGTRAP;		/* debug: a single step (EFLAGS.TF) */
 	case 3: return SIGTRAP;		/* int3 */
 	case 6: return SIGILL;		/* invalid opcode */
 	case 16: case 19: return SIGFPE;
@@ -77,4 +78,16 @@ void user_trap(struct trap_frame *f, const char *name)
 	       current->pid, f->vector == X86_TRAP_GP ? "" : "trap ", name,
 	       (unsigned long)f->eip, (unsigned long)f->esp, (unsigned long)f->error_code, in);
 	do_exit(trap_signal(f->vector));
+}
+
+/*
+ * A process in virtual-8086 mode (v8086_mode()): ronx has no vm86(), so
+ * whatever brought it here (an interrupt, the timer) ends it, as a fault
+ * would. Without this, its loop would never return to ring 3's path.
+ */
+void v8086_kill(struct trap_frame *f)
+{
+	printk(KERN_INFO "traps: %s[%d] in virtual-8086 mode ip:%lx sp:%lx: ronx does not run it\n",
+	       current->comm, current->pid, (unsigned long)f->eip, (unsigned long)f->esp);
+	do_exit(SIGSEGV);
 }

@@ -87,6 +87,9 @@ void trap_dispatch(struct trap_frame *f)
 		do_IRQ(f);
 	else
 		do_trap(f);
-	if (user_mode(f))
+	if (user_mode(f)) {
+		if (v8086_mode(f))
+			v8086_kill(f);
 		exit_to_user_mode(f);
+	}
 }

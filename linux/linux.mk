@@ -7,7 +7,8 @@
 
 # Everything: fetch, build the module and the small kernels of every
 # series (linux/patches/VERSION/), boot all scenarios, write
-# build/results/linux.ktap and docs/linux-vs-ronx.md.
+# build/results/linux.ktap and build/results/linux-vs-ronx.md (make docs
+# copies it into docs/).
 # ronx's own readings are refreshed first when the top Makefile has them.
 linux-check:
 	@if $(MAKE) -n ronx-checks >/dev/null 2>&1; then \
@@ -28,4 +29,5 @@ linux-small-kernels:
 
 # Only this side's outputs; the download cache stays.
 linux-clean:
-	rm -rf build/linux build/results/linux.ktap build/results/linux-checks.json
+	rm -rf build/linux build/results/linux.ktap build/results/linux-checks.json \
+		build/results/linux-vs-ronx.md

@@ -23,7 +23,7 @@ def parse(text):
     out = {}
     for m in RUN.finditer(text):
         dmesg = [l[len("=== ronx-user: dmesg "):] for l in m.group(4).splitlines()]
-        seg = [l for l in dmesg if progs.SEGFAULT_LINE.search(l)]
+        seg = [l for l in dmesg if progs.SEGFAULT_LINE.search(l) or progs.TRAPS_LINE.search(l)]
         out[m.group(1)] = progs.Result.from_shell_status(m.group(2), int(m.group(3)),
                                                           seg[0] if seg else None)
     return out
@@ -127,7 +127,8 @@ def document(readings, walks, ronx, meta, boots_dir=None, nx_table=()):
             rv = progs.verdict(run, progs.Result.from_json(ronx_user[run.key]), "ronx")
         else:
             rv = "ronx: not measured"
-        differs = "" if rv == "ronx: not measured" else ("yes" if _kind(rv) != _kind(cells[1]) else "")
+        differs = "" if "not measured" in (rv, cells[1]) or rv == "ronx: not measured" else \
+            ("yes" if _kind(rv) != _kind(cells[1]) else "")
         args = "linux|ronx" if run.name == "usertest" else " ".join(run.argv("linux"))
         row = [f"`{run.name}{' ' + args if args else ''}`", run.what or "—", *cells, rv, differs]
         # a | inside a cell, even in backquotes, would end the cell
@@ -193,4 +194,5 @@ def _kind(cell):
             return word
     if "SIGKILL" in cell or "SIGINT" in cell:
         return "killed"  # by timeout's SIGKILL on Linux, by Ctrl-C on ronx
-    return "exit"
+    m = re.match(r"(SIG[A-Z]+)", cell)
+    return m.group(1) if m else "exit"

@@ -3,10 +3,11 @@
 """`make map`: boot ronx with the default command line and with rodata=off,
 capture `ptdump` (and `lsmod`, when the shell has it) over the serial
 console, and draw each with tools/memmap.py into build/map/NAME.svg and
-.png; the two examples shown in the README are copied into docs/. A third
-boot runs `spin &` and draws `ptdump PID`: a process's two halves
-(docs/memmap-process, shown in docs/user-mode.md).
-    usage: tools/mkmap.py [OUTDIR]
+.png. A third boot runs `spin &` and draws `ptdump PID`: a process's two
+halves. With --docs (make docs), the pictures shown in the README and in
+docs/user-mode.md are copied into docs/ (docs/memmap*); without it nothing
+outside OUTDIR is written.
+    usage: tools/mkmap.py [--docs] [OUTDIR]
 """
 import os
 import re
@@ -69,11 +70,16 @@ def draw(outdir, name, cmdline, dump, lsmod, prog=None):
 
 
 def main():
-    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "map")
+    args = sys.argv[1:]
+    to_docs = "--docs" in args
+    args = [a for a in args if a != "--docs"]
+    outdir = args[0] if args else os.path.join(ROOT, "build", "map")
     os.makedirs(outdir, exist_ok=True)
     for name, cmdline, doc, prog in SCENARIOS:
         dump, lsmod = capture(name, cmdline, prog)
         png = draw(outdir, name, cmdline, dump, lsmod, prog)
+        if not to_docs:
+            continue
         for ext in (".svg", ".png") if png else (".svg",):
             shutil.copy(os.path.join(outdir, name + ext), os.path.join(ROOT, "docs", doc + ext))
         print("map:   copied to docs/%s%s" % (doc, ".{svg,png}" if png else ".svg"), flush=True)

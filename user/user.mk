@@ -8,7 +8,7 @@ RONX_USER_MK := 1
 
 USER_PROGS := hello echo cat spin sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
-	stackoverflow mmaprwx mprotectrwx jit wxsegment \
+	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \
 	usertest fuzz bench_getpid bench_yield bench_spawn getcpu
 UB := $(B)/user
 USER_BINS := $(USER_PROGS:%=$(UB)/bin/%)

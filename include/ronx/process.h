@@ -38,4 +38,5 @@ struct mm_struct *load_elf_binary(const char *path, const void *data, size_t siz
 /* kernel/signal.c: a user fault kills the process, with Linux's line */
 void force_sig_fault(struct trap_frame *f, unsigned long address) __attribute__((noreturn));
 void user_trap(struct trap_frame *f, const char *name) __attribute__((noreturn));
+void v8086_kill(struct trap_frame *f) __attribute__((noreturn));
 #endif

@@ -23,6 +23,7 @@
 
 /* EFLAGS bits the kernel looks at. */
 #define X86_EFLAGS_IF	(1u << 9)	/* interrupts enabled */
+#define X86_EFLAGS_VM	(1u << 17)	/* virtual-8086 mode (ronx never enters it) */
 #define X86_EFLAGS_AC	(1u << 18)	/* SMAP: user access allowed (stac) */
 #define X86_EFLAGS_FIXED (1u << 1)	/* always 1 */
 #endif

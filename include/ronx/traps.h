@@ -24,9 +24,20 @@ struct trap_frame {
 	uint16_t ss, __ssh;		/* only if user_mode() */
 };
 
+/*
+ * Virtual-8086 mode: ronx never enters it, and a CPU refuses an iret into
+ * it from ring 3, but QEMU's TCG does not (tests/qemu/test_redteam.py,
+ * iret_vm86): its CS is then any real-mode segment, RPL 0 included.
+ */
+static inline bool v8086_mode(const struct trap_frame *f)
+{
+	return f->eflags & X86_EFLAGS_VM;
+}
+
+/* From the process: ring 3, or virtual-8086 mode (Linux's user_mode() too). */
 static inline bool user_mode(const struct trap_frame *f)
 {
-	return (f->cs & 3) == 3;
+	return (f->cs & 3) == 3 || v8086_mode(f);
 }
 
 /* The stack pointer when the trap hit: the user's, or just above the

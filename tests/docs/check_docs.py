@@ -3,8 +3,12 @@
 """Keep the docs true: every ronx symbol docs/seed-map.md names must be
 defined in the file it names; every lab in labs/ORDER that exists has a
 handout docs/labs/<lab>.md whose symbols exist, whose relative links
-resolve, and which lists each of the lab's graded checks.
-Writes build/results/docs.ktap."""
+resolve, and which lists each of the lab's graded checks; docs/redteam.md
+has one row per red-team case with the outcomes tests/user/progs.py
+expects; and, when this run's linux-check wrote
+build/results/linux-vs-ronx.md, the tracked docs/linux-vs-ronx.md has its
+sections and rows (the values change every run; `make docs` refreshes
+them). Writes build/results/docs.ktap."""
 import os
 import re
 import sys
@@ -77,6 +81,58 @@ def lab_checks(lab):
     return labtool.load_checks(lab)
 
 
+def shape(text):
+    """A Markdown document's headings and the first cell of each table row,
+    outside code blocks: what stays when the measured values change."""
+    out, code = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            code = not code
+        elif not code and re.match(r"^#+ ", line):
+            out.append(line.strip())
+        elif not code and line.startswith("|") and not re.match(r"^\|[-| :]+\|$", line):
+            out.append("| " + line.split("|")[1].strip())
+    return out
+
+
+def generated_doc_problems():
+    """docs/linux-vs-ronx.md against the one this run generated; None if
+    linux-check did not write one."""
+    fresh = os.path.join(ROOT, "build", "results", "linux-vs-ronx.md")
+    if not os.path.exists(fresh):
+        return None
+    with open(fresh) as f:
+        new = shape(f.read())
+    with open(os.path.join(ROOT, "docs", "linux-vs-ronx.md")) as f:
+        old = shape(f.read())
+    missing = [x for x in new if x not in old]
+    extra = [x for x in old if x not in new]
+    bad = ["docs/linux-vs-ronx.md lacks: " + x for x in missing[:10]] + \
+          ["docs/linux-vs-ronx.md has, the run did not: " + x for x in extra[:10]]
+    if not bad and new != old:
+        bad.append("docs/linux-vs-ronx.md has the run's rows in another order")
+    return bad
+
+
+def redteam_problems():
+    """docs/redteam.md's table against tests/user/progs.py's REDTEAM."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "user"))
+    import progs
+    with open(os.path.join(ROOT, "docs", "redteam.md")) as f:
+        text = f.read()
+    bad = []
+    for a in progs.REDTEAM:
+        row = re.search(r"^\| `%s` \| [^\n]*$" % re.escape(a.case), text, re.M)
+        if not row:
+            bad.append("docs/redteam.md: no row for case %s" % a.case)
+            continue
+        cells = [c.strip() for c in row.group(0).strip("|").split(" | ")]
+        want = [progs.redteam_outcome(a.ronx, "ronx"), progs.redteam_outcome(a.linux, "linux")]
+        if cells[2:4] != want:
+            bad.append("docs/redteam.md: case %s says %s, progs.py expects %s" % (a.case, cells[2:4], want))
+    return bad
+
+
 def main():
     out, n, failed = [], 0, 0
     docs = ["docs/seed-map.md"] + ["docs/labs/%s.md" % lab for lab in labs()
@@ -93,6 +149,21 @@ def main():
         bad = handout_problems(lab)
         failed += bool(bad)
         out.append("%sok %d handout for lab %s" % ("not " if bad else "", n, lab))
+        out += ["# " + b for b in bad]
+    n += 1
+    bad = redteam_problems()
+    failed += bool(bad)
+    out.append("%sok %d docs/redteam.md: one row per red-team case, outcomes as progs.py expects"
+               % ("not " if bad else "", n))
+    out += ["# " + b for b in bad]
+    n += 1
+    bad = generated_doc_problems()
+    desc = "docs/linux-vs-ronx.md has the sections and rows of this run's table"
+    if bad is None:
+        out.append("ok %d %s # SKIP linux-check wrote no build/results/linux-vs-ronx.md" % (n, desc))
+    else:
+        failed += bool(bad)
+        out.append("%sok %d %s%s" % ("not " if bad else "", n, desc, " (make docs refreshes it)" if bad else ""))
         out += ["# " + b for b in bad]
     os.makedirs(os.path.join(ROOT, "build", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "build", "results", "docs.ktap"), "w") as f:

@@ -35,7 +35,7 @@ def result(name, text):
         if m:
             status = int(m.group(1)) if m.group(1) else None
             signal = m.group(2)
-        elif progs.SEGFAULT_LINE.search(line):
+        elif progs.SEGFAULT_LINE.search(line) or progs.TRAPS_LINE.search(line):
             kernel_line = line
         else:
             out.append(line + "\n")

@@ -18,10 +18,14 @@ import os
 import re
 import sys
 
-SIGNALS = {4: "SIGILL", 5: "SIGTRAP", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV"}
+SIGNALS = {4: "SIGILL", 5: "SIGTRAP", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV"}
 # Linux's and ronx's line for a user fault: PROG[PID]: segfault at ADDR ip IP sp SP error CODE
 SEGFAULT_LINE = re.compile(r"(\S+)\[(\d+)\]: segfault at ([0-9a-f]+) ip ([0-9a-f]+) "
                            r"sp ([0-9a-f]+) error ([0-9a-f]+)")
+# and for any other exception: traps: PROG[PID] general protection fault ip:IP sp:SP error:CODE
+# (ronx also says "trap invalid opcode", "trap debug", ..., or "in virtual-8086 mode")
+TRAPS_LINE = re.compile(r"traps: (\S+)\[(\d+)\] (.*?) ip:([0-9a-f]+) sp:([0-9a-f]+)"
+                        r"(?: error:([0-9a-f]+))?")
 
 
 class Run:
@@ -98,6 +102,121 @@ TESTS = [
     Run("bench_yield", ["2000"], what="sched_yield alone (not asserted)"),
     Run("spin", timeout=2, what="loops until killed"),
 ]
+
+# The red-team suite (user/bin/redteam.c, docs/redteam.md): each case,
+# what it tries, and what must happen on ronx and on Linux. "held": the
+# program's own checks all pass and it exits 0; "policy": W+X requests,
+# refused with EACCES by ronx and allowed by Linux; otherwise the signal
+# that kills it and, on ronx, the exception its kernel line must name (with
+# the error code the program announced). Linux's lines are rate-limited
+# (printk_ratelimit), so there only the signal is checked. ronx_only: not
+# run on Linux or under qemu-i386 (a memory hog would meet Linux's OOM
+# killer; under TCG Debian's 6.1 oopses on iret_vm86, docs/redteam.md, and
+# a virtual-8086 loop would never end there).
+class Attack:
+    def __init__(self, case, what, ronx, linux, ronx_only=False):
+        self.case, self.what, self.ronx, self.linux = case, what, ronx, linux
+        self.ronx_only = ronx_only
+
+
+GP, SEGV = "SIGSEGV #GP", "SIGSEGV"
+REDTEAM = [
+    Attack("pointers", "pointers into the kernel half, across 3G, to the fixmap, into holes, PROT_NONE "
+           "and its own text, given to every system call that takes one", "held", "held"),
+    Attack("syscalls", "system-call numbers that do not exist (500 ... 0xffffffff)", "held", "held"),
+    Attack("segments", "null ds/es/fs/gs, and fs/gs = the user data selector, across int $0x80",
+           "held", "held"),
+    Attack("eflags", "popf and iret with IOPL=3 and IF=0; DF, AC, NT, ID set across system calls",
+           "held", "held"),
+    Attack("kstack", "esp in the kernel half, at 0 and at 4G-4 while int $0x80 runs", "held", "held"),
+    Attack("mmap", "mmap/mprotect/munmap in the kernel half and across 3G, huge lengths, MAP_FIXED "
+           "over a mapping, brk into the kernel and over a mapping", "held", "held"),
+    Attack("wx", "W+X: mmap RWX, mprotect RW/RX/text/data/stack to RWX, MAP_FIXED RWX over a page",
+           "policy", "policy"),
+    Attack("hog", "1 MiB mmaps until refused, then brk as far as it goes", "held", "-", ronx_only=True),
+] + [Attack("int_0x%02x" % v, "int $0x%02x from ring 3" % v, GP, SEGV)
+     for v in (0x01, 0x02, 0x08, 0x0d, 0x0e, 0x20, 0x81, 0xff)] + [
+    Attack("int_0x03", "int $3 (the two-byte form)", GP, "SIGTRAP"),
+    Attack("int3", "int3 (0xcc), the breakpoint", GP, "SIGTRAP"),
+    Attack("into", "into with OF set", GP, SEGV),
+    Attack("ud2", "ud2", "SIGILL #UD", "SIGILL"),
+    Attack("divide", "divide by zero", "SIGFPE #DE", "SIGFPE"),
+    Attack("bound", "bound with an index out of range", "SIGSEGV #BR", SEGV),
+] + [Attack(c, "%s in ring 3" % t, GP, SEGV) for c, t in (
+    ("hlt", "hlt"), ("cli", "cli"), ("sti", "sti"), ("inb", "in from port 0x60"),
+    ("outb", "out to port 0xf4"), ("insb", "ins from port 0x60"), ("lgdt", "lgdt"), ("lidt", "lidt"),
+    ("ltr", "ltr"), ("lldt", "lldt"), ("lmsw", "lmsw"), ("clts", "clts"), ("invlpg", "invlpg"),
+    ("wbinvd", "wbinvd"), ("invd", "invd"), ("read_cr0", "mov from cr0"), ("write_cr0", "mov to cr0"),
+    ("read_cr3", "mov from cr3"), ("write_cr3", "mov to cr3"), ("write_cr4", "mov to cr4"),
+    ("read_dr7", "mov from dr7"), ("write_dr7", "mov to dr0/dr7"), ("rdmsr", "rdmsr"),
+    ("wrmsr", "wrmsr to EFER"), ("rdpmc", "rdpmc"))] + [
+    Attack(c, t, GP, SEGV) for c, t in (
+        ("ds_kernel", "the kernel data selector into ds"),
+        ("es_kernel", "the kernel data selector into es"),
+        ("fs_kernel", "the kernel data selector into fs"),
+        ("gs_kernel", "the kernel data selector into gs"),
+        ("ss_kernel", "the kernel data selector into ss"),
+        ("ds_kernel_rpl3", "the kernel data selector with RPL 3 into ds"),
+        ("ss_null", "the null selector into ss"),
+        ("ds_kernel_code", "the kernel code selector into ds"),
+        ("ds_tss", "the TSS selector (from str) into ds"),
+        ("ds_ldt", "an LDT selector into ds (there is no LDT)"),
+        ("ds_beyond_gdt", "a selector past the GDT's limit into ds"),
+        ("lcall_kernel", "a far call to the kernel code selector"),
+        ("ljmp_kernel", "a far jump to the kernel code selector with RPL 3"),
+        ("ljmp_tss", "a far jump to the TSS selector (a task switch)"),
+        ("lcall_beyond_gdt", "a far call to a selector past the GDT's limit"),
+        ("iret_kernel", "iret to the kernel code selector"),
+        ("iret_kernel_rpl3", "iret to the kernel code selector with RPL 3"),
+        ("iopl_cli", "popf with IOPL=3, then cli"))] + [
+    Attack("iret_vm86", "iret with EFLAGS.VM set, CS:IP 0:0 (QEMU's TCG enters virtual-8086 mode)",
+           "SIGSEGV #PF", "-", ronx_only=True),
+    Attack("iret_vm86_loop", "iret with EFLAGS.VM set into a loop at 1000:0 (mapped at 0x10000)",
+           "SIGSEGV VM86", "-", ronx_only=True),
+    Attack("nt_iret", "NT set, then iret (a nested-task return)", "SIGSEGV #TS", SEGV),
+    Attack("tf", "TF set: single-step", "SIGTRAP #DB", "SIGTRAP"),
+    Attack("tf_syscall", "TF set across int $0x80", "SIGTRAP #DB", "SIGTRAP"),
+    Attack("kstack_push", "esp = 0xc0100000, then push", "SIGSEGV #PF", SEGV),
+    Attack("sidt_read", "sidt, then read the IDT it names", "SIGSEGV #PF", SEGV),
+    Attack("sgdt_write", "sgdt, then write into the GDT it names", "SIGSEGV #PF", SEGV),
+    Attack("munmap_all", "munmap(0, 3 GiB): its own code and stack", "SIGSEGV #PF", SEGV),
+]
+# qemu-user emulates Linux's system calls, not a kernel with its own half
+# and tables: what it cannot show
+QEMU_REDTEAM_GAPS = {
+    "mmap": "qemu-user has no kernel half (MAP_FIXED there maps over qemu's own memory)",
+    "ds_tss": "qemu-user has no TSS (str gives 0)",
+    "sidt_read": "qemu-user's IDT is in the guest's own memory",
+    "sgdt_write": "qemu-user's GDT is in the guest's own memory",
+}
+QEMU_REDTEAM_CHECK_GAPS = [(r"^nanosleep\(", "qemu-user's nanosleep ignores a bad pointer")]
+REDTEAM_BY_CASE = {a.case: a for a in REDTEAM}
+
+
+def redteam_outcome(want, kernel):
+    """An expected outcome as docs/redteam.md's table says it."""
+    if want == "-":
+        return "not run"
+    if want == "held":
+        return "held (exit 0)"
+    if want == "policy":
+        return "W+X refused (EACCES)" if kernel == "ronx" else "W+X allowed"
+    sig, _, trap = want.partition(" ")
+    return "%s%s" % (sig, " (%s)" % trap if trap else "")
+
+
+def redteam_table():
+    """docs/redteam.md's table: case, what it tries, ronx, Linux, differs."""
+    out = ["| case | what it tries | ronx | Linux 6.1 | differs |", "|---|---|---|---|---|"]
+    for a in REDTEAM:
+        r, l = redteam_outcome(a.ronx, "ronx"), redteam_outcome(a.linux, "linux")
+        differs = "" if l == "not run" or r.split(" (")[0] == l.split(" (")[0] else "yes"
+        out.append("| `%s` | %s | %s | %s | %s |" % (a.case, a.what.replace("|", "\\|"), r, l, differs))
+    return "\n".join(out)
+TESTS += [Run("redteam", [a.case], key="redteam-" + a.case, what=a.what)
+          for a in REDTEAM if not a.ronx_only]
+RONX_ONLY = [Run("redteam", [a.case], key="redteam-" + a.case, what=a.what)
+             for a in REDTEAM if a.ronx_only]
 
 BENCH = [
     Run("bench_getpid", ["100000"]),
@@ -254,9 +373,79 @@ def checks(run, r, kernel, stack_nx=None):
             want(r.status == 0, "exit 0")
     elif n.startswith("bench_"):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
+    elif n == "redteam":
+        out.extend(redteam_checks(run, r, kernel))
     elif n == "spin":
         want(r.has(r"^spin: pid [1-9]\d* looping$"), "says it loops")
         want(r.signal in ("SIGKILL", "SIGINT"), "still looping when killed (SIGKILL, or Ctrl-C)")
+    return out
+
+
+# ronx's kernel line for each exception (kernel/signal.c, kernel/fault.c)
+TRAP_TEXT = {"#GP": "general protection fault", "#UD": "trap invalid opcode", "#DB": "trap debug",
+             "#DE": "trap divide error", "#BR": "trap bounds", "#TS": "trap invalid TSS",
+             "VM86": "in virtual-8086 mode"}
+EXPECT_LINE = re.compile(r"^redteam: (\S+): (.*); expect (#\w+|VM86)(?: at (0x[0-9a-f]+))?"
+                         r"(?: error (0x[0-9a-f]+))?$", re.M)
+HELD_LINE = re.compile(r"^redteam: (\S+): (not )?ok - (.*) = (.*)$", re.M)
+
+
+def redteam_checks(run, r, kernel):
+    """[(ok, description, detail)] for one red-team case on kernel."""
+    a = REDTEAM_BY_CASE[run.args[0]]
+    want_out = a.ronx if kernel == "ronx" else a.linux
+    out = []
+
+    def want(ok, desc, detail=""):
+        out.append((bool(ok), "%s: %s" % (run.key, desc), "" if ok else detail or
+                    "got %s, output: %s" % (r.ended(), r.output[-400:])))
+
+    if kernel == "qemu" and a.case in QEMU_REDTEAM_GAPS:
+        return [(True, "%s: %s" % (run.key, want_out), "SKIP " + QEMU_REDTEAM_GAPS[a.case])]
+    if want_out in ("held", "policy"):
+        for m in HELD_LINE.finditer(r.output):
+            gap = [why for rx, why in QEMU_REDTEAM_CHECK_GAPS if re.search(rx, m.group(3))]
+            if kernel == "qemu" and gap:
+                out.append((True, "%s: %s" % (run.key, m.group(3)), "SKIP " + gap[0]))
+                continue
+            want(not m.group(2), "%s (got %s)" % (m.group(3), m.group(4)), "not ok: got " + m.group(4))
+        n = len(HELD_LINE.findall(r.output))
+        fails = len([m for m in HELD_LINE.finditer(r.output) if m.group(2)])
+        qemu_ok = kernel == "qemu" and r.status == 1 and all(
+            any(re.search(rx, m.group(3)) for rx, _ in QEMU_REDTEAM_CHECK_GAPS)
+            for m in HELD_LINE.finditer(r.output) if m.group(2))
+        want((r.status == 0 and r.has(r"^redteam: %s: held, %d checks$" % (a.case, n))) or qemu_ok,
+             "held: every check (%d) passed, exit 0" % n, "%d failed; ended %s" % (fails, r.ended()))
+        if want_out == "policy":
+            said = re.findall(r"^redteam: \S+: policy: (.*): (\S+)$", r.output, re.M)
+            word = "EACCES" if kernel == "ronx" else "allowed"
+            want(len(said) == 7 and all(w == word for _, w in said),
+                 "every W+X request %s (%s's policy)" % (
+                     "refused with EACCES" if word == "EACCES" else "allowed", kernel),
+                 "; ".join("%s: %s" % x for x in said))
+        return out
+    sig = want_out.split()[0]
+    m = EXPECT_LINE.search(r.output)
+    want(m and m.group(1) == a.case, "says what it tries and which exception it expects")
+    want(r.signal == sig, "killed by %s" % sig)
+    want(not r.has(r"WENT THROUGH|landed in ring 3|NOT REFUSED"), "never gets past the attempt")
+    if kernel == "ronx" and m:
+        trap = want_out.split()[1]
+        line = r.kernel_line or ""
+        err = m.group(5)
+        if trap == "#PF":
+            s = SEGFAULT_LINE.search(line)
+            ok = s and s.group(1) == "redteam" and int(s.group(6), 16) == int(err, 16) and \
+                (not m.group(4) or int(s.group(3), 16) == int(m.group(4), 16))
+            want(ok, "the kernel's line: segfault%s error %s" % (" at " + m.group(4) if m.group(4) else "",
+                                                                 err[2:]), "kernel said: %r" % line)
+        else:
+            t = TRAPS_LINE.search(line)
+            ok = t and t.group(1) == "redteam" and t.group(3) == TRAP_TEXT[trap] and \
+                (err is None or (t.group(6) is not None and int(t.group(6), 16) == int(err, 16)))
+            want(ok, "the kernel's line: traps: ... %s%s" % (TRAP_TEXT[trap],
+                                                            " error:%s" % err[2:] if err else ""),
+                 "kernel said: %r" % line)
     return out
 
 
@@ -276,6 +465,14 @@ def verdict(run, r, kernel):
     if n == "usertest":
         leaves = ktap_leaves(r.output)
         return "%d/%d ok" % (sum(ok for _, _, ok, _ in leaves), len(leaves))
+    if n == "redteam":
+        said = re.findall(r"^redteam: \S+: policy: .*: (\S+)$", r.output, re.M)
+        if said:
+            return "exit %s: W+X %s" % (r.status, "refused (EACCES)" if set(said) == {"EACCES"} else
+                                        "allowed" if set(said) == {"allowed"} else "/".join(said))
+        m = re.search(r"^redteam: \S+: (held, \d+ checks|\d+ of \d+ checks failed)$", r.output, re.M)
+        if m:
+            return "exit %s: %s" % (r.status, m.group(1))
     if n == "fuzz":
         m = re.search(r"^fuzz: done: (\d+) calls.*succeeded: (\d+)$", r.output, re.M)
         return ("%s calls, %s kernel-half successes, exit %s" % (m.group(1), m.group(2), r.status)
@@ -314,5 +511,7 @@ def by_key(kind):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--guest-list" and sys.argv[2] in ("tests", "bench"):
         guest_list(sys.argv[2], sys.argv[3])
+    elif sys.argv[1:] == ["--redteam-table"]:
+        print(redteam_table())
     else:
         sys.exit(__doc__)

@@ -120,6 +120,13 @@ def main():
             verdicts = checks(run, results[key], "ronx")
             add(verdicts and not any(ok for ok, _, _ in verdicts),
                 "qemu: %s: the ronx checks reject what Linux's policy did" % key, str(verdicts))
+        # the red-team checks too: W+X allowed, and int3's SIGTRAP, are not ronx's
+        for key in ("redteam-wx", "redteam-int3"):
+            run = next(t for t in TESTS if t.key == key)
+            verdicts = checks(run, results[key], "ronx")
+            add(verdicts and not all(ok for ok, _, _ in verdicts),
+                "qemu: %s: the ronx checks reject Linux's outcome (%s)" % (key, results[key].ended()),
+                str(verdicts))
     out = os.path.join(ROOT, "build", "results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "user.ktap"), "w") as f:

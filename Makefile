@@ -24,7 +24,7 @@ LD := ld
 NASM := nasm
 PYTHON := python3
 QEMU := qemu-system-i386
-QEMU_CPU ?= qemu32,+nx,+pae
+QEMU_CPU ?= qemu32,+nx,+pae,+smep,+smap
 SMP ?= 1
 CMDLINE ?=
 

@@ -46,6 +46,7 @@ static struct task *new_process_task(const char *name)
 	t->stack = (unsigned long)__va(stack);
 	t->stack_size = THREAD_SIZE;
 	t->stack_owned = true;
+	fpstate_init(&t->fpu);		/* fninit's state: nothing of the last owner's */
 	t->regs = (struct trap_frame *)(t->stack + THREAD_SIZE) - 1;
 	sp = (uint32_t *)t->regs;
 	*--sp = (uint32_t)ret_from_trap;	/* where ret_from_fork returns to */

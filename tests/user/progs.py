@@ -99,6 +99,7 @@ TESTS = [
     Run("fpukeep", ["200"], what="st0-7, xmm0-7, FCW, MXCSR across 200 yields and sleeps"),
     Run("fpusecret", what="loads st0-7 and xmm0-7 and exits with them"),
     Run("fpuclean", what="a new process's FPU registers: fninit's state, zeros"),
+    Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
     Run("spin", timeout=2, what="loops until killed"),
 ]
 
@@ -265,6 +266,12 @@ def checks(run, r, kernel, stack_nx=None):
     elif n == "fpuclean":
         want(r.status == 0 and r.has(r"^fpuclean: pid \d+: clean \(") and not r.has(r"not zero"),
              "starts with FCW 037f, every register empty and zero, MXCSR 1f80 (after fpusecret)")
+    elif n == "mmapwrap":
+        leaves = ktap_leaves(r.output)
+        want(len(leaves) == 9 and r.status == 0 and r.has(r"^# mmapwrap: 9 of 9 checks passed$"),
+             "mmap ENOMEM, munmap EINVAL, mprotect ENOMEM, the page untouched (9 checks)")
+        for suite, name, ok, note in leaves:
+            want(ok, "%s.%s" % (suite, name), "not ok; the # lines before it say what happened")
     elif n.startswith("bench_"):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
     elif n == "spin":
@@ -286,7 +293,7 @@ def verdict(run, r, kernel):
         said = [l.split(": ", 1)[1] for l in lines if re.match(r"^\w+: (allowed|refused)", l)]
         ran = " and the code in it ran (42)" if r.has(r"returned 42$") else ""
         return "%s%s" % (said[0] if said else "?", ran)
-    if n == "usertest":
+    if n in ("usertest", "mmapwrap"):
         leaves = ktap_leaves(r.output)
         return "%d/%d ok" % (sum(ok for _, _, ok, _ in leaves), len(leaves))
     if n == "fuzz":

@@ -368,7 +368,7 @@ static int cmd_cpus(int argc, char **argv)
 			r->cr0, r->cr3, r->cr4, (unsigned long long)r->efer, c->tlb.shootdowns,
 			c->tlb.ipis_received);
 		if (c->current_task)
-			cprintf("%s[%d]%s\n", c->current_task->comm, c->current_task->pid,
+			cprintf("%pE[%d]%s\n", c->current_task->comm, c->current_task->pid,
 				cpu == smp_processor_id() ? " (this shell)" : "");
 		else
 			cprintf("idle\n");

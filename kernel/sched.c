@@ -148,14 +148,14 @@ static void switch_to(struct cpu *c, struct task *t)
 	if (t->mm) {
 		switch_mm(t->mm);
 		/* its FPU registers, whoever had this CPU's before (kernel/fpu.c) */
-		fpu_restore(&t->fpu);
+		fpu_restore(t->fpu);
 	}
 	/* a process must not keep the CPU: its timer ticks while it runs */
 	apic_timer_start();
 	swtch(&c->scheduler, t->context);
 	/* an exited process has no mm and nothing left to save */
 	if (t->mm) {
-		fpu_save(&t->fpu);
+		fpu_save(t->fpu);
 		switch_mm(0);
 	}
 	c->current_task = 0;

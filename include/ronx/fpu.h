@@ -4,7 +4,9 @@
  * arch/x86/include/asm/fpu/types.h). The kernel itself never uses them
  * (it is built with -mno-80387 -mno-mmx -mno-sse), so the registers a CPU
  * holds are always those of the last process that ran on it: saved when
- * that process leaves the CPU, replaced when the next one arrives.
+ * that process leaves the CPU, replaced when the next one arrives. The
+ * save area is at the bottom of the process's kernel stack (task->fpu):
+ * nothing for the 64 task slots to carry in the kernel's image.
  */
 #ifndef RONX_FPU_H
 #define RONX_FPU_H

@@ -57,7 +57,7 @@ struct task {
 	struct recovery *recovery;	/* its catch_faults() stack */
 	unsigned long runtime;		/* timer ticks it was running for */
 	int cpu;			/* the CPU it runs on, or ran on last */
-	union fpregs_state fpu;		/* a process's x87/SSE registers while off a CPU */
+	union fpregs_state *fpu;	/* a process's x87/SSE registers while off a CPU (its stack's bottom) */
 };
 
 extern struct task tasks[NR_TASKS];

@@ -1,18 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """FPU registers per process (issue 20, item 1), inside and outside.
 
-Inside: fpusecret loads st(0)..st(7), xmm0..xmm7, FCW and MXCSR with
-values naming its pid and exits; fpuclean, the next process, saves its
-registers before anything else and must find fninit's state and zeros.
-Two fpukeep run meanwhile in the background, loading their own values
+Inside (user/bin/fpu.c): `fpu secret` loads st(0)..st(7), xmm0..xmm7, FCW
+and MXCSR with values naming its pid and exits; `fpu clean`, the next
+process, saves its registers before anything else and must find fninit's
+state and zeros. Two `fpu keep` run meanwhile in the background, loading their own values
 and checking them after each yield or sleep. Many rounds, on one CPU,
 on two (a process may move between them), and on a CPU without FXSR
 (fnsave/frstor). Before the fix 52 of 400 rounds leaked.
 
 Outside: CR0 (MP, NE set; EM, TS clear) and CR4 (OSFXSR, OSXMMEXCPT as
 the CPU allows) on every CPU, and the FPU registers themselves, from
-QEMU's info registers, while fpuclean spins after fpusecret ran on the
-same CPU. And kernel.elf, disassembled: no x87/MMX/SSE instruction
+QEMU's info registers, while `fpu clean spin` spins after `fpu secret` ran
+on the same CPU. And kernel.elf, disassembled: no x87/MMX/SSE instruction
 outside kernel/fpu.c."""
 import os
 import re
@@ -26,7 +26,7 @@ CR4_OSFXSR, CR4_OSXMMEXCPT = 1 << 9, 1 << 10
 CPU_FSAVE = "qemu32,+nx,+pae,-fxsr,-sse,-sse2"
 ROUNDS = int(os.environ.get("RONX_FPU_ROUNDS", "150"))
 KEEP_ROUNDS = 300
-SECRET = re.compile(r"^fpusecret: pid (\d+): st0-7.* hold ([0-9a-f]{16})", re.M)
+SECRET = re.compile(r"^fpu secret: pid (\d+): st0-7.* hold ([0-9a-f]{16})", re.M)
 # the kernel's one file with FPU instructions
 FPU_FILE = os.path.join(BUILD, "kernel", "fpu.o")
 # x87 (every mnemonic starting with f but the fs prefix), MMX, SSE, their
@@ -98,7 +98,7 @@ def fpu_registers(text):
 
 
 def user_cpu_registers(g, ncpus, patience=20):
-    """info registers of the CPU running ring-3 code (CPL=3): fpuclean's."""
+    """info registers of the CPU running ring-3 code (CPL=3): fpu clean's."""
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
         for cpu in range(ncpus):
@@ -110,47 +110,48 @@ def user_cpu_registers(g, ncpus, patience=20):
 
 
 def check_outside(t, lane, g, ncpus):
-    """fpusecret, then fpuclean spinning: its CPU's FPU, read by QEMU, is clean."""
-    out, _ = run(g, "run fpusecret", "fpusecret")
+    """fpu secret, then fpu clean spinning: its CPU's FPU, read by QEMU, is clean."""
+    out, _ = run(g, "run fpu secret")
     secret = SECRET.search(out)
     mark = len(g.out)
-    g.send(b"run fpuclean spin &\r")
-    m = g.wait_for(r"\[(\d+)\] fpuclean\n", start=mark)
+    g.send(b"run fpu clean spin &\r")
+    m = g.wait_for(r"\[(\d+)\] fpu\n", start=mark)
     pid = m.group(1)
-    g.wait_for(r"fpuclean: spinning", start=mark)
+    g.wait_for(r"fpu clean: spinning", start=mark)
     g.wait_for(r"ronx> ", start=mark)
     regs = user_cpu_registers(g, ncpus)
-    t.check(regs is not None, "[%s] fpuclean found running in ring 3 (CPL=3 in info registers)"
+    t.check(regs is not None, "[%s] fpu clean found running in ring 3 (CPL=3 in info registers)"
             % lane, g.out[-300:])
     if regs:
         fp = fpu_registers(regs)
         zero = all(set(v.replace(" ", "")) <= {"0"} for v in fp["FPR"] + fp["XMM"])
         t.check(len(fp["FPR"]) == 8 and zero and fp.get("FCW") == "037f" and
                 fp.get("MXCSR") == "00001f80",
-                "[%s] outside: fpuclean's CPU holds FCW 037f, MXCSR 1f80 and zero st0-7/xmm0-7, "
-                "nothing of fpusecret's (%s)" % (lane, secret and secret.group(2)),
+                "[%s] outside: fpu clean's CPU holds FCW 037f, MXCSR 1f80 and zero st0-7/xmm0-7, "
+                "nothing of fpu secret's (%s)" % (lane, secret and secret.group(2)),
                 "\n".join(l for l in regs.splitlines() if re.match(r"(FCW|FPR|XMM)", l)))
     g.command("kill %s" % pid)
 
 
-def run(g, line, name, timeout=60):
+def run(g, line, timeout=60):
     """`line` at the prompt, without waiting for its echo (a background
-    fpukeep may print into it): what came out up to the shell's status
-    line for name, and that line."""
+    `fpu keep` may print into it): what came out up to the shell's status
+    line for the program, and that line's end."""
     mark = len(g.out)
     g.send(line.encode() + b"\r")
-    m = g.wait_for(r"^\[\d+\] %s: (exit status \d+|killed by \w+)$" % name, timeout, mark)
+    m = g.wait_for(r"^\[\d+\] fpu: (exit status \d+|killed by \w+)$", timeout, mark)
     g.wait_for(r"ronx> ", timeout, m.end())
     return g.out[mark:m.end()], m.group(1)
 
 
 def start_fpukeep(g, rounds):
-    """`run fpukeep ROUNDS &`: returns once both its first line and the
+    """`run fpu keep ROUNDS &`: its pid, once both its first line and the
     prompt are out, in whichever order they came."""
     mark = len(g.out)
-    g.send(b"run fpukeep %d &\r" % rounds)
-    g.wait_for(r"fpukeep: pid \d+: %d rounds" % rounds, start=mark)
+    g.send(b"run fpu keep %d &\r" % rounds)
+    pid = g.wait_for(r"fpu keep: pid (\d+): %d rounds" % rounds, start=mark).group(1)
     g.wait_for(r"ronx> ", start=mark)
+    return pid
 
 
 def run_lane(t, lane, cpu, ncpus, sse, rounds):
@@ -162,35 +163,34 @@ def run_lane(t, lane, cpu, ncpus, sse, rounds):
                 in log, "[%s] the boot says the FPU uses %s" % (lane, want), log[-800:])
         check_cpu_bits(t, lane, g, ncpus, sse)
         mark = len(g.out)
-        for _ in range(2):
-            start_fpukeep(g, KEEP_ROUNDS)
+        keepers = [start_fpukeep(g, KEEP_ROUNDS) for _ in range(2)]
+        ended = r"\[(%s)\] fpu: (exit status \d+|killed by \w+)$" % "|".join(keepers)
         leaks, clean, secrets = [], 0, 0
         for i in range(rounds):
-            out, status = run(g, "run fpusecret", "fpusecret")
+            out, status = run(g, "run fpu secret")
             secrets += bool(SECRET.search(out)) and status == "exit status 0"
-            out, status = run(g, "run fpuclean", "fpuclean")
-            if re.search(r"^fpuclean: pid \d+: clean \(", out, re.M) and status == "exit status 0":
+            out, status = run(g, "run fpu clean")
+            if re.search(r"^fpu clean: pid \d+: clean \(", out, re.M) and status == "exit status 0":
                 clean += 1
             else:
                 leaks.append("round %d: %s" % (i, out.strip()[-300:]))
-        t.check(secrets == rounds, "[%s] fpusecret loaded its values %d times" % (lane, rounds),
+        t.check(secrets == rounds, "[%s] fpu secret loaded its values %d times" % (lane, rounds),
                 "%d of %d" % (secrets, rounds))
         t.check(not leaks and clean == rounds,
-                "[%s] %d of %d rounds: the process after fpusecret starts clean" % (lane, clean, rounds),
+                "[%s] %d of %d rounds: the process after fpu secret starts clean" % (lane, clean, rounds),
                 "\n".join(leaks[:5]))
-        # the two fpukeep: both done, every value kept
+        # the two fpu keep: both done, every value kept
         end = time.monotonic() + 300
-        while len(re.findall(r"fpukeep: exit status \d+|fpukeep: killed", g.out[mark:])) < 2 \
-                and time.monotonic() < end:
+        while len(re.findall(ended, g.out[mark:], re.M)) < 2 and time.monotonic() < end:
             time.sleep(1)
             g.send(b"\r")     # the shell reports ended jobs before its prompt
         # not anchored: a line may start after the prompt
-        kept = re.findall(r"fpukeep: pid \d+: every value kept in %d rounds$" % KEEP_ROUNDS,
-                          g.out[mark:], re.M)
-        lost = re.findall(r"fpukeep: pid \d+ round .*$", g.out[mark:], re.M)
-        t.check(len(kept) == 2 and not lost and
-                len(re.findall(r"\] fpukeep: exit status 0$", g.out[mark:], re.M)) == 2,
-                "[%s] two fpukeep beside them: every value kept over %d yields/sleeps each"
+        kept = re.findall(r"fpu keep: pid (?:%s): every value kept in %d rounds$"
+                          % ("|".join(keepers), KEEP_ROUNDS), g.out[mark:], re.M)
+        lost = re.findall(r"fpu keep: pid \d+ round .*$", g.out[mark:], re.M)
+        statuses = [st for _, st in re.findall(ended, g.out[mark:], re.M)]
+        t.check(len(kept) == 2 and not lost and statuses == ["exit status 0"] * 2,
+                "[%s] two fpu keep beside them: every value kept over %d yields/sleeps each"
                 % (lane, KEEP_ROUNDS), "\n".join(lost[:5]) or g.out[-500:])
         check_outside(t, lane, g, ncpus)
         out = g.command("meminfo")

@@ -96,9 +96,11 @@ TESTS = [
         qemu_args=["2000", "1"]),
     Run("bench_getpid", ["10000"], what="getpid round trip (not asserted)"),
     Run("bench_yield", ["2000"], what="sched_yield alone (not asserted)"),
-    Run("fpukeep", ["200"], what="st0-7, xmm0-7, FCW, MXCSR across 200 yields and sleeps"),
-    Run("fpusecret", what="loads st0-7 and xmm0-7 and exits with them"),
-    Run("fpuclean", what="a new process's FPU registers: fninit's state, zeros"),
+    Run("fpu", ["keep", "200"], key="fpukeep",
+        what="st0-7, xmm0-7, FCW, MXCSR across 200 yields and sleeps"),
+    Run("fpu", ["secret"], key="fpusecret", what="loads st0-7 and xmm0-7 and exits with them"),
+    Run("fpu", ["clean"], key="fpuclean",
+        what="a new process's FPU registers (after fpusecret): fninit's state, zeros"),
     Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
     Run("spin", timeout=2, what="loops until killed"),
 ]
@@ -256,15 +258,15 @@ def checks(run, r, kernel, stack_nx=None):
         if kernel != "qemu":
             want(m and m.group(3) == "0", "no call naming the kernel's half succeeded")
             want(r.status == 0, "exit 0")
-    elif n == "fpukeep":
-        want(r.status == 0 and r.has(r"^fpukeep: pid \d+: every value kept in %s rounds$"
-                                     % run.argv(kernel)[0]) and not r.has(r"^fpukeep: pid \d+ round"),
+    elif run.key == "fpukeep":
+        want(r.status == 0 and r.has(r"^fpu keep: pid \d+: every value kept in %s rounds$"
+                                     % run.argv(kernel)[1]) and not r.has(r"^fpu keep: pid \d+ round"),
              "every register value it loaded comes back after each yield and sleep")
-    elif n == "fpusecret":
-        want(r.status == 0 and r.has(r"^fpusecret: pid \d+: st0-7.* hold 5e"),
+    elif run.key == "fpusecret":
+        want(r.status == 0 and r.has(r"^fpu secret: pid \d+: st0-7.* hold 5e"),
              "loads its values, exit 0")
-    elif n == "fpuclean":
-        want(r.status == 0 and r.has(r"^fpuclean: pid \d+: clean \(") and not r.has(r"not zero"),
+    elif run.key == "fpuclean":
+        want(r.status == 0 and r.has(r"^fpu clean: pid \d+: clean \(") and not r.has(r"not zero"),
              "starts with FCW 037f, every register empty and zero, MXCSR 1f80 (after fpusecret)")
     elif n == "mmapwrap":
         leaves = ktap_leaves(r.output)

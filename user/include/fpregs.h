@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fpregs.h - the x87 and SSE registers from ring 3, for the programs that
- * check the kernel keeps them per process (fpukeep, fpusecret, fpuclean).
+ * check the kernel keeps them per process (user/bin/fpu.c).
  * The programs are built with -mno-80387 -mno-sse, so nothing but these
  * functions touches the registers: what they load stays there across any
  * C code until they read it back.

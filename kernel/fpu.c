@@ -7,7 +7,7 @@
  * hold it to that (tests/qemu/test_fpu.py).
  *
  * Eager switching, as Linux since 4.14: the scheduler saves a process's
- * registers into its struct task when it leaves a CPU and loads the next
+ * registers (task->fpu) when it leaves a CPU and loads the next
  * process's when it arrives (kernel/sched.c, switch_to()). A kernel task
  * never touches them, so it has nothing to save. The lazy scheme (CR0.TS
  * set at each switch, the registers moved on the first #NM) saves work
@@ -16,8 +16,9 @@
  *
  * fxsave/fxrstor where CPUID says FXSR (512 bytes: x87, MMX and, with
  * CR4.OSFXSR, SSE's xmm0-7 and MXCSR); fnsave/frstor otherwise (108
- * bytes: x87 and MMX). A new process starts from init_fpstate: what
- * fninit leaves, MXCSR at its default, and every data register zero
+ * bytes: x87 and MMX), into the bottom of the process's kernel stack
+ * (kernel/process.c). A new process starts from fpstate_init()'s image:
+ * what fninit leaves, MXCSR at its default, and every data register zero
  * (fninit only marks st(0)..st(7) empty; fxsave would still show their
  * old values). A CPU without an x87 is refused at boot (boot/cpucheck.asm).
  */

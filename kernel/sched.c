@@ -136,8 +136,9 @@ static struct task *pick_next_task(int *last)
 
 /*
  * Puts t on this CPU: its address space (CR3; a kernel task keeps the
- * kernel's) and FPU registers, the kernel stack the CPU will enter on from
- * ring 3 (TSS.esp0), then its registers (swtch). Returns when t gives the CPU back.
+ * kernel's) and FPU registers, the kernel stack the CPU will enter on
+ * from ring 3 (TSS.esp0), then its registers (swtch). Returns when t
+ * gives the CPU back.
  */
 static void switch_to(struct cpu *c, struct task *t)
 {

@@ -104,7 +104,8 @@ long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 		if (unmap_range(mm, start, start + size))
 			return -ENOMEM;
 	} else {
-		start = (addr & ~PAGE_MASK) || addr < TASK_UNMAPPED_BASE || (uint64_t)addr + size > MMAP_END ||
+		start = (addr & ~PAGE_MASK) || addr < TASK_UNMAPPED_BASE ||
+			(uint64_t)addr + size > MMAP_END ||
 			!vma_range_free(&mm->vmas, addr, addr + size) ? 0 : addr;
 		if (!start)
 			start = vma_free_area(&mm->vmas, size, TASK_UNMAPPED_BASE, MMAP_END);

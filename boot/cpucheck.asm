@@ -8,7 +8,9 @@
 ;
 ; Needed: CPUID (a 486 may lack it: EFLAGS.ID must be writable), PAE (the
 ; whole point), PGE (entry.asm and the TLB flush set CR4.PGE) and CMOV
-; (the kernel is built for i686). NX is optional: see entry.asm.
+; (the kernel is built for i686) and an x87 FPU (each process's registers
+; are saved at every switch, kernel/fpu.c: ronx has no FPU emulator, as a
+; 486SX would need). NX is optional: see entry.asm.
 
 PAGE_OFFSET	equ 0xC0000000
 COM1		equ 0x3F8
@@ -16,6 +18,7 @@ VGA_TEXT	equ 0xB8000
 EXIT_PORT	equ 0xf4
 REFUSED		equ 3			; QEMU exits with status (3 << 1) | 1 = 7
 EFLAGS_ID	equ 1 << 21
+CPUID1_FPU	equ 1 << 0
 CPUID1_PAE	equ 1 << 6
 CPUID1_PGE	equ 1 << 13
 CPUID1_CMOV	equ 1 << 15
@@ -50,6 +53,9 @@ check_cpu:
 	jz	boot_refuse
 	mov	esi, msg_no_cmov - PAGE_OFFSET
 	test	edx, CPUID1_CMOV
+	jz	boot_refuse
+	mov	esi, msg_no_fpu - PAGE_OFFSET
+	test	edx, CPUID1_FPU
 	jz	boot_refuse
 	ret
 
@@ -101,5 +107,6 @@ msg_no_cpuid:	db "ronx: cannot boot: this CPU has no CPUID, so no PAE; ronx need
 msg_no_pae:	db "ronx: cannot boot: this CPU has no PAE (CPUID 1 EDX bit 6); ronx needs a CPU with PAE (Pentium Pro or later)", 13, 10, 0
 msg_no_pge:	db "ronx: cannot boot: this CPU has no global pages (CPUID 1 EDX bit 13 PGE); ronx needs PAE and PGE (Pentium Pro or later)", 13, 10, 0
 msg_no_cmov:	db "ronx: cannot boot: this CPU has no CMOV (CPUID 1 EDX bit 15); ronx is built for i686 (Pentium Pro or later)", 13, 10, 0
+msg_no_fpu:	db "ronx: cannot boot: this CPU has no x87 FPU (CPUID 1 EDX bit 0); ronx saves each process's FPU registers and has no FPU emulator", 13, 10, 0
 
 section .note.GNU-stack noalloc noexec nowrite progbits

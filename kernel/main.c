@@ -26,6 +26,7 @@
 #include <ronx/smp.h>
 #include <ronx/smap.h>
 #include <ronx/sched.h>
+#include <ronx/fpu.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -88,6 +89,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	x86_configure_nx();
 	x86_report_nx();
 	setup_smep_smap();
+	fpu_init();
 	trap_init();
 	init_8259A();
 	time_init();

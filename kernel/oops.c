@@ -85,7 +85,7 @@ void die(const char *what, struct trap_frame *f, unsigned long cr2)
 	if (current_recovery)
 		recover_from_fault(&fi);
 	if (current && current->mm) {
-		printk(KERN_EMERG "ronx: %s[%d] dies of the oops; the kernel goes on\n",
+		printk(KERN_EMERG "ronx: %pE[%d] dies of the oops; the kernel goes on\n",
 		       current->comm, current->pid);
 		do_exit(SIGSEGV);
 	}

@@ -18,9 +18,9 @@
 static void report_status(const struct task *t, int status)
 {
 	if (status & 0x7f)
-		cprintf("[%d] %s: killed by %s\n", t->pid, t->comm, signal_name(status & 0x7f));
+		cprintf("[%d] %pE: killed by %s\n", t->pid, t->comm, signal_name(status & 0x7f));
 	else
-		cprintf("[%d] %s: exit status %d\n", t->pid, t->comm, (status >> 8) & 0xff);
+		cprintf("[%d] %pE: exit status %d\n", t->pid, t->comm, (status >> 8) & 0xff);
 }
 
 /* The shell's background children that have ended: their status, their slot back. */
@@ -54,7 +54,7 @@ struct task *find_process_arg(const char *cmd, const char *arg)
 		return 0;
 	}
 	if (!t->mm) {
-		cprintf("%s: pid %u is %s, a kernel task: it has no user half\n", cmd, pid, t->comm);
+		cprintf("%s: pid %u is %pE, a kernel task: it has no user half\n", cmd, pid, t->comm);
 		return 0;
 	}
 	return t;
@@ -143,7 +143,7 @@ static int cmd_run(int argc, char **argv)
 	if (!t)
 		return -ENOENT;
 	if (background) {
-		cprintf("[%d] %s\n", t->pid, t->comm);
+		cprintf("[%d] %pE\n", t->pid, t->comm);
 		return 0;
 	}
 	status = wait_task(t);
@@ -176,7 +176,7 @@ static int cmd_ps(int argc, char **argv)
 
 		if (t->state == TASK_UNUSED || t->state == TASK_NEW)
 			continue;
-		cprintf("%5d %-9s 0x%08lx %6lu %6lu %s%s\n", t->pid, state_name(t->state), cr3,
+		cprintf("%5d %-9s 0x%08lx %6lu %6lu %pE%s\n", t->pid, state_name(t->state), cr3,
 			t->runtime, pages, t->comm, t->mm ? "" : " (kernel task)");
 	}
 	return 0;
@@ -199,11 +199,11 @@ static int cmd_kill(int argc, char **argv)
 		return -ENOENT;
 	}
 	if (!t->mm) {
-		cprintf("kill: pid %u is %s, a kernel task: refused\n", pid, t->comm);
+		cprintf("kill: pid %u is %pE, a kernel task: refused\n", pid, t->comm);
 		return -EPERM;
 	}
 	kill_task(t, SIGKILL);
-	cprintf("kill: SIGKILL sent to %s[%d]\n", t->comm, t->pid);
+	cprintf("kill: SIGKILL sent to %pE[%d]\n", t->comm, t->pid);
 	return 0;
 }
 SHELL_COMMAND("kill", cmd_kill, "kill PID", "kill a process (SIGKILL)");

@@ -31,6 +31,7 @@
 #include <ronx/pgd.h>
 #include <ronx/apic.h>
 #include <ronx/smp.h>
+#include <ronx/fpu.h>
 
 struct task tasks[NR_TASKS];
 DEFINE_SPINLOCK(tasks_lock);
@@ -135,8 +136,9 @@ static struct task *pick_next_task(int *last)
 
 /*
  * Puts t on this CPU: its address space (CR3; a kernel task keeps the
- * kernel's), the kernel stack the CPU will enter on from ring 3 (TSS.esp0),
- * then its registers (swtch). Returns when t gives the CPU back.
+ * kernel's) and FPU registers, the kernel stack the CPU will enter on
+ * from ring 3 (TSS.esp0), then its registers (swtch). Returns when t
+ * gives the CPU back.
  */
 static void switch_to(struct cpu *c, struct task *t)
 {
@@ -144,13 +146,19 @@ static void switch_to(struct cpu *c, struct task *t)
 	t->state = TASK_RUNNING;
 	t->cpu = c->id;
 	c->tss.esp0 = t->stack + t->stack_size;
-	if (t->mm)
+	if (t->mm) {
 		switch_mm(t->mm);
+		/* its FPU registers, whoever had this CPU's before (kernel/fpu.c) */
+		fpu_restore(t->fpu);
+	}
 	/* a process must not keep the CPU: its timer ticks while it runs */
 	apic_timer_start();
 	swtch(&c->scheduler, t->context);
-	if (t->mm)
+	/* an exited process has no mm and nothing left to save */
+	if (t->mm) {
+		fpu_save(t->fpu);
 		switch_mm(0);
+	}
 	c->current_task = 0;
 	/* off its stack at last: a dead task's stack can go */
 	if (t->state == TASK_ZOMBIE)

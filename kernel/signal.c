@@ -40,16 +40,16 @@ static void vma_addr(char *buf, size_t size, unsigned long ip)
 
 	buf[0] = '\0';
 	if (v && (v->kind == VMA_TEXT || v->kind == VMA_RODATA || v->kind == VMA_DATA))
-		snprintf(buf, size, " in %s[%x+%x]", current->comm, (unsigned)v->vm_start,
+		snprintf(buf, size, " in %pE[%x+%x]", current->comm, (unsigned)v->vm_start,
 			 (unsigned)(v->vm_end - v->vm_start));
 }
 
 void force_sig_fault(struct trap_frame *f, unsigned long address)
 {
-	char in[48];
+	char in[96];	/* a name escaped (%pE) may take 4 bytes a byte */
 
 	vma_addr(in, sizeof(in), f->eip);
-	printk(KERN_INFO "%s[%d]: segfault at %lx ip %08lx sp %08lx error %lx%s\n",
+	printk(KERN_INFO "%pE[%d]: segfault at %lx ip %08lx sp %08lx error %lx%s\n",
 	       current->comm, current->pid, address, (unsigned long)f->eip,
 	       (unsigned long)f->esp, (unsigned long)f->error_code, in);
 	do_exit(SIGSEGV);
@@ -71,10 +71,10 @@ static int trap_signal(unsigned vector)
 /* A CPU exception other than a page fault, in ring 3. */
 void user_trap(struct trap_frame *f, const char *name)
 {
-	char in[48];
+	char in[96];	/* a name escaped (%pE) may take 4 bytes a byte */
 
 	vma_addr(in, sizeof(in), f->eip);
-	printk(KERN_INFO "traps: %s[%d] %s%s ip:%lx sp:%lx error:%lx%s\n", current->comm,
+	printk(KERN_INFO "traps: %pE[%d] %s%s ip:%lx sp:%lx error:%lx%s\n", current->comm,
 	       current->pid, f->vector == X86_TRAP_GP ? "" : "trap ", name,
 	       (unsigned long)f->eip, (unsigned long)f->esp, (unsigned long)f->error_code, in);
 	do_exit(trap_signal(f->vector));

@@ -31,6 +31,7 @@
 #include <ronx/spinlock.h>
 #include <ronx/smp.h>
 #include <ronx/sched.h>
+#include <ronx/fpu.h>
 
 #define AP_STACK_PAGES		4		/* 16K: the idle loop, IPIs, an oops */
 #define CALLIN_TIMEOUT_MS	2000		/* Linux waits 5 s; QEMU answers in < 1 ms */
@@ -98,13 +99,15 @@ static void read_regs(struct cpu_regs *r)
 /*
  * Where a started CPU arrives from the trampoline, on its own stack, with
  * the kernel's page tables. It gets its own GDT, TSS and %fs (cpu_init),
- * the IDT and its APIC, says it is online, and becomes one more CPU the
- * scheduler runs tasks on (kernel/sched.c), on this same stack.
+ * its FPU set up as the boot CPU's (fpu_init_cpu), the IDT and its APIC,
+ * says it is online, and becomes one more CPU the scheduler runs tasks on
+ * (kernel/sched.c), on this same stack.
  */
 void __noreturn start_secondary(struct cpu *c)
 {
 	load_idt();
 	cpu_init(c, c->id);
+	fpu_init_cpu();
 	setup_local_APIC(false);
 	read_regs(&ap_regs[c->id]);
 	__atomic_fetch_or(&cpu_online_mask, 1UL << c->id, __ATOMIC_SEQ_CST);
@@ -365,7 +368,7 @@ static int cmd_cpus(int argc, char **argv)
 			r->cr0, r->cr3, r->cr4, (unsigned long long)r->efer, c->tlb.shootdowns,
 			c->tlb.ipis_received);
 		if (c->current_task)
-			cprintf("%s[%d]%s\n", c->current_task->comm, c->current_task->pid,
+			cprintf("%pE[%d]%s\n", c->current_task->comm, c->current_task->pid,
 				cpu == smp_processor_id() ? " (this shell)" : "");
 		else
 			cprintf("idle\n");

@@ -29,7 +29,7 @@ static void syscall_crashpoint(void)
 {
 	if (lkdtm_syscall_bug) {
 		lkdtm_syscall_bug = false;
-		pr_info("lkdtm: SYSCALL_BUG: a kernel bug in %s[%d]'s system call\n", current->comm,
+		pr_info("lkdtm: SYSCALL_BUG: a kernel bug in %pE[%d]'s system call\n", current->comm,
 			current->pid);
 		(void)*(volatile int *)0;
 	}

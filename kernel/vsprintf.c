@@ -3,6 +3,13 @@
  * vsnprintf: the subset of printf the kernel uses. Pure (host-tested).
  * Conversions: d i u x X o c s p %, flags '-' '0' '+' ' ' '#', width and
  * precision (also '*'), length modifiers hh h l ll z.
+ *
+ * %pE: a string of someone else's choosing (a process's name), escaped so
+ * that it cannot move the cursor, end the line or start a fake one (Linux:
+ * %pE, string_escape_mem() with ESCAPE_ANY_NP). Printable ASCII as it is;
+ * \n \r \t \v \f \a \e for those; any other byte, 0x80-0xff too, as
+ * three octal digits (\033 would be ESC, but that one is \e). A backslash
+ * stays as it is, as in Linux's. A width pads what is printed.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -47,6 +54,50 @@ static void put_string(struct outbuf *o, const char *s, const struct spec *sp)
 		put(o, s[i]);
 	if (sp->left)
 		pad(o, ' ', sp->width - n);
+}
+
+/* The escape for one byte of a %pE string into out (at most 4 bytes); its length. */
+static int escape_byte(unsigned char c, char *out)
+{
+	static const char special[] = "\nn\rr\tt\vv\ff\aa\033e";
+
+	if (c >= 0x20 && c < 0x7f) {
+		out[0] = (char)c;
+		return 1;
+	}
+	for (int i = 0; special[i]; i += 2) {
+		if ((unsigned char)special[i] == c) {
+			out[0] = '\\';
+			out[1] = special[i + 1];
+			return 2;
+		}
+	}
+	out[0] = '\\';
+	out[1] = (char)('0' + (c >> 6));
+	out[2] = (char)('0' + ((c >> 3) & 7));
+	out[3] = (char)('0' + (c & 7));
+	return 4;
+}
+
+static void put_escaped(struct outbuf *o, const char *s, const struct spec *sp)
+{
+	char e[4];
+	int n = 0, len = 0;
+
+	if (!s)
+		s = "(null)";
+	while (s[n] && (sp->prec < 0 || n < sp->prec))
+		len += escape_byte((unsigned char)s[n++], e);
+	if (!sp->left)
+		pad(o, ' ', sp->width - len);
+	for (int i = 0; i < n; i++) {
+		int k = escape_byte((unsigned char)s[i], e);
+
+		for (int j = 0; j < k; j++)
+			put(o, e[j]);
+	}
+	if (sp->left)
+		pad(o, ' ', sp->width - len);
 }
 
 static void put_number(struct outbuf *o, unsigned long long v, bool neg,
@@ -163,7 +214,14 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			break;
 		}
 		case 'p': {
-			uintptr_t v = (uintptr_t)va_arg(ap, void *);
+			uintptr_t v;
+
+			if (fmt[1] == 'E') {
+				put_escaped(&o, va_arg(ap, const char *), &sp);
+				fmt++;
+				break;
+			}
+			v = (uintptr_t)va_arg(ap, void *);
 			sp.zero = true;
 			sp.width = 2 * (int)sizeof(void *);
 			put_number(&o, v, false, 16, false, &sp);
@@ -190,7 +248,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			break;
 		}
 		/* left-justified numbers: pad to the width counted from start */
-		if (sp.left && *fmt != 's' && *fmt != 'c')
+		if (sp.left && *fmt != 's' && *fmt != 'c' && *fmt != 'E')
 			pad(&o, ' ', sp.width - (int)(o.len - start));
 	}
 	if (size)

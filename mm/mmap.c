@@ -11,6 +11,9 @@
  * code into an RW page and then making it RX, what a JIT does, works: the
  * page is never both at once. The guard page under the stack is never
  * mapped, not even by MAP_FIXED.
+ *
+ * Lengths are 32 bits: rounded up to pages they may wrap to 0, and
+ * addr + len may pass 4 GiB. mm/mmap_range.c checks both as Linux does.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -74,15 +77,18 @@ static bool touches_guard(uint32_t start, uint32_t end)
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 	     unsigned flags, int fd)
 {
-	uint64_t size = ((uint64_t)len + PAGE_SIZE - 1) & PAGE_MASK;
-	uint32_t start;
+	uint32_t size, start;
+	long err;
 
 	if (!(flags & MAP_ANONYMOUS))
 		return fd >= 0 && fd <= 2 ? -ENODEV : -EBADF;	/* no files: only the console */
 	if ((flags & MAP_TYPE) != MAP_PRIVATE && (flags & MAP_TYPE) != MAP_SHARED)
 		return -EINVAL;
-	if (!len || prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
+	err = mmap_len(len, &size);	/* 0: EINVAL; wraps when rounded up: ENOMEM */
+	if (err)
+		return err;
 	if (size > TASK_SIZE - MMAP_MIN_ADDR)
 		return -ENOMEM;
 	if (wants_wx(prot))
@@ -92,13 +98,14 @@ long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 			return -EINVAL;
 		if (addr < MMAP_MIN_ADDR)
 			return -EPERM;
-		if (addr + size > TASK_SIZE || touches_guard(addr, addr + size))
+		if (addr > TASK_SIZE - size || touches_guard(addr, addr + size))
 			return -ENOMEM;
 		start = addr;
 		if (unmap_range(mm, start, start + size))
 			return -ENOMEM;
 	} else {
-		start = (addr & ~PAGE_MASK) || addr < TASK_UNMAPPED_BASE || addr + size > MMAP_END ||
+		start = (addr & ~PAGE_MASK) || addr < TASK_UNMAPPED_BASE ||
+			(uint64_t)addr + size > MMAP_END ||
 			!vma_range_free(&mm->vmas, addr, addr + size) ? 0 : addr;
 		if (!start)
 			start = vma_free_area(&mm->vmas, size, TASK_UNMAPPED_BASE, MMAP_END);
@@ -112,29 +119,34 @@ long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 
 long do_munmap(struct mm_struct *mm, uint32_t addr, uint32_t len)
 {
-	uint64_t end = (uint64_t)addr + (((uint64_t)len + PAGE_SIZE - 1) & PAGE_MASK);
+	uint32_t end;
+	long err = munmap_range(addr, len, &end);	/* mm/mmap_range.c */
 
-	if ((addr & ~PAGE_MASK) || !len || end > TASK_SIZE)
-		return -EINVAL;
-	return unmap_range(mm, addr, (uint32_t)end);
+	if (err)
+		return err;
+	return unmap_range(mm, addr, end);
 }
 
 long do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot)
 {
-	uint64_t end = (uint64_t)addr + (((uint64_t)len + PAGE_SIZE - 1) & PAGE_MASK);
 	unsigned flags = prot_to_vm_flags(prot);
+	uint32_t end;
+	long err;
 
 	if ((addr & ~PAGE_MASK) || prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
+	err = mprotect_range(addr, len, &end);	/* ENOMEM if addr + len wraps */
+	if (err)
+		return err;
 	if (end > TASK_SIZE)
 		return -ENOMEM;
 	if (!len)
 		return 0;
 	if (wants_wx(prot))
 		return -EACCES;
-	if (!vma_range_covered(&mm->vmas, addr, (uint32_t)end))
+	if (!vma_range_covered(&mm->vmas, addr, end))
 		return -ENOMEM;
-	if (vma_split(&mm->vmas, addr) || vma_split(&mm->vmas, (uint32_t)end))
+	if (vma_split(&mm->vmas, addr) || vma_split(&mm->vmas, end))
 		return -ENOMEM;
 	for (int i = 0; i < mm->vmas.nr; i++) {
 		struct vm_area_struct *v = &mm->vmas.v[i];

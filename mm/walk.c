@@ -78,13 +78,13 @@ static void user_region_of(struct task *t, uint32_t va, char *buf, size_t size)
 	struct vm_area_struct *v = vma_find(&t->mm->vmas, va);
 
 	if (v)
-		snprintf(buf, size, "user %s of %s[%d] 0x%08x-0x%08x: %s", vma_kind_name(v->kind),
+		snprintf(buf, size, "user %s of %pE[%d] 0x%08x-0x%08x: %s", vma_kind_name(v->kind),
 			 t->comm, t->pid, (unsigned)v->vm_start, (unsigned)v->vm_end, why[v->kind]);
 	else if (va >= STACK_GUARD && va < STACK_GUARD + PAGE_SIZE)
-		snprintf(buf, size, "user guard page of %s[%d]: never mapped, so a stack overflow faults",
+		snprintf(buf, size, "user guard page of %pE[%d]: never mapped, so a stack overflow faults",
 			 t->comm, t->pid);
 	else
-		snprintf(buf, size, "user space of %s[%d]: no area here (a fault)", t->comm, t->pid);
+		snprintf(buf, size, "user space of %pE[%d]: no area here (a fault)", t->comm, t->pid);
 }
 
 static int cmd_walk(int argc, char **argv)

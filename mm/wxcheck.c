@@ -129,7 +129,7 @@ static unsigned long wxcheck_processes(void)
 			walk_pgd(&w, pdpt[pgd], (unsigned long)pgd << 30);
 		report_run(&w);
 		if (w.report.wx_pages)
-			pr_warn("ronx: W+X check: %s[%d]: FAILED, %lu W+X user pages\n", t->comm,
+			pr_warn("ronx: W+X check: %pE[%d]: FAILED, %lu W+X user pages\n", t->comm,
 				t->pid, w.report.wx_pages);
 		bad += w.report.wx_pages;
 	}

@@ -9,11 +9,13 @@ RONX_USER_MK := 1
 USER_PROGS := hello echo cat spin sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \
-	usertest fuzz bench_getpid bench_yield bench_spawn getcpu
+	usertest fuzz bench_getpid bench_yield bench_spawn getcpu \
+	fpu mmapwrap evilname
 UB := $(B)/user
 USER_BINS := $(USER_PROGS:%=$(UB)/bin/%)
 
-# Freestanding: no libc, no PIE, no SSE (ronx does not save the FPU state).
+# Freestanding: no libc, no PIE, no x87 or SSE code from the compiler
+# (fpregs.c uses them by hand, for the fpu program).
 USER_CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fcf-protection=none -mno-sse -mno-mmx -mno-80387 \

@@ -19,4 +19,9 @@ uint32_t do_brk(struct mm_struct *mm, uint32_t newbrk);
 int map_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 	     unsigned kind);
 unsigned prot_to_vm_flags(unsigned prot);
+/* mm/mmap_range.c: the lengths and ranges, checked as Linux's i386 does */
+uint32_t page_align_len(uint32_t len);
+long mmap_len(uint32_t len, uint32_t *size);
+long munmap_range(uint32_t addr, uint32_t len, uint32_t *end);
+long mprotect_range(uint32_t addr, uint32_t len, uint32_t *end);
 #endif

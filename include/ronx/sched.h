@@ -16,6 +16,7 @@
 #include <ronx/percpu.h>
 #include <ronx/traps.h>
 #include <ronx/spinlock.h>
+#include <ronx/fpu.h>
 
 #define NR_TASKS	64
 #define TASK_COMM_LEN	16
@@ -56,6 +57,7 @@ struct task {
 	struct recovery *recovery;	/* its catch_faults() stack */
 	unsigned long runtime;		/* timer ticks it was running for */
 	int cpu;			/* the CPU it runs on, or ran on last */
+	union fpregs_state *fpu;	/* a process's x87/SSE registers while off a CPU (its stack's bottom) */
 };
 
 extern struct task tasks[NR_TASKS];

@@ -46,10 +46,50 @@ TEST(truncation_counts_all)
 	CHECK_EQ(ronx_snprintf(NULL, 0, "%d", 12345), 5);
 }
 
+/* %pE has no libc twin: the escaped text itself. */
+#define ESCAPED(want, ...) do {						\
+	char a[128];							\
+	int na = ronx_snprintf(a, sizeof(a), __VA_ARGS__);		\
+	if (strcmp(a, want) || na != (int)strlen(want))			\
+		printf("# got '%s' (%d), want '%s'\n", a, na, want);	\
+	CHECK(!strcmp(a, want) && na == (int)strlen(want));		\
+} while (0)
+
+TEST(escaped_strings)
+{
+	/* issue 20: a name that forges a prompt line and clears the screen */
+	ESCAPED("\\nronx> \\e[2Jpwn[3]", "%pE[%d]", "\nronx> \033[2Jpwn", 3);
+	ESCAPED("hello", "%pE", "hello");
+	ESCAPED("\\r\\t\\v\\f\\a", "%pE", "\r\t\v\f\a");
+	ESCAPED("\\001\\037\\177\\200\\377", "%pE", "\001\037\177\200\377");
+	ESCAPED("a\\b ~", "%pE", "a\\b ~");		/* printable: as it is, as Linux's */
+	ESCAPED("(null)", "%pE", (char *)NULL);
+	/* a width pads what is printed */
+	ESCAPED("   \\e|", "%5pE|", "\033");
+	ESCAPED("\\e   |", "%-5pE|", "\033");
+	ESCAPED("x\\e|", "%-2pE|", "x\033");	/* wider than the width: no padding */
+	/* %p alone is still a pointer: hex digits, then the E */
+	ESCAPED(sizeof(void *) == 8 ? "000000000000abcd E" : "0000abcd E", "%p E", (void *)0xabcd);
+}
+
+TEST(escaped_output_has_no_control_bytes)
+{
+	char name[2] = { 0, 0 }, out[8];
+
+	for (int c = 1; c < 256; c++) {
+		name[0] = (char)c;
+		ronx_snprintf(out, sizeof(out), "%pE", name);
+		for (char *p = out; *p; p++)
+			CHECK((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f);
+	}
+}
+
 int main(void)
 {
 	RUN(integers);
 	RUN(strings_and_chars);
 	RUN(truncation_counts_all);
+	RUN(escaped_strings);
+	RUN(escaped_output_has_no_control_bytes);
 	return check_done();
 }

@@ -10,7 +10,8 @@ debugger as the monitor (the outside view, as QMP is for QEMU).
 
 BochsGuest has Guest's interface (wait_for, wait_ready, command, poweroff,
 close, out), so helpers written for QEMU work here too. The machine is the
-one `make run-bochs` boots, tools/bochsrc, with three lines replaced: COM1
+one `make run-bochs` boots, tools/bochsrc (but for the CPU: make run-bochs
+picks one with SMEP and SMAP, BOCHS_CPU), with three lines replaced: COM1
 connects to a socket this class listens on (Bochs is the client, so no port
 has to be guessed free), the ISO path is made absolute, and the log goes to
 the results; BochsGuest(name, cpu="p3_katmai") also picks another CPU

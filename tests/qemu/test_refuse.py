@@ -34,6 +34,8 @@ def test_cpu_without_pae(t):
     refused(t, "-cpu qemu32,-pge", re.escape("no global pages (CPUID 1 EDX bit 13 PGE)"),
             cpu="qemu32,-pge")
     refused(t, "-cpu qemu32,-cmov", re.escape("no CMOV (CPUID 1 EDX bit 15)"), cpu="qemu32,-cmov")
+    # no x87 (a 486SX): ronx keeps each process's FPU registers and emulates none
+    refused(t, "-cpu qemu32,-fpu", re.escape("no x87 FPU (CPUID 1 EDX bit 0)"), cpu="qemu32,-fpu")
 
 
 def vga_text(g, chars):

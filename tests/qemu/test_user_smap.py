@@ -3,10 +3,12 @@
 off) and on one that does not. The boot log says what is on, CR4 agrees
 (read by QEMU), LKDTM's EXEC_USERSPACE and ACCESS_USERSPACE oops naming
 the protection that stopped them or go through and say so, and the
-smep_smap self-tests pass or skip with the reason."""
+smep_smap self-tests pass or skip with the reason. And `make run`'s own
+CPU has both."""
 import re
+import subprocess
 
-from guest import Guest
+from guest import ROOT, Guest
 from tlb import registers
 
 CPU_SMEP = "qemu32,+nx,+pae,+smep,+smap"
@@ -69,3 +71,52 @@ def test_smep_smap_lanes(t):
             lane(t, *args)
         except Exception as e:  # one lane that breaks must not hide the others
             t.fail("[%s] boots and runs the SMEP/SMAP checks" % args[0], str(e))
+
+
+def make_run_cpus():
+    """target -> the -cpu of the QEMU command `make -n TARGET` prints."""
+    out = subprocess.run(["make", "-s", "-n", "run", "run-kernel", "debug"], cwd=ROOT,
+                         capture_output=True, text=True).stdout
+    lines = [l for l in out.splitlines() if l.startswith("qemu-system-i386 ")]
+    return dict(zip(("run", "run-kernel", "debug"),
+                    (re.search(r" -cpu (\S+)", l).group(1) for l in lines)))
+
+
+def test_make_run_has_smep_smap(t):
+    """The default boot shows the protections it has (issue 20, item 9):
+    make run, run-kernel and debug boot a CPU with SMEP and SMAP, and the
+    ISO booted as make run boots it stops EXEC_USERSPACE and ACCESS_USERSPACE."""
+    cpus = make_run_cpus()
+    t.check(len(cpus) == 3 and all("+smep" in c and "+smap" in c for c in cpus.values()),
+            "make run, run-kernel and debug pass -cpu ...,+smep,+smap", str(cpus))
+    with Guest("make run cpu", cpu=cpus.get("run", CPU_SMEP), iso=True, debug_exit=False) as g:
+        log = g.wait_ready()
+        t.check("SMEP (the kernel cannot execute user pages): on" in log and
+                "SMAP (the kernel cannot touch user pages outside copy_*_user): on" in log,
+                "[make run] the boot log says SMEP and SMAP are on", log[-800:])
+        out = g.command("crash EXEC_USERSPACE")
+        t.check("ronx: SMEP stopped it" in out and "oopsed as it should" in out and
+                "FAIL" not in out, "[make run] crash EXEC_USERSPACE: SMEP stops it", out)
+        out = g.command("crash ACCESS_USERSPACE")
+        t.check("ronx: SMAP stopped it" in out and "FAIL" not in out,
+                "[make run] crash ACCESS_USERSPACE: SMAP stops it", out)
+
+
+def test_make_run_bochs_has_smep_smap(t):
+    """make run-bochs picks a Bochs CPU with SMEP and SMAP (BOCHS_CPU) on
+    Bochs's command line; booted with it, EXEC_USERSPACE stops on SMEP."""
+    from bochs import BochsGuest
+    out = subprocess.run(["make", "-s", "-n", "run-bochs"], cwd=ROOT, capture_output=True,
+                         text=True).stdout
+    m = re.search(r"'cpu: model=(\w+),", out)
+    t.check(m, "make run-bochs gives Bochs a cpu: line", out[-400:])
+    if not m:
+        return
+    with BochsGuest("make run-bochs cpu", cpu=m.group(1)) as g:
+        log = g.wait_ready()
+        t.check("SMEP (the kernel cannot execute user pages): on" in log and
+                "SMAP (the kernel cannot touch user pages outside copy_*_user): on" in log,
+                "[run-bochs %s] the boot log says SMEP and SMAP are on" % m.group(1), log[-800:])
+        out = g.command("crash EXEC_USERSPACE", timeout=120)
+        t.check("ronx: SMEP stopped it" in out and "oopsed as it should" in out,
+                "[run-bochs %s] crash EXEC_USERSPACE: SMEP stops it" % m.group(1), out[-600:])

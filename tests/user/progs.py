@@ -100,6 +100,12 @@ TESTS = [
         qemu_args=["2000", "1"]),
     Run("bench_getpid", ["10000"], what="getpid round trip (not asserted)"),
     Run("bench_yield", ["2000"], what="sched_yield alone (not asserted)"),
+    Run("fpu", ["keep", "200"], key="fpukeep",
+        what="st0-7, xmm0-7, FCW, MXCSR across 200 yields and sleeps"),
+    Run("fpu", ["secret"], key="fpusecret", what="loads st0-7 and xmm0-7 and exits with them"),
+    Run("fpu", ["clean"], key="fpuclean",
+        what="a new process's FPU registers (after fpusecret): fninit's state, zeros"),
+    Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
     Run("spin", timeout=2, what="loops until killed"),
 ]
 
@@ -371,6 +377,22 @@ def checks(run, r, kernel, stack_nx=None):
         if kernel != "qemu":
             want(m and m.group(3) == "0", "no call naming the kernel's half succeeded")
             want(r.status == 0, "exit 0")
+    elif run.key == "fpukeep":
+        want(r.status == 0 and r.has(r"^fpu keep: pid \d+: every value kept in %s rounds$"
+                                     % run.argv(kernel)[1]) and not r.has(r"^fpu keep: pid \d+ round"),
+             "every register value it loaded comes back after each yield and sleep")
+    elif run.key == "fpusecret":
+        want(r.status == 0 and r.has(r"^fpu secret: pid \d+: st0-7.* hold 5e"),
+             "loads its values, exit 0")
+    elif run.key == "fpuclean":
+        want(r.status == 0 and r.has(r"^fpu clean: pid \d+: clean \(") and not r.has(r"not zero"),
+             "starts with FCW 037f, every register empty and zero, MXCSR 1f80 (after fpusecret)")
+    elif n == "mmapwrap":
+        leaves = ktap_leaves(r.output)
+        want(len(leaves) == 9 and r.status == 0 and r.has(r"^# mmapwrap: 9 of 9 checks passed$"),
+             "mmap ENOMEM, munmap EINVAL, mprotect ENOMEM, the page untouched (9 checks)")
+        for suite, name, ok, note in leaves:
+            want(ok, "%s.%s" % (suite, name), "not ok; the # lines before it say what happened")
     elif n.startswith("bench_"):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
     elif n == "redteam":
@@ -462,7 +484,7 @@ def verdict(run, r, kernel):
         said = [l.split(": ", 1)[1] for l in lines if re.match(r"^\w+: (allowed|refused)", l)]
         ran = " and the code in it ran (42)" if r.has(r"returned 42$") else ""
         return "%s%s" % (said[0] if said else "?", ran)
-    if n == "usertest":
+    if n in ("usertest", "mmapwrap"):
         leaves = ktap_leaves(r.output)
         return "%d/%d ok" % (sum(ok for _, _, ok, _ in leaves), len(leaves))
     if n == "redteam":

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The x87/MMX/SSE registers belong to the process that loaded them
+ * (Linux: arch/x86/kernel/fpu/core.c, init.c). This is the one file of
+ * the kernel with FPU instructions in it: the rest is built with
+ * -mno-80387 -mno-mmx -mno-sse, and a test disassembles kernel.elf to
+ * hold it to that (tests/qemu/test_fpu.py).
+ *
+ * Eager switching, as Linux since 4.14: the scheduler saves a process's
+ * registers (task->fpu) when it leaves a CPU and loads the next
+ * process's when it arrives (kernel/sched.c, switch_to()). A kernel task
+ * never touches them, so it has nothing to save. The lazy scheme (CR0.TS
+ * set at each switch, the registers moved on the first #NM) saves work
+ * only for processes that never use the FPU, and leaves the last owner's
+ * values in the registers meanwhile: the LazyFP leak (CVE-2018-3665).
+ *
+ * fxsave/fxrstor where CPUID says FXSR (512 bytes: x87, MMX and, with
+ * CR4.OSFXSR, SSE's xmm0-7 and MXCSR); fnsave/frstor otherwise (108
+ * bytes: x87 and MMX), into the bottom of the process's kernel stack
+ * (kernel/process.c). A new process starts from fpstate_init()'s image:
+ * what fninit leaves, MXCSR at its default, and every data register zero
+ * (fninit only marks st(0)..st(7) empty; fxsave would still show their
+ * old values). A CPU without an x87 is refused at boot (boot/cpucheck.asm).
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/x86.h>
+#include <ronx/fpu.h>
+
+#define CPUID1_EDX_FXSR	(1u << 24)
+#define CPUID1_EDX_XMM	(1u << 25)
+
+bool boot_cpu_has_fxsr, boot_cpu_has_xmm;
+
+/* Every CPU: x87 errors as #MF (NE), fwait obeys TS (MP), no emulation, SSE on. */
+void fpu_init_cpu(void)
+{
+	uint32_t cr0 = read_cr0(), cr4 = read_cr4();
+
+	write_cr0((cr0 & ~(X86_CR0_EM | X86_CR0_TS)) | X86_CR0_MP | X86_CR0_NE);
+	if (boot_cpu_has_fxsr)
+		cr4 |= X86_CR4_OSFXSR;
+	if (boot_cpu_has_xmm)
+		cr4 |= X86_CR4_OSXMMEXCPT;
+	write_cr4(cr4);
+	__asm__ volatile("fninit");
+}
+
+void __init fpu_init(void)
+{
+	uint32_t a, b, c, d;
+
+	cpuid(1, &a, &b, &c, &d);
+	boot_cpu_has_fxsr = d & CPUID1_EDX_FXSR;
+	/* SSE needs fxsave to keep its registers: without FXSR it stays off (#UD) */
+	boot_cpu_has_xmm = boot_cpu_has_fxsr && (d & CPUID1_EDX_XMM);
+	fpu_init_cpu();
+	pr_info("x86/fpu: x87 FPU will use %s%s; saved and restored on every task switch\n",
+		boot_cpu_has_fxsr ? "FXSAVE" : "FSAVE", boot_cpu_has_xmm ? " (with SSE)" : "");
+}
+
+/* The registers of a process that has not run yet (Linux: fpstate_init()). */
+void fpstate_init(union fpregs_state *fps)
+{
+	memset(fps, 0, sizeof(*fps));
+	if (boot_cpu_has_fxsr) {
+		fps->fxsave.cwd = FCW_DEFAULT;		/* twd 0: every register empty */
+		if (boot_cpu_has_xmm)
+			fps->fxsave.mxcsr = MXCSR_DEFAULT;
+	} else {
+		/* fnsave's 16-bit fields in 32-bit slots, the top halves as it writes them */
+		fps->fsave.cwd = 0xffff0000u | FCW_DEFAULT;
+		fps->fsave.swd = 0xffff0000u;
+		fps->fsave.twd = 0xffffffffu;		/* every register empty */
+		fps->fsave.fos = 0xffff0000u;
+	}
+}
+
+/* The registers into fps (fnsave also reinitializes the FPU). */
+void fpu_save(union fpregs_state *fps)
+{
+	if (boot_cpu_has_fxsr)
+		__asm__ volatile("fxsave %0" : "=m"(fps->fxsave));
+	else
+		__asm__ volatile("fnsave %0" : "=m"(fps->fsave));
+}
+
+/*
+ * fps into the registers. frstor waits for a pending x87 error first:
+ * fnclex drops one the last owner (which may have died of it) left, so
+ * that it cannot fire in the kernel. fxrstor does not wait.
+ */
+void fpu_restore(const union fpregs_state *fps)
+{
+	if (boot_cpu_has_fxsr)
+		__asm__ volatile("fxrstor %0" : : "m"(fps->fxsave));
+	else
+		__asm__ volatile("fnclex; frstor %0" : : "m"(fps->fsave));
+}

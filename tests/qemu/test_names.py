@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Process names printed safely (issue 20, item 5). evilname names itself
+"\\nronx> \\e[2Jpwn" (PR_SET_NAME): a newline, a fake prompt and the escape
+sequence that clears a terminal. Every line the kernel prints with a
+name (the shell's status lines, ps, cpus, kill, the segfault and traps
+lines, dmesg) must show it escaped as Linux's %pE does, and the console
+must carry none of its raw bytes: no ESC at all, no prompt line the
+shell did not print."""
+import re
+
+from guest import Guest, GuestError
+
+ESCAPED = r"\nronx> \e[2Jpwn"          # what the kernel must print, as text
+RAW = "\nronx> \x1b[2Jpwn"
+
+
+def test_names_escaped(t):
+    with Guest("names", extra=["-smp", "2"]) as g:
+        g.wait_ready()
+        boot_end = len(g.out)
+        # alive: ps and cpus while it sleeps, then kill
+        mark = len(g.out)
+        g.send(b"run evilname 60000 &\r")
+        pid = g.wait_for(r"\[(\d+)\] evilname\n", start=mark).group(1)
+        g.wait_for(r"evilname: named itself", start=mark)
+        g.wait_for(r"ronx> ", start=mark)
+        ps = g.command("ps")
+        t.check(re.search(r"^\s*%s sleeping .* %s$" % (pid, re.escape(ESCAPED)), ps, re.M),
+                "ps shows the name escaped: %s" % ESCAPED, ps)
+        out = g.command("kill %s" % pid)
+        t.check("kill: SIGKILL sent to %s[%s]" % (ESCAPED, pid) in out,
+                "kill's line names it escaped", out)
+        g.send(b"\r")     # the shell reports the ended job before its prompt
+        try:
+            g.wait_for(re.escape("[%s] %s: killed by SIGKILL" % (pid, ESCAPED)), 10, mark)
+            reported = True
+        except GuestError:
+            reported = False
+        t.check(reported, "the shell's status line for the killed job: [%s] %s: killed by SIGKILL"
+                % (pid, ESCAPED), g.out[mark:][-400:])
+        # the segfault line and the shell's status line
+        out = g.command("run evilname")
+        m = re.search(r"^%s\[(\d+)\]: segfault at 0 ip [0-9a-f]{8} sp [0-9a-f]{8} error 6"
+                      % re.escape(ESCAPED), out, re.M)
+        t.check(m, "the segfault line names it escaped", out)
+        t.check(m and re.search(r"^\[%s\] %s: killed by SIGSEGV$" % (m.group(1), re.escape(ESCAPED)),
+                                out, re.M), "run's status line names it escaped", out)
+        # the traps line
+        out = g.command("run evilname 0 ud2")
+        t.check(re.search(r"^traps: %s\[\d+\] trap invalid opcode ip:" % re.escape(ESCAPED), out, re.M),
+                "the traps line names it escaped", out)
+        dmesg = g.command("dmesg")
+        t.check(re.search(r"^%s\[\d+\]: segfault at 0 " % re.escape(ESCAPED), dmesg, re.M) and
+                re.search(r"^traps: %s\[\d+\] trap invalid opcode" % re.escape(ESCAPED), dmesg, re.M),
+                "dmesg keeps the escaped lines", dmesg[-600:])
+        console = g.out[boot_end:]
+        t.check("\x1b" not in console and RAW not in console,
+                "the console never carried the raw name or an ESC byte",
+                repr(console[console.find("\x1b") - 80:console.find("\x1b") + 20]))
+        # every prompt line is the shell's: followed by what the test typed, or the end
+        typed = ("", "ps", "kill %s" % pid, "run evilname", "run evilname 0 ud2", "dmesg",
+                 "run evilname 60000 &")
+        forged = [l for l in console.split("\n") if l.startswith("ronx> ") and
+                  l[len("ronx> "):] not in typed and not l[len("ronx> "):].startswith("evilname: ")]
+        t.check(not forged, "no prompt line the shell did not print", repr(forged[:3]))
+        out = g.command("meminfo")
+        t.check("Oopses:            0" in out, "no oops", out)
+        g.poweroff()

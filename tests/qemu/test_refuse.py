@@ -84,8 +84,10 @@ def test_too_little_memory(t):
 
 
 def test_smallest_machine(t):
-    """2M, the smallest size the refusal promises, boots and passes selftest."""
-    with Guest("refuse smallest 2M", memory="2M") as g:
+    """2M, the smallest size the refusal promises, boots and passes selftest,
+    with the sample modules' initrd (the self-tests load modules, never bin/)."""
+    with Guest("refuse smallest 2M", memory="2M",
+               initrd=os.path.join(BUILD, "initrd-modules.cpio")) as g:
         g.wait_ready()
         t.ktap(g.command("selftest", timeout=180), "selftest[2M]")
         t.check(g.poweroff() == 1, "[2M] poweroff ends QEMU")

@@ -130,8 +130,9 @@ def strip_section_alignment(src, section, lab, hint):
     return src[:m.end()] + body + src[end:]
 
 
-def apply_strip(tree, lab, items):
-    """Strips items in the tree at `tree`; returns the files changed."""
+def stripped_sources(tree, lab, items):
+    """{file: its text with items stripped} for the files of items in the
+    tree at `tree` (nothing is written)."""
     changed = {}
     for it in items:
         path = os.path.join(tree, it.path)
@@ -154,10 +155,37 @@ def apply_strip(tree, lab, items):
         changed[it.path] = src
     for rel, src in changed.items():
         if rel.endswith((".c", ".h")):
-            src = cstrip.mark_unused_statics(cstrip.add_include(src, "ronx/lab.h"))
+            changed[rel] = cstrip.mark_unused_statics(cstrip.add_include(src, "ronx/lab.h"))
+    return changed
+
+
+def apply_strip(tree, lab, items):
+    """Strips items in the tree at `tree`; returns the files changed."""
+    changed = stripped_sources(tree, lab, items)
+    for rel, src in changed.items():
         with open(os.path.join(tree, rel), "w") as f:
             f.write(src)
     return sorted(changed)
+
+
+def stub_sources(lab, ref_root=ROOT):
+    """{lab file: the lab's starting stub of it}: what lab-start makes of
+    ref_root's file; in a student's tree, what lab-start gave (its git
+    repository's first commit), failing that the file as it is."""
+    if not os.path.exists(os.path.join(ref_root, STUDENT_MARK)):
+        return stripped_sources(ref_root, lab, read_strip(lab, ref_root))
+    out = {}
+    first = subprocess.run(["git", "-C", ref_root, "rev-list", "--max-parents=0", "HEAD"],
+                           capture_output=True, text=True).stdout.split()
+    for rel in lab_files(lab, ref_root):
+        r = subprocess.run(["git", "-C", ref_root, "show", "%s:%s" % (first[-1], rel)],
+                           capture_output=True, text=True) if first else None
+        if r is not None and r.returncode == 0:
+            out[rel] = r.stdout
+        else:
+            with open(os.path.join(ref_root, rel)) as f:
+                out[rel] = f.read()
+    return out
 
 
 # -- lab-start ---------------------------------------------------------------
@@ -313,12 +341,44 @@ def write_json(path, obj):
     os.replace(tmp, path)
 
 
+def inspect(labs, tree, ref_root=ROOT):
+    """{lab: {lab file: one-line reason}}: the lab files of tree the rules
+    of tools/labinspect.py refuse, against ref_root's stubs and interfaces."""
+    import labinspect
+    try:
+        return {lab: labinspect.inspect_lab(lab, tree, ref_root, stub_sources(lab, ref_root))
+                for lab in labs}
+    except labinspect.InspectError as e:
+        raise LabError("cannot inspect the lab files: %s" % e)
+
+
+def inspected_lines(refused, stubbed=False):
+    """What a grade prints about the inspection."""
+    lines = []
+    for lab, files in refused.items():
+        if not files:
+            lines.append("Inspected before linking (labs/%s/interface): nothing refused" % lab)
+        for why in files.values():
+            lines.append(why + ("; graded as the lab's stub" if stubbed else ""))
+    return lines
+
+
+def refused_files(lab, c, refused):
+    """The refused files (with their reasons) in which check c's steps live."""
+    mine = {s.function for s in c.steps}
+    paths = {it.path for it in read_strip(lab) if it.target in mine}
+    return [why for rel, why in sorted(refused.get(lab, {}).items()) if rel in paths]
+
+
 def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=None,
-          preface=(), zero_reason=None, repeat="", only=None):
+          preface=(), zero_reason=None, repeat="", only=None, refused=None):
     """Grades labs in the tree at root with the checks of checks_root
     (default: root's own); prints the lines and writes results.json after
     every check (a grade cut short still has what it did); returns
-    (N, M, outcomes). zero_reason: grade nothing, every check 0 with it."""
+    (N, M, outcomes). zero_reason: grade nothing, every check 0 with it.
+    refused: {lab: {file: reason}} of an inspection already made (a
+    submission's); None inspects root's lab files here. A check whose
+    steps live in a refused file scores 0 with the reason."""
     import grading
     t0 = time.monotonic()
     seed = new_seed() if seed is None else seed
@@ -326,6 +386,13 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
     extra = {"seed": seed, "labs": labs}
     head = list(preface) + ["Seed: %d (the same scenarios again: %s)" % (
         seed, repeat or "SEED=%d" % seed)]
+    if zero_reason is None:
+        if refused is None:
+            refused = inspect(labs, root, checks_root)
+            head += inspected_lines(refused)
+        else:
+            head += inspected_lines(refused, stubbed=True)
+    refused = refused or {}
     for ln in head:
         print(ln, file=out, flush=True)
     outcomes = []
@@ -349,8 +416,11 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
         return res
     try:
         for lab, c in lab_checks:
+            why = refused_files(lab, c, refused)
             if failed_build:
                 o = grading.Outcome(lab, c.name, c.points, 0, failed_build, 0)
+            elif why:
+                o = grading.Outcome(lab, c.name, c.points, 0, "\n".join(why), 0)
             else:
                 o = grading.run_check(ctx, lab, c)
             outcomes.append(o)
@@ -427,8 +497,16 @@ def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdo
         if failed:
             raise LabError("the teacher's tree %s does not build:\n%s" % (ROOT, failed))
         make_scratch(work, lab, sub)
+        refused = inspect([lab], work, ROOT)
+        stubs = stub_sources(lab, ROOT)
+        for rel in refused[lab]:    # what is linked instead: the lab's stub
+            with open(os.path.join(work, rel), "w") as f:
+                f.write(stubs[rel])
+            obj = os.path.join(work, "build", os.path.splitext(rel)[0] + ".o")
+            if os.path.exists(obj):
+                os.remove(obj)      # made from the refused file: make compiles the stub
         return grade([lab], results_path, work, out, seed, ROOT, sub.summary(), None, repeat,
-                     only)
+                     only, refused)
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
 

@@ -55,6 +55,7 @@ import gradeclass  # noqa: E402
 import lab  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
+import test_inspect  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
@@ -609,7 +610,8 @@ def test_student_tree_stands_alone(t, tmp, name):
 
 
 def test_unit(t):
-    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading)):
+    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
+                        ("inspect", test_inspect)):
         for name, fn in mod.TESTS:
             try:
                 fn()
@@ -644,6 +646,10 @@ def test_labs(t, labs):
             t.skip("%s: graded" % n, "labs/%s/ is not written yet" % n)
     ok, out = make(ROOT)
     t.check(ok, "the solved tree builds", out[-1500:])
+    for n in present:
+        refused = lab.inspect([n], ROOT)[n]
+        t.check(not refused, "%s: the solved files pass the inspection before linking "
+                "(labs/%s/interface)" % (n, n), "\n".join(refused.values()))
     # `make grade` in a tree, as a student runs it: one lab is enough here
     # (every lab's solved files are graded below, as submissions)
     solved = {}

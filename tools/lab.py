@@ -404,7 +404,7 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
                   + failed_build, file=out, flush=True)
             errors = [ln for ln in failed_build.splitlines() if re.search(r"error:|\*\*\*", ln)]
             failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
-    ctx = grading.Context(root, seed)
+    ctx = grading.Context(root, seed, teacher=checks_root)
     lab_checks = [(lab, c) for lab in labs for c in load_checks(lab, checks_root)]
     if only:
         lab_checks = [lc for i, lc in enumerate(lab_checks, 1) if i in only]

@@ -188,10 +188,71 @@ def stub_sources(lab, ref_root=ROOT):
     return out
 
 
+# -- answers -----------------------------------------------------------------
+def normal_lines(text, patch=False):
+    """text's lines without comments, diff markers (a patch's) and runs of
+    blanks, as a list of the non-empty ones."""
+    if patch:
+        text = "\n".join(ln[1:] if ln[:1] in "+- " and not ln.startswith(("+++", "---"))
+                         else ln for ln in text.splitlines())
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return [x for x in (" ".join(ln.split()) for ln in text.splitlines()) if x]
+
+
+def solved_bodies(lab, root=ROOT):
+    """[(file, function, [its body's distinctive lines])] of the lab's
+    solved functions in root: the body's lines of 16 characters or more
+    (a line such as `return 0;` says nothing of the answer)."""
+    out = []
+    for it in read_strip(lab, root):
+        if not it.path.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(root, it.path)) as f:
+            src = f.read()
+        fns = cstrip.find_functions(cstrip.code_only(src), it.target)
+        if len(fns) != 1:
+            continue
+        body = src[fns[0].body + 1:fns[0].end - 1]
+        out.append((it.path, it.target, [ln for ln in normal_lines(body) if len(ln) >= 16]))
+    return out
+
+
+def answers_in(tree, lab, root=ROOT, files=None):
+    """["file: holds fn()'s solved body (N of its M lines)"] for the files
+    of tree (a student's: every file but the lab's own) that carry most
+    of the body of one of lab's solved functions in root."""
+    bodies = [b for b in solved_bodies(lab, root) if b[2]]
+    mine = set(lab_files(lab, root))
+    hits = []
+    for rel in files if files is not None else submission.walk_files(tree):
+        if rel in mine:
+            continue
+        try:
+            with open(os.path.join(tree, rel), encoding="utf-8") as f:
+                lines = set(normal_lines(f.read(), rel.endswith((".patch", ".diff"))))
+        except (UnicodeDecodeError, OSError):
+            continue
+        for path, fn, body in bodies:
+            found = sum(ln in lines for ln in body)
+            # a body of one line counts if that line is long; else most of it
+            if (len(body) == 1 and found and len(body[0]) >= 30) or \
+                    (len(body) > 1 and found >= max(2, (len(body) * 6 + 9) // 10)):
+                hits.append("%s: holds %s's %s() (%d of its %d lines)"
+                            % (rel, path, fn, found, len(body)))
+    return hits
+
+
 # -- lab-start ---------------------------------------------------------------
+# the teacher's alone: wrong solutions, and the cheats the grader's test
+# grades (one of them is a correct solution of process-pagetables)
+NOT_SHIPPED = re.compile(r"^(labs/[^/]+/wrong/|tests/labs/cheats/)")
+
+
 def project_files(root):
     """The project's files: git's list (tracked and new, not ignored) if it
-    is a git tree, else every file outside build/."""
+    is a git tree, else every file outside build/; never the wrong
+    solutions nor the cheats (NOT_SHIPPED)."""
     try:
         out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"],
                              capture_output=True, text=True, check=True).stdout
@@ -202,8 +263,7 @@ def project_files(root):
             dirs[:] = [x for x in dirs if x not in (".git", "build", "__pycache__")]
             files += [os.path.relpath(os.path.join(d, n), root) for n in names
                       if not n.endswith(".pyc")]
-    return [f for f in files if not re.match(r"labs/[^/]+/wrong/", f)
-            and os.path.isfile(os.path.join(root, f))]
+    return [f for f in files if not NOT_SHIPPED.match(f) and os.path.isfile(os.path.join(root, f))]
 
 
 def copy_files(root, dest, files):
@@ -238,8 +298,30 @@ def add_scaffold(dest):
             shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
 
 
+def git_seed_dirs(root=ROOT):
+    """Where else the seeds may be for a tree made by git: beside the main
+    tree of a worktree (its common .git directory's tree), or beside the
+    local repository it was cloned from."""
+    out = []
+    r = subprocess.run(["git", "-C", root, "rev-parse", "--path-format=absolute",
+                        "--git-common-dir"], capture_output=True, text=True)
+    if r.returncode == 0 and r.stdout.strip():
+        out.append(os.path.join(os.path.dirname(os.path.dirname(r.stdout.strip())),
+                                "shared", "seeds"))
+    r = subprocess.run(["git", "-C", root, "config", "remote.origin.url"],
+                       capture_output=True, text=True)
+    url = r.stdout.strip()
+    if r.returncode == 0 and url.startswith("/"):
+        out.append(os.path.join(os.path.dirname(url.rstrip("/")), "shared", "seeds"))
+    return out
+
+
 def find_seeds():
-    return next((d for d in SEED_DIRS if d and os.path.isdir(d)), None)
+    """The seeds' directory (SEED_DIRS, then git_seed_dirs()), or None."""
+    for d in SEED_DIRS:
+        if d and os.path.isdir(d):
+            return d
+    return next((d for d in git_seed_dirs() if os.path.isdir(d)), None)
 
 
 def seed_links(text, up):
@@ -258,7 +340,8 @@ def add_seeds(dest):
     seeds = find_seeds()
     if seeds is None:
         return None
-    shutil.copytree(seeds, os.path.join(dest, "seeds"))
+    # a student's tree made from a student's tree carries them already
+    shutil.copytree(seeds, os.path.join(dest, "seeds"), dirs_exist_ok=True)
     for doc in ["README.md", "docs/seed-map.md"] + [
             os.path.join("docs", "labs", n) for n in os.listdir(os.path.join(dest, "docs", "labs"))
             if n.endswith(".md")]:
@@ -567,10 +650,9 @@ def main(argv):
             dest = args[1] if len(args) > 1 else \
                 os.path.join(os.path.dirname(ROOT), "ronx-lab-" + args[0])
             dest, changed = start(args[0], dest, opts.get("with-build", False))
+            # without the seeds (RONX_SEEDS=DIR names them) the tree has no
+            # seeds/ and the handouts name ../shared/seeds/ as before: nothing to say
             print("ronx: lab %s: your tree is %s (stripped: %s)" % (args[0], dest, ", ".join(changed)))
-            if not os.path.isdir(os.path.join(dest, "seeds")):
-                print("ronx: the seeds were not found (looked in %s); RONX_SEEDS=DIR names "
-                      "them" % ", ".join(d for d in SEED_DIRS if d))
             print("ronx: read docs/labs/%s.md there; 'make grade LAB=%s' grades it" % (args[0], args[0]))
         elif argv[0] == "steps":
             for lab in args or written_labs():

@@ -37,6 +37,7 @@ labs/ORDER (results: build/results/labs.ktap):
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -206,6 +207,8 @@ def make_class(t, name, index, tmp, generic_lab):
     checks, steps = lab.load_lab(name)
     test_declarations(t, name, checks, steps)
     v = Variants(t, name, tmp, index)
+    test_no_answers(t, name, v.stripped)
+    test_stub_declares_its_hints(t, name, header_names())
     wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
     patches = sorted(p for p in os.listdir(wrong_dir) if p.endswith(".patch")) \
         if os.path.isdir(wrong_dir) else []
@@ -215,6 +218,72 @@ def make_class(t, name, index, tmp, generic_lab):
     for p in cheats_for(name, generic_lab):
         v.add_cheat(p)
     return v, checks, steps
+
+
+# the kernel's own sources: other labs' solved code and the kernel's idioms
+# (a loop over the online CPUs) are there on purpose
+KERNEL_DIRS = ("kernel/", "mm/", "modload/", "include/", "boot/")
+
+
+def test_no_answers(t, name, tree):
+    """The student's tree carries nothing of the lab's answer: no file
+    outside the kernel's sources (tests/, tools/, labs/, the other
+    handouts...) holds most of a solved function's body. The lab's own
+    handout may show a fragment on purpose (uaccess's exception-table
+    entry) and is left to the teacher."""
+    files = [f for f in lab.submission.walk_files(tree) if not f.startswith(KERNEL_DIRS)
+             and f != "docs/labs/%s.md" % name]
+    hits = lab.answers_in(tree, name, files=files)
+    t.check(not hits, "%s: the student's tree holds none of the solved functions' bodies "
+            "(%d files scanned)" % (name, len(files)), "\n".join(hits[:10]))
+    shipped = [f for f in lab.submission.walk_files(tree) if lab.NOT_SHIPPED.match(f)]
+    t.check(not shipped, "%s: the student's tree has no wrong solutions and no cheats" % name,
+            " ".join(shipped[:10]))
+
+
+def header_names():
+    """(every identifier, every name followed by "(") of the kernel's
+    headers outside their comments."""
+    names, called = set(), set()
+    for d, _, ns in os.walk(os.path.join(ROOT, "include")):
+        for n in ns:
+            with open(os.path.join(d, n)) as f:
+                text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", f.read(), flags=re.S)
+            names.update(re.findall(r"\b[A-Za-z_]\w*\b", text))
+            called.update(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text))
+    return names, called
+
+
+def test_stub_declares_its_hints(t, name, hdr):
+    """Each stub compiles as its hint says: every kernel function or macro
+    the strip line's hint or the comment above the function names (and
+    local_irq_save() for "interrupts off") is declared where the stub is."""
+    import labinspect
+    stubs = lab.stub_sources(name)
+    for it in lab.read_strip(name):
+        if not it.path.endswith(".c"):
+            continue
+        src = stubs[it.path]
+        fn = lab.cstrip.find_functions(lab.cstrip.code_only(src), it.target)[0]
+        m = re.search(r"/\*(?:(?!\*/).)*\*/$", src[:fn.start].rstrip(), re.S)
+        text = it.hint + " " + (m.group(0) if m else "")
+        ids = (set(re.findall(r"\b([A-Za-z_]\w*)\(", text)) & hdr[1]) | \
+            {i for i in re.findall(r"\b[A-Za-z_]\w*\b", text) if "_" in i and i in hdr[0]}
+        if re.search(r"interrupts (off|disabled)", text):
+            ids.add("local_irq_save")
+        with tempfile.NamedTemporaryFile("w", suffix=".c",
+                                         dir=os.path.join(ROOT, os.path.dirname(it.path))) as f:
+            f.write(src)
+            f.flush()
+            r = subprocess.run(labinspect.compile_command(ROOT, it.path) + [
+                "-I", os.path.join(ROOT, "labs", "scaffold", "include"), "-E", "-dD", f.name],
+                capture_output=True, text=True, cwd=ROOT)
+        missing = sorted(i for i in ids if not re.search(r"\b%s\b" % re.escape(i), r.stdout))
+        t.check(r.returncode == 0 and not missing,
+                "%s: the stub of %s %s() declares what its hint names (%d names)"
+                % (name, it.path, it.target, len(ids)),
+                "not declared there: %s (add the header's #include to %s)"
+                % (", ".join(missing), it.path) if missing else r.stderr[-800:])
 
 
 def checks_for_wrong(v, checks, steps, sub):
@@ -609,6 +678,39 @@ def test_student_tree_stands_alone(t, tmp, name):
     shutil.rmtree(tree, ignore_errors=True)
 
 
+def test_lab_start_output(t, tmp, name):
+    """make lab-start says where the tree is and what to read, nothing
+    more: with the seeds found they are in the tree; without them (a copy
+    of the project far from ../shared/seeds, no git) it says nothing of
+    them. A tree made from a student's tree (which carries seeds/) works."""
+    want = ["ronx: lab %s: your tree is " % name, "ronx: read docs/labs/%s.md there" % name]
+    runs = []
+    tree = os.path.join(tmp, "start-" + name)
+    r = subprocess.run([PYTHON, os.path.join(ROOT, "tools", "lab.py"), "start", name, tree],
+                       capture_output=True, text=True)
+    runs.append(("the teacher's tree", r, tree, lab.find_seeds() is not None))
+    again = os.path.join(tmp, "start-again-" + name)
+    r = subprocess.run([PYTHON, os.path.join(tree, "tools", "lab.py"), "start", name, again],
+                       capture_output=True, text=True, cwd=tree)
+    runs.append(("a student's tree", r, again, lab.find_seeds() is not None))
+    far = os.path.join(tmp, "far", "ronx")
+    lab.copy_files(ROOT, far, lab.project_files(ROOT))
+    env = dict(os.environ, RONX_SEEDS="")
+    r = subprocess.run([PYTHON, os.path.join(far, "tools", "lab.py"), "start", name,
+                        os.path.join(tmp, "far", "lab")], capture_output=True, text=True,
+                       env=env, cwd=far)
+    runs.append(("a copy without the seeds", r, os.path.join(tmp, "far", "lab"), False))
+    for what, r, dest, seeds in runs:
+        lines = (r.stdout + r.stderr).splitlines()
+        t.check(r.returncode == 0 and len(lines) == 2 and
+                all(ln.startswith(w) for ln, w in zip(lines, want)) and
+                os.path.isdir(os.path.join(dest, "seeds")) == seeds,
+                "lab-start from %s prints its two lines, nothing about seeds, and the tree %s "
+                "seeds/" % (what, "has" if seeds else "has no"), r.stdout + r.stderr)
+    for d in (tree, again, os.path.join(tmp, "far")):
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_unit(t):
     for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
                         ("inspect", test_inspect)):
@@ -664,6 +766,7 @@ def test_labs(t, labs):
         test_todo_before_failure(t, tmp)
         if present:
             test_student_tree_stands_alone(t, tmp, present[0])
+            test_lab_start_output(t, tmp, present[0])
         one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
         classes = {n: make_class(t, n, i, os.path.join(tmp, n), one)
                    for i, n in enumerate(present)}

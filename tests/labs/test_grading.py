@@ -189,4 +189,39 @@ def test_teacher_tests_read_from_the_kernel_elf():
         ("image", "exec_data_faults") in got, (sorted(src - got)[:5], len(got), len(src))
 
 
+class ShellBoot:
+    """A boot whose `run X &` answers with a pid, then the program's lines
+    (as the kernel prints them, here after the prompt) appear."""
+    def __init__(self, after):
+        self.guest = FakeGuest("")
+        self.after = after
+
+    def sh(self, line, timeout=30):
+        self.guest.out += "ronx> " + line + "\n[3] spin\n" + self.after
+        return "[3] spin\n"
+
+
+def background_fails(after):
+    import userlab
+    try:
+        userlab.start_background(ShellBoot(after), "spin loop", r"^looping$", timeout=2)
+    except CheckFailed as e:
+        return str(e)
+    raise AssertionError("a program that died was taken as running")
+
+
+def test_died_reads_the_line_after_the_prompt():
+    """Issue 21: `found it ended: no end line` although the segfault line
+    was there, after the prompt on the same line (died()'s ^ anchor)."""
+    segv = "spin[3]: segfault at bfffeffc ip 08048012 sp bfffeffc error 6"
+    # the stub kernel: setup_stack() not written, the first push faults
+    stub = ("ronx: lab process-pagetables: setup_stack() is not written yet - see "
+            "docs/labs/process-pagetables.md\nronx> " + segv + "\n")
+    msg = background_fails(stub)
+    assert "found it ended: " + segv in msg and "no end line" not in msg, msg
+    # a wrong solution (the stack mapped RW without its guard): killed, not segfaulted
+    msg = background_fails("ronx> [3] spin: killed by SIGSEGV\n")
+    assert "found it ended: [3] spin: killed by SIGSEGV" in msg and "no end line" not in msg, msg
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

@@ -475,6 +475,16 @@ def test_broken_submissions(t, name, tmp):
     os.makedirs(flat)
     for rel in files:       # Gradescope's file upload: the files, without their directories
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(flat, os.path.basename(rel)))
+    # lab files that reach past the lab: refused before linking, one line
+    # each, 0 for the checks of their steps (item 1 of issue 21)
+    forged = []
+    for sub, add in (("fake-ktest", "\n#include <ronx/ktest.h>\nKTEST(wxcheck, forged) { (void)t; }\n"),
+                     ("port-write", "\n#include <ronx/x86.h>\nstatic __used void forged_ktap(void)"
+                      " { outb(0xe9, 'o'); }\n")):
+        tree = lab_files_dir(name, os.path.join(d, sub))
+        with open(os.path.join(tree, files[-1]), "a") as f:
+            f.write(add)
+        forged.append(sub)
     with open(os.path.join(d, "notes.txt"), "w") as f:
         f.write("I did the lab, honest.\n")
     with open(os.path.join(d, "corrupt.zip"), "wb") as f:
@@ -489,6 +499,12 @@ def test_broken_submissions(t, name, tmp):
              ("corrupt.zip", "not graded as a submission", "zero"),
              ("empty", "not graded as a submission: none of the lab's files", "zero"),
              ("does-not-exist", "does not exist", "zero")]
+    if forged:
+        cases += [("fake-ktest", "%s: refused before linking: it defines section .ktests "
+                   "(the self-test table: KTEST), which the lab's stub does not have"
+                   % files[-1], "below"),
+                  ("port-write", "%s: refused before linking: it uses the privileged "
+                   "instruction `out %%al,$0xe9` at forged_ktap()+0x" % files[-1], "below")]
     for sub, said, want in cases:
         # a submission that builds is graded with its first two checks: what
         # is tested here is what is taken, and the one-line reason

@@ -243,12 +243,39 @@ def port_ktap(text, suite):
                                       in parse(text) if s == suite]}
 
 
+BOOT_SILENCE = 10     # seconds a booting kernel may print nothing before it counts as hung
+
+
+def wait_ready(guest, timeout=30, silence=BOOT_SILENCE):
+    """guest.wait_ready(), but a boot that prints nothing for `silence`
+    seconds before its prompt is taken as hung at once: a kernel that
+    hangs at boot costs each of its boots seconds, not the whole timeout
+    (a healthy boot prints all along and is at its prompt in a second or two)."""
+    deadline = time.monotonic() + timeout
+    seen, since = -1, time.monotonic()
+    while True:
+        try:
+            guest.wait_for(r"^ronx: ready$", timeout=1)
+            return guest.wait_ready()
+        except GuestError:
+            if guest.proc.poll() is not None or PANIC in guest.out:
+                raise
+        now = time.monotonic()
+        if len(guest.out) != seen:
+            seen, since = len(guest.out), now
+        if now - since >= silence or now >= deadline:
+            raise GuestError("%s: no 'ronx: ready' line: %s; last output:\n%s"
+                             % (guest.name, "the boot printed nothing for %ds" % silence
+                                if now - since >= silence else "not within %ds" % timeout,
+                                guest.out[-1500:]))
+
+
 class Boot:
     """One QEMU boot at the shell prompt."""
 
     def __init__(self, guest, tests=None):
         self.guest = guest
-        self.log = guest.wait_ready()
+        self.log = wait_ready(guest)
         self.pt = PageTables(guest.monitor("info tlb"))
         self._ktap = {}
         self.dead = False

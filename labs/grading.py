@@ -53,6 +53,8 @@ ctx (Context), one per grade run of one tree, shared by the labs graded in it:
     ctx.root            the tree being graded (a scratch tree for a submission)
     ctx.sym(name)       one address, CheckFailed if the symbol is missing
     ctx.where(va)       "0xc0101000 (_text+0x1000)" for failure messages
+    ctx.teacher_tests() {suite: [names]}: the KTEST table of the teacher's
+                        build/kernel.elf (Context(..., teacher=TREE))
 
 g (Boot):
     g.pt                tlb.PageTables from QEMU's `info tlb`, read at the
@@ -63,7 +65,13 @@ g (Boot):
                         ctx.boot() with the same options boots afresh)
     g.ktap("image")     `selftest image` -> {case: (ok, diagnostic)};
                         a skipped case is (False, "skipped: reason");
-                        g.ktap(suite, timeout=N) for a suite slower than 30 s
+                        g.ktap(suite, timeout=N) for a suite slower than 30 s.
+                        Read from port 0xe9 (QEMU's -debugcon: only
+                        kernel/ktest.c writes there), never the console,
+                        and held to the teacher's list of the suite
+                        (ctx.teacher_tests(), from the teacher's kernel.elf):
+                        a duplicate, missing or extra name or another plan
+                        fails every check reading the suite
     g.monitor("info registers")    one QEMU monitor command
     g.guest             the Guest (tests/qemu/guest.py); gdbstub.GdbStub(g.guest)
                         stops it at an address (labs/module-lifecycle)

@@ -3,8 +3,12 @@
 """The test of the lab grader, in both directions, for every lab in
 labs/ORDER (results: build/results/labs.ktap):
 
-  - unit tests of the stripper and of the grading library
-    (tests/labs/test_cstrip.py, test_grading.py);
+  - unit tests of the stripper, of the grading library and of the
+    inspection before linking (tests/labs/test_cstrip.py, test_grading.py,
+    test_inspect.py);
+  - per lab: the solved files pass the inspection; the student's tree
+    (make lab-start) holds none of the solved functions' bodies, no wrong
+    solution and no cheat, and each stub declares what its hint names;
   - the solved tree grades full marks on every lab (graded as a tree);
   - per lab, a class of submissions graded the way a course grades them
     (tools/lab.py grade-class: only the lab's files are taken from each):
@@ -25,7 +29,10 @@ labs/ORDER (results: build/results/labs.ktap):
   - a submission graded alone scores what it scored in the class, and one
     whose kernel hangs is stopped at its time limit with nothing left running;
   - submissions that are broken (missing a lab file, not compiling, not a
-    submission at all, an archive) are graded with a one-line reason;
+    submission at all, an archive, a lab file that registers a KTEST or
+    writes port 0xe9) are graded with a one-line reason;
+  - make lab-start prints its two lines and nothing of the seeds, from
+    the teacher's tree, a student's tree and a copy far from the seeds;
   - the Gradescope autograder zip, unpacked into a directory laid out as
     Gradescope's container, grades a solved, a stripped and a cheating
     submission into a results.json with Gradescope's fields;

@@ -338,6 +338,12 @@ def test_lab(t, name, v, checks, steps, solved_tree):
             fails = failing(scores[sub])
             t.check(got < total, "%s: wrong/%s loses points (%d/%d)" % (name, what, got, total),
                     res[sub].get("output", ""))
+            refused = [ln for ln in res[sub].get("output", "").splitlines()
+                       if "refused before linking" in ln]
+            t.check(not refused, "%s: wrong/%s passes the inspection before linking (a "
+                    "plausible mistake, not a cheat)" % (name, what),
+                    "\n".join(refused) + "\nextend labs/%s/interface if the call is one a "
+                    "student may make" % name)
             failed_somewhere.update(fails)
             progress("  %s: wrong/%s: %d/%d (%s)" % (name, what, got, total,
                                                      "; ".join(fails) or "nothing failed"))

@@ -246,8 +246,8 @@ def code_problems(path, iface):
                                     % (where(e, sec, target), sec))
     # pointers into code (jump tables, exception tables, function pointers)
     for s in e.sections:
-        if s.type == elf32.SHT_NOBITS or not s.size:
-            continue
+        if s.type == elf32.SHT_NOBITS or not s.size or UNLOADED.match(s.name):
+            continue    # (the debug information's addresses are never run)
         data = e.data(s)
         rel_ends = starts.get(s.name, set())
         for off, ty, sym in e.relocations(s):
@@ -360,11 +360,9 @@ def inspect_file(lab, tree, rel, stub_text, ref_root, iface, tmp):
         return p and "%s: refused before linking: %s" % (rel, p)
     if not rel.endswith(".c"):
         return None
-    obj = os.path.join(tree, "build", os.path.splitext(rel)[0] + ".o")
-    r = subprocess.run(["make", "-C", tree, "--no-print-directory",
-                        os.path.relpath(obj, tree)], capture_output=True, text=True)
-    if r.returncode != 0:
-        return None     # the build says why, with the compiler's message
+    obj = object_path(tree, rel)
+    if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(path):
+        return None     # it did not compile: the build says why, with the compiler's message
     stub = stub_description(ref_root, rel, stub_text, tmp)
     problems = object_problems(describe(obj), stub, iface, lab) + code_problems(obj, iface)
     if not problems:
@@ -373,10 +371,20 @@ def inspect_file(lab, tree, rel, stub_text, ref_root, iface, tmp):
     return "%s: refused before linking: it %s%s" % (rel, problems[0], more)
 
 
+def object_path(tree, rel):
+    return os.path.join(tree, "build", os.path.splitext(rel)[0] + ".o")
+
+
 def inspect_lab(lab, tree, ref_root, stubs):
     """{lab file: reason} for the lab files of tree that the rules refuse;
-    stubs: {lab file: the stub's text} (tools/lab.py makes them)."""
+    stubs: {lab file: the stub's text} (tools/lab.py makes them). The
+    objects are made by the tree's Makefile, all in one make."""
     iface = read_interface(lab, ref_root)
+    objs = [os.path.relpath(object_path(tree, rel), tree) for rel in sorted(stubs)
+            if rel.endswith(".c")]
+    if objs:
+        subprocess.run(["make", "-k", "-C", tree, "--no-print-directory"] + objs,
+                       capture_output=True)
     refused = {}
     with tempfile.TemporaryDirectory(prefix="ronx-inspect-") as tmp:
         for rel in sorted(stubs):

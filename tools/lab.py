@@ -21,6 +21,9 @@ submission, a whole class, or build a Gradescope autograder.
     tools/lab.py autograder LAB     build/autograder/LAB.zip for Gradescope
     tools/lab.py steps LAB          the lab's steps, each with its checks and the
                                     wrong solution that leaves it out
+    tools/lab.py interface [LAB...] what the solved lab files use that
+                                    labs/LAB/interface does not list (after a
+                                    change to a solved file: add it there)
     tools/lab.py list               the labs, in order
 
 Options of grade: --seed N (the scenarios' seed; random and printed if not
@@ -44,6 +47,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -611,7 +615,7 @@ def print_steps(lab, out=sys.stdout):
 
 
 def main(argv):
-    cmds = ("start", "grade", "grade-class", "autograder", "steps", "list")
+    cmds = ("start", "grade", "grade-class", "autograder", "steps", "list", "interface")
     if not argv or argv[0] not in cmds:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
@@ -654,6 +658,22 @@ def main(argv):
             # seeds/ and the handouts name ../shared/seeds/ as before: nothing to say
             print("ronx: lab %s: your tree is %s (stripped: %s)" % (args[0], dest, ", ".join(changed)))
             print("ronx: read docs/labs/%s.md there; 'make grade LAB=%s' grades it" % (args[0], args[0]))
+        elif argv[0] == "interface":
+            import labinspect
+            for lab in args or written_labs():
+                check_lab(lab)
+                syms, insns = labinspect.derive_interface(lab, ROOT, lab_files(lab))
+                have = labinspect.read_interface(lab, ROOT)
+                stub = set()
+                for rel, text in stub_sources(lab).items():
+                    if rel.endswith(".c"):
+                        with tempfile.TemporaryDirectory() as tmp:
+                            stub |= set(labinspect.stub_description(ROOT, rel, text, tmp)
+                                        ["undefined"])
+                lacks = [x for x in syms if x not in have.symbols | stub] + \
+                    ["insn " + x for x in insns if x not in have.insns]
+                print("labs/%s/interface %s" % (lab, "lacks: " + " ".join(lacks) if lacks else
+                                                "covers what the solved files use"))
         elif argv[0] == "steps":
             for lab in args or written_labs():
                 check_lab(lab)

@@ -780,7 +780,8 @@ def test_labs(t, labs):
     for n in present:
         refused = lab.inspect([n], ROOT)[n]
         t.check(not refused, "%s: the solved files pass the inspection before linking "
-                "(labs/%s/interface)" % (n, n), "\n".join(refused.values()))
+                "(labs/%s/interface)" % (n, n), "\n".join(refused.values()) +
+                "\n(tools/lab.py interface %s says what the interface lacks)" % n)
     # `make grade` in a tree, as a student runs it: one lab is enough here
     # (every lab's solved files are graded below, as submissions)
     solved = {}

@@ -349,10 +349,27 @@ def test_lab(t, name, v, checks, steps, solved_tree):
                                                      "; ".join(fails) or "nothing failed"))
     test_steps(t, name, checks, steps, v, scores)
     test_cheats(t, name, v, scores, res)
+    test_messages(t, name, v, res)
     for c in checks:
         key = "%s: %s" % (name, c.name)
         t.check(key in failed_somewhere, "%s fails in a stripped tree or a wrong solution" % key,
                 "no stripped tree and no wrong/*.patch makes this check fail: it cannot fail")
+
+
+def test_messages(t, name, v, res):
+    """No failure message of the stripped tree or a wrong solution says a
+    program left no end line while the lines it quotes hold one (issue 21:
+    the segfault line after the prompt on the same line)."""
+    bad = []
+    for sub, (kind, _) in sorted(v.kinds.items()):
+        for x in res[sub]["tests"]:
+            out = x["output"]
+            i = out.find("no end line; it printed:")
+            if i >= 0 and re.search(r"\S+\[\d+\]: segfault at |\[\d+\] \S+: (exit status|"
+                                    r"killed by)", out[i:]):
+                bad.append("%s: %s: %s" % (sub, x["name"], out[i:i + 300]))
+    t.check(not bad, "%s: no message says 'no end line' above the end line it quotes" % name,
+            "\n".join(bad[:3]))
 
 
 def test_declarations(t, name, checks, steps):

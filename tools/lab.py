@@ -7,7 +7,8 @@ submission, a whole class, or build a Gradescope autograder.
                                     the whole project with LAB's items stripped
                                     (labs/LAB/strip), labs/*/wrong/ left out,
                                     the seeds copied in, a fresh git repository
-    tools/lab.py grade [LAB...]     build this tree, run the labs' checks (every
+    tools/lab.py grade [LAB...]     inspect the lab files (tools/labinspect.py),
+                                    build this tree, run the labs' checks (every
                                     lab of labs/ORDER written so far if none
                                     named), print one line per check and
                                     "Score: N/M", write build/grade/results.json
@@ -15,7 +16,8 @@ submission, a whole class, or build a Gradescope autograder.
                                     grade a submission (a lab-start repository, a
                                     directory, a zip or a tarball): only the lab's
                                     files are taken from it, laid over a pristine
-                                    copy of this tree in build/grade/work/NAME
+                                    copy of this tree in build/grade/work/NAME;
+                                    one the inspection refuses is graded as its stub
     tools/lab.py grade-class LAB DIR    every submission in DIR, one per core:
                                     build/grade/LAB.csv, build/grade/LAB/NAME/
     tools/lab.py autograder LAB     build/autograder/LAB.zip for Gradescope

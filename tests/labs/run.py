@@ -243,6 +243,20 @@ def test_no_answers(t, name, tree):
     hits = lab.answers_in(tree, name, files=files)
     t.check(not hits, "%s: the student's tree holds none of the solved functions' bodies "
             "(%d files scanned)" % (name, len(files)), "\n".join(hits[:10]))
+    # the scan finds an answer where one is: the solved files copied under tests/
+    planted = []
+    for rel in {it.path for it in lab.read_strip(name) if it.path.endswith(".c")}:
+        dest = os.path.join(tree, "tests", "answer-" + os.path.basename(rel))
+        shutil.copyfile(os.path.join(ROOT, rel), dest)
+        planted.append(os.path.relpath(dest, tree))
+    if planted:
+        found = lab.answers_in(tree, name, files=planted)
+        funcs = [it.target for it in lab.read_strip(name) if it.path.endswith(".c")]
+        t.check(all(any("%s()" % f in h for h in found) for f in funcs),
+                "%s: ... and the scan finds each solved function copied under tests/" % name,
+                "\n".join(found) or "nothing found")
+        for p in planted:
+            os.remove(os.path.join(tree, p))
     shipped = [f for f in lab.submission.walk_files(tree) if lab.NOT_SHIPPED.match(f)]
     t.check(not shipped, "%s: the student's tree has no wrong solutions and no cheats" % name,
             " ".join(shipped[:10]))

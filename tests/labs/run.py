@@ -666,6 +666,9 @@ def test_autograder(t, name, v, tmp):
         bad = gradescope_problems(res)
         t.check(not bad, "autograder: %s: results.json has Gradescope's fields" % sub,
                 "\n".join(bad))
+        t.check("before linking" in res.get("output", ""),
+                "autograder: %s: the lab's files were inspected before linking" % sub,
+                res.get("output", "")[-800:])
         total = sum(x["max_score"] for x in res.get("tests", []))
         ok = res.get("score") == total if want == "full" else res.get("score", total) < total
         t.check(ok and r.returncode == 0, "autograder: %s: scores %s/%s (%s)"

@@ -522,7 +522,7 @@ def test_broken_submissions(t, name, tmp):
     # lab files that reach past the lab: refused before linking, one line
     # each, 0 for the checks of their steps (item 1 of issue 21)
     forged = []
-    for sub, add in (("fake-ktest", "\n#include <ronx/ktest.h>\nKTEST(wxcheck, forged) { (void)t; }\n"),
+    for sub, add in () if not files[-1].endswith(".c") else (("fake-ktest", "\n#include <ronx/ktest.h>\nKTEST(wxcheck, forged) { (void)t; }\n"),
                      ("port-write", "\n#include <ronx/x86.h>\nstatic __used void forged_ktap(void)"
                       " { outb(0xe9, 'o'); }\n")):
         tree = lab_files_dir(name, os.path.join(d, sub))
@@ -536,7 +536,9 @@ def test_broken_submissions(t, name, tmp):
     os.makedirs(os.path.join(d, "empty"))
     cases = [("missing", "missing: %s: not in the submission" % files[0], "below")
              if len(files) > 1 else ("missing", "none of the lab's files", "zero"),
-             ("nocompile", "does not build", "zero"),
+             # a linker script that is not the lab's is refused before it is used
+             ("nocompile", "does not build" if files[-1].endswith(".c") else
+              "%s: refused before linking: line" % files[-1], "zero"),
              ("flat", "found as %s" % os.path.basename(files[0]) if "/" in files[0]
               else "taken (the lab's files): " + files[0], "full"),
              ("notes.txt", "not graded as a submission: a file that is neither", "zero"),

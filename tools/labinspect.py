@@ -64,7 +64,8 @@ WHAT_SECTION = {
 # privileged (or IF/IOPL-changing) instructions, by the class a lab lists
 PRIV = {}
 for cls, names in {
-        "in": "in inb inw inl ins insb insw insl", "out": "out outb outw outl outs outsb outsw outsl",
+        "in": "in inb inw inl ins insb insw insl",
+        "out": "out outb outw outl outs outsb outsw outsl",
         "cli": "cli", "sti": "sti", "hlt": "hlt", "popf": "popf popfl popfw",
         "wrmsr": "wrmsr", "rdmsr": "rdmsr", "lgdt": "lgdt lgdtl lgdtw", "lidt": "lidt lidtl lidtw",
         "lldt": "lldt", "ltr": "ltr", "wbinvd": "wbinvd", "invd": "invd", "clts": "clts",

@@ -522,9 +522,10 @@ def test_broken_submissions(t, name, tmp):
     # lab files that reach past the lab: refused before linking, one line
     # each, 0 for the checks of their steps (item 1 of issue 21)
     forged = []
-    for sub, add in () if not files[-1].endswith(".c") else (("fake-ktest", "\n#include <ronx/ktest.h>\nKTEST(wxcheck, forged) { (void)t; }\n"),
-                     ("port-write", "\n#include <ronx/x86.h>\nstatic __used void forged_ktap(void)"
-                      " { outb(0xe9, 'o'); }\n")):
+    adds = (("fake-ktest", "\n#include <ronx/ktest.h>\nKTEST(wxcheck, forged) { (void)t; }\n"),
+            ("port-write", "\n#include <ronx/x86.h>\n"
+             "static __used void forged_ktap(void) { outb(0xe9, 'o'); }\n"))
+    for sub, add in adds if files[-1].endswith(".c") else ():
         tree = lab_files_dir(name, os.path.join(d, sub))
         with open(os.path.join(tree, files[-1]), "a") as f:
             f.write(add)

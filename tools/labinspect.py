@@ -20,6 +20,12 @@ line naming the symbol, section or instruction, if the object:
     one: a branch or a pointer into the middle of an instruction, or bytes
     the disassembler cannot decode.
 
+Before any of that, the file's text may include headers by name only
+(no absolute path, no `..`, nothing but .h, no `.incbin`), and the
+object's dependencies (make's .d file) must all be headers of the tree
+being graded: a scratch tree sits inside or beside the teacher's, whose
+solved files are one `#include "../../../../../mm/tlb.c"` away.
+
 A linker script (lab layout) is compared with the stub's as text: only
 `. = ALIGN(...);` statements may differ.
 
@@ -300,6 +306,56 @@ def object_problems(desc, stub, iface, lab):
     return problems
 
 
+# -- what a lab file includes ---------------------------------------------------------
+# A submission's file is compiled in a scratch tree inside the teacher's
+# (build/grade/work/NAME) or beside it (Gradescope's /autograder/source):
+# `#include "../../../../../mm/tlb.c"` would compile the teacher's solved
+# file. So a lab file includes headers by name only, and its object's
+# dependencies (make's .d file) are all headers of the tree being graded.
+INCLUDE = re.compile(r"^[ \t]*#[ \t]*(include|include_next|import|embed)\b[ \t]*(.*)$", re.M)
+
+
+def source_problem(text):
+    """Why the lab file's text may not be compiled at all (it includes
+    something other than a header by name, or pulls a file in with
+    .incbin), or None."""
+    t = text.replace("\\\n", "")      # backslash-newline splices first, as cpp does
+    t = re.sub(r"/\*.*?\*/", " ", t, flags=re.S)
+    t = re.sub(r"//[^\n]*", "", t)
+    for m in INCLUDE.finditer(t):
+        lit = re.match(r'^(?:"([^"]*)"|<([^>]*)>)', m.group(2).strip())
+        if not lit:
+            return "#%s %s: a header is included by its name, as \"x.h\" or <x.h>" % (
+                m.group(1), m.group(2).strip()[:60])
+        path = lit.group(1) if lit.group(1) is not None else lit.group(2)
+        if path.startswith("/") or ".." in path.split("/") or not path.endswith(".h"):
+            return ("includes %s: a lab file includes headers of the tree by name (no absolute "
+                    "path, no .., nothing but .h)" % path[:80])
+    if re.search(r"\.incbin\b", t):
+        return "uses .incbin, which pulls a file's bytes into the object"
+    return None
+
+
+def deps_problem(tree, rel):
+    """Why the object's dependencies (build/<rel>.d, as gcc -MMD wrote
+    them) reach past the tree's headers, or None."""
+    dfile = os.path.splitext(object_path(tree, rel))[0] + ".d"
+    try:
+        with open(dfile) as f:
+            first = f.read().replace("\\\n", " ").split("\n", 1)[0]
+    except OSError:
+        return None
+    top = os.path.realpath(tree) + os.sep
+    for dep in first.partition(":")[2].split():
+        if dep == rel:
+            continue
+        real = os.path.realpath(os.path.join(tree, dep))
+        if not real.startswith(top) or not real.endswith(".h") or \
+                real.startswith(os.path.join(top, "build") + os.sep):
+            return "includes %s, which is not a header of the tree being graded" % dep[:100]
+    return None
+
+
 # -- linker scripts -----------------------------------------------------------------
 ALIGN_STMT = re.compile(r"^\.\s*=\s*ALIGN\s*\([^;]*\)$")
 
@@ -361,11 +417,16 @@ def inspect_file(lab, tree, rel, stub_text, ref_root, iface, tmp):
         return p and "%s: refused before linking: %s" % (rel, p)
     if not rel.endswith(".c"):
         return None
+    with open(path, errors="replace") as f:
+        early = source_problem(f.read())
+    if early:
+        return "%s: refused before compiling: it %s" % (rel, early)
     obj = object_path(tree, rel)
     if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(path):
         return None     # it did not compile: the build says why, with the compiler's message
     stub = stub_description(ref_root, rel, stub_text, tmp)
-    problems = object_problems(describe(obj), stub, iface, lab) + code_problems(obj, iface)
+    problems = [p for p in [deps_problem(tree, rel)] if p] + \
+        object_problems(describe(obj), stub, iface, lab) + code_problems(obj, iface)
     if not problems:
         return None
     more = " (and %d more)" % (len(problems) - 1) if len(problems) > 1 else ""
@@ -381,8 +442,12 @@ def inspect_lab(lab, tree, ref_root, stubs):
     stubs: {lab file: the stub's text} (tools/lab.py makes them). The
     objects are made by the tree's Makefile, all in one make."""
     iface = read_interface(lab, ref_root)
-    objs = [os.path.relpath(object_path(tree, rel), tree) for rel in sorted(stubs)
-            if rel.endswith(".c")]
+    objs = []
+    for rel in sorted(stubs):
+        if rel.endswith(".c"):
+            with open(os.path.join(tree, rel), errors="replace") as f:
+                if source_problem(f.read()) is None:    # never compiled otherwise
+                    objs.append(os.path.relpath(object_path(tree, rel), tree))
     if objs:
         subprocess.run(["make", "-k", "-C", tree, "--no-print-directory"] + objs,
                        capture_output=True)

@@ -530,6 +530,15 @@ def test_broken_submissions(t, name, tmp):
         with open(os.path.join(tree, files[-1]), "a") as f:
             f.write(add)
         forged.append(sub)
+    if files[-1].endswith(".c"):
+        # the teacher's solved file, reached from the scratch tree (grade_alone's
+        # --work is d/<sub>.json.work) by a relative #include
+        tree = lab_files_dir(name, os.path.join(d, "includes-solved"))
+        work_dir = os.path.join(d, "includes-solved.json.work", os.path.dirname(files[-1]))
+        up = os.path.relpath(os.path.join(ROOT, files[-1]), work_dir)
+        with open(os.path.join(tree, files[-1]), "w") as f:
+            f.write('#include "%s"\n' % up)
+        forged.append("includes-solved")
     with open(os.path.join(d, "notes.txt"), "w") as f:
         f.write("I did the lab, honest.\n")
     with open(os.path.join(d, "corrupt.zip"), "wb") as f:
@@ -551,7 +560,9 @@ def test_broken_submissions(t, name, tmp):
                    "(the self-test table: KTEST), which the lab's stub does not have"
                    % files[-1], "below"),
                   ("port-write", "%s: refused before linking: it uses the privileged "
-                   "instruction `out %%al,$0xe9` at forged_ktap()+0x" % files[-1], "below")]
+                   "instruction `out %%al,$0xe9` at forged_ktap()+0x" % files[-1], "below"),
+                  ("includes-solved", "%s: refused before compiling: it includes ../"
+                   % files[-1], "below")]
     for sub, said, want in cases:
         # a submission that builds is graded with its first two checks: what
         # is tested here is what is taken, and the one-line reason

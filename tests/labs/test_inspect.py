@@ -129,6 +129,35 @@ def test_linker_script_only_align_lines_may_differ():
     assert p and "line 6" in p and "/DISCARD/" in p, p
 
 
+def test_includes_by_name_only():
+    ok = '#include <stdarg.h>\n#include <ronx/printk.h>\n#include "layout.h"\nint x;\n'
+    assert labinspect.source_problem(ok) is None
+    for src, words in (
+            ('#include "../../../../../mm/tlb.c"\n', ["includes ../../../../../mm/tlb.c"]),
+            ("#include </autograder/source/ronx/mm/tlb.c>\n", ["includes /autograder"]),
+            ('#define F "../../../mm/tlb.c"\n#include F\n', ["#include F", "by its name"]),
+            ('#in\\\nclude "../x.h"\n', ["includes ../x.h"]),
+            ('# /* hidden */ include_next "mm.c"\n', ["includes mm.c"]),
+            ('__asm__(".incbin \\"x\\"");\n', [".incbin"])):
+        got = labinspect.source_problem(src)
+        assert got and all(w in got for w in words), (src, got)
+
+
+def test_dependencies_inside_the_tree_only():
+    with tempfile.TemporaryDirectory(prefix="ronx-inspect-test-") as d:
+        os.makedirs(os.path.join(d, "build", "mm"))
+        for deps, bad in (("mm/tlb.c include/ronx/x86.h", None),
+                          ("mm/tlb.c include/ronx/x86.h ../../../mm/tlb.c", "../../../mm/tlb.c"),
+                          ("mm/tlb.c /etc/hostname.h", "/etc/hostname.h"),
+                          ("mm/tlb.c mm/pgd.c", "mm/pgd.c")):
+            with open(os.path.join(d, "build", "mm", "tlb.d"), "w") as f:
+                f.write("build/mm/tlb.o: %s \\\n include/ronx/smp.h\ninclude/ronx/x86.h:\n"
+                        % deps)
+            got = labinspect.deps_problem(d, "mm/tlb.c")
+            assert (got is None) if bad is None else (got and "includes " + bad in got), \
+                (deps, got)
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items())
          if n.startswith("test_") and callable(f)]
 

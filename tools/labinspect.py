@@ -331,8 +331,9 @@ def source_problem(text):
         if path.startswith("/") or ".." in path.split("/") or not path.endswith(".h"):
             return ("includes %s: a lab file includes headers of the tree by name (no absolute "
                     "path, no .., nothing but .h)" % path[:80])
-    if re.search(r"\.incbin\b", t):
-        return "uses .incbin, which pulls a file's bytes into the object"
+    m = re.search(r"\.(incbin|include)\b", t)
+    if m:
+        return "uses the assembler's .%s, which pulls a file into the object" % m.group(1)
     return None
 
 

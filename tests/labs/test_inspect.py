@@ -138,7 +138,8 @@ def test_includes_by_name_only():
             ('#define F "../../../mm/tlb.c"\n#include F\n', ["#include F", "by its name"]),
             ('#in\\\nclude "../x.h"\n', ["includes ../x.h"]),
             ('# /* hidden */ include_next "mm.c"\n', ["includes mm.c"]),
-            ('__asm__(".incbin \\"x\\"");\n', [".incbin"])):
+            ('__asm__(".incbin \\"x\\"");\n', [".incbin"]),
+            ('__asm__(".include \\"../../x.s\\"");\n', [".include"])):
         got = labinspect.source_problem(src)
         assert got and all(w in got for w in words), (src, got)
 

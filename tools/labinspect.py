@@ -121,31 +121,46 @@ _cmds = {}
 
 
 def compile_command(root, rel):
-    """gcc's command line for rel as the tree's Makefile builds it (make -n),
-    as a list, with source and object left for the caller (None, None)."""
-    key = (root, os.path.dirname(rel))
-    if key not in _cmds:
-        obj = "build/%s.o" % os.path.splitext(rel)[0]
-        out = subprocess.run(["make", "-n", "-B", "-C", root, "--no-print-directory", obj],
-                             capture_output=True, text=True).stdout
-        line = next((ln for ln in out.splitlines() if " -c %s " % rel in ln + " "), None)
-        if line is None:
-            raise InspectError("cannot find how the Makefile compiles %s" % rel)
-        args = shlex.split(line)
-        cmd = []
-        skip = False
-        for a in args:
-            if skip:
-                skip = False
-                continue
-            if a in ("-c", "-o"):
-                skip = True
-                continue
-            if a in ("-MMD", "-MP"):
-                continue
+    """gcc's command line for a kernel C file as the tree's Makefile
+    builds it (one pattern rule for all: make -n asked once per Makefile,
+    kept in build/grade/stubs/), without -c, -o and the .d options."""
+    with open(os.path.join(root, "Makefile"), "rb") as f:
+        key = hashlib.sha1(f.read()).hexdigest()
+    if (root, key) in _cmds:
+        return list(_cmds[root, key])
+    cache = os.path.join(root, "build", "grade", "stubs", "cc-%s.json" % key)
+    try:
+        with open(cache) as f:
+            _cmds[root, key] = json.load(f)
+        return list(_cmds[root, key])
+    except (OSError, ValueError):
+        pass
+    obj = "build/%s.o" % os.path.splitext(rel)[0]
+    out = subprocess.run(["make", "-n", "-B", "-C", root, "--no-print-directory", obj],
+                         capture_output=True, text=True).stdout
+    line = next((ln for ln in out.splitlines() if " -c %s " % rel in ln + " "), None)
+    if line is None:
+        raise InspectError("cannot find how the Makefile compiles %s" % rel)
+    cmd, skip = [], False
+    for a in shlex.split(line):
+        if skip:
+            skip = False
+        elif a in ("-c", "-o"):
+            skip = True
+        elif a not in ("-MMD", "-MP"):
             cmd.append(a)
-        _cmds[key] = cmd
-    return list(_cmds[key])
+    _cmds[root, key] = cmd
+    write_json(cache, cmd)
+    return list(cmd)
+
+
+def write_json(path, obj):
+    """obj to path, whole or not at all (grades run side by side)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+    os.replace(tmp, path)
 
 
 def compile_text(root, rel, text, obj):
@@ -402,10 +417,7 @@ def stub_description(ref_root, rel, stub_text, tmp):
     if err:
         raise InspectError("the lab's stub of %s does not compile:\n%s" % (rel, err))
     desc = describe(obj)
-    os.makedirs(os.path.dirname(cache), exist_ok=True)
-    with open(cache + ".tmp%d" % os.getpid(), "w") as f:
-        json.dump(desc, f)
-    os.replace(cache + ".tmp%d" % os.getpid(), cache)
+    write_json(cache, desc)
     return desc
 
 

@@ -13,6 +13,13 @@
  *
  * A test that faults where it did not expect to is caught by a quiet
  * recovery and reported "not ok"; the next test runs in the same boot.
+ *
+ * Every KTAP line also goes to I/O port 0xe9 (QEMU's -debugcon, Bochs's
+ * e9 port), written by this file alone: the lab grader believes only
+ * what comes through there. Code under test runs in ring 0 and may print
+ * anything on the console, but a lab's file is refused before linking
+ * if it holds an `out` or calls this file (tools/labinspect.py), so a
+ * result on port 0xe9 is one this file printed for a test it ran.
  */
 #include <stdarg.h>
 #include <ronx/printk.h>
@@ -20,8 +27,25 @@
 #include <ronx/recovery.h>
 #include <ronx/shell.h>
 #include <ronx/ktest.h>
+#include <ronx/x86.h>
 
 extern const struct ktest __start_ktests[], __stop_ktests[];
+
+#define KTAP_PORT	0xe9	/* QEMU's isa-debugcon, the grader's channel */
+
+/* One piece of KTAP, on the console and on KTAP_PORT. */
+static __printf(1, 2) void ktap(const char *fmt, ...)
+{
+	char line[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	cprintf("%s", line);
+	for (const char *c = line; *c; c++)
+		outb(KTAP_PORT, *c);
+}
 
 void kt_fail(struct kt *t, const char *file, int line, const char *fmt, ...)
 {
@@ -31,7 +55,7 @@ void kt_fail(struct kt *t, const char *file, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cprintf("    # EXPECTATION FAILED at %s:%d: %s\n", file, line, msg);
+	ktap("    # EXPECTATION FAILED at %s:%d: %s\n", file, line, msg);
 	t->failed = true;
 }
 
@@ -50,7 +74,7 @@ static bool run_one(const struct ktest *k, int n)
 	struct recovery r;
 
 	if (catch_faults(&r, true)) {
-		cprintf("    # %s: unexpected exception %u at eip %08lx (address %08lx)\n",
+		ktap("    # %s: unexpected exception %u at eip %08lx (address %08lx)\n",
 			k->name, r.fault.vector, r.fault.eip, r.fault.cr2);
 		t.failed = true;
 	} else {
@@ -58,9 +82,9 @@ static bool run_one(const struct ktest *k, int n)
 		recovery_pop(&r);
 	}
 	if (t.skip_reason && !t.failed)
-		cprintf("    ok %d %s # SKIP %s\n", n, k->name, t.skip_reason);
+		ktap("    ok %d %s # SKIP %s\n", n, k->name, t.skip_reason);
 	else
-		cprintf("    %sok %d %s\n", t.failed ? "not " : "", n, k->name);
+		ktap("    %sok %d %s\n", t.failed ? "not " : "", n, k->name);
 	return t.failed;
 }
 
@@ -95,10 +119,10 @@ static bool run_suite(const char *suite, int index)
 
 	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
 		total += strcmp(k->suite, suite) == 0;
-	cprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, total);
+	ktap("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, total);
 	for (const struct ktest *k = next_in_suite(suite, 0); k; k = next_in_suite(suite, k))
 		failed |= run_one(k, ++n);
-	cprintf("%sok %d %s\n", failed ? "not " : "", index, suite);
+	ktap("%sok %d %s\n", failed ? "not " : "", index, suite);
 	return !failed;
 }
 
@@ -110,7 +134,7 @@ int ktest_run(const char *suite)
 	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
 		if (!seen_before(k) && (!suite || strcmp(k->suite, suite) == 0))
 			suites++;
-	cprintf("KTAP version 1\n1..%d\n", suites);
+	ktap("KTAP version 1\n1..%d\n", suites);
 	for (const struct ktest *k = __start_ktests; k < __stop_ktests; k++)
 		if (!seen_before(k) && (!suite || strcmp(k->suite, suite) == 0))
 			run_suite(k->suite, ++index);

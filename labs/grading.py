@@ -53,6 +53,8 @@ ctx (Context), one per grade run of one tree, shared by the labs graded in it:
     ctx.root            the tree being graded (a scratch tree for a submission)
     ctx.sym(name)       one address, CheckFailed if the symbol is missing
     ctx.where(va)       "0xc0101000 (_text+0x1000)" for failure messages
+    ctx.teacher_tests() {suite: [names]}: the KTEST table of the teacher's
+                        build/kernel.elf (Context(..., teacher=TREE))
 
 g (Boot):
     g.pt                tlb.PageTables from QEMU's `info tlb`, read at the
@@ -63,7 +65,13 @@ g (Boot):
                         ctx.boot() with the same options boots afresh)
     g.ktap("image")     `selftest image` -> {case: (ok, diagnostic)};
                         a skipped case is (False, "skipped: reason");
-                        g.ktap(suite, timeout=N) for a suite slower than 30 s
+                        g.ktap(suite, timeout=N) for a suite slower than 30 s.
+                        Read from port 0xe9 (QEMU's -debugcon: only
+                        kernel/ktest.c writes there), never the console,
+                        and held to the teacher's list of the suite
+                        (ctx.teacher_tests(), from the teacher's kernel.elf):
+                        a duplicate, missing or extra name or another plan
+                        fails every check reading the suite
     g.monitor("info registers")    one QEMU monitor command
     g.guest             the Guest (tests/qemu/guest.py); gdbstub.GdbStub(g.guest)
                         stops it at an address (labs/module-lifecycle)
@@ -96,16 +104,19 @@ every check, so a grade cut short still has what it did.
 import os
 import random
 import re
+import struct
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from guest import CPU_NX, CPU_NO_NX, PANIC, Guest, GuestError  # noqa: E402,F401
 from ktap import parse  # noqa: E402
 from tlb import PageTables, kernel_symbols  # noqa: E402
+import elf32  # noqa: E402
 
 _registry = []
 _steps = []
@@ -185,15 +196,98 @@ def take_registered():
     return got
 
 
+def teacher_tests(elf):
+    """{suite: [test names]} of the KTEST table (.ktests, between
+    __start_ktests and __stop_ktests) of the kernel at elf: the teacher's
+    self-tests, the only ones whose results count."""
+    e = elf32.Elf32(elf)
+    syms = {s.name: s.value for s in e.symbols() if s.name in ("__start_ktests",
+                                                               "__stop_ktests")}
+    if len(syms) != 2:
+        raise CheckFailed("expected __start_ktests and __stop_ktests in %s, found %s"
+                          % (elf, sorted(syms) or "neither"))
+    out = {}
+    for va in range(syms["__start_ktests"], syms["__stop_ktests"], 20):
+        suite, name = struct.unpack("<II", e.read_va(va, 8))     # struct ktest's first two
+        out.setdefault(e.cstring_at(suite), []).append(e.cstring_at(name))
+    return out
+
+
+def check_test_list(suite, got, want):
+    """The results of `selftest suite` as port 0xe9 carried them against the
+    teacher's list of the suite: [problems] (a duplicate, a missing or an
+    extra name, a plan that is not the teacher's count)."""
+    names = [n for n, _, _ in got["results"]]
+    bad = []
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        bad.append("%s reported more than once: %s" % (", ".join(dup[:5]), "a result counts "
+                                                       "once, for a test of the teacher's kernel"))
+    extra = sorted(set(names) - set(want))
+    if extra:
+        bad.append("%s: not self-tests of the teacher's kernel" % ", ".join(extra[:5]))
+    missing = [n for n in want if n not in names]
+    if missing:
+        bad.append("no result for %s%s" % (", ".join(missing[:5]),
+                                             " and %d more" % (len(missing) - 5)
+                                             if len(missing) > 5 else ""))
+    if got["plan"] != len(want):
+        bad.append("a plan of %s tests where the teacher's kernel has %d"
+                   % (got["plan"], len(want)))
+    if bad:
+        return ["selftest %s: the results do not match the teacher's %d tests of the suite: %s"
+                % (suite, len(want), "; ".join(bad))]
+    return []
+
+
+def port_ktap(text, suite):
+    """{"plan": N or None, "results": [(name, status, detail)]} of suite in
+    the KTAP text."""
+    plan = None
+    m = re.search(r"^\s*# Subtest: %s\n\s*1\.\.(\d+)$" % re.escape(suite), text, re.M)
+    if m:
+        plan = int(m.group(1))
+    return {"plan": plan, "results": [(name, status, detail) for s, name, status, detail
+                                      in parse(text) if s == suite]}
+
+
+BOOT_SILENCE = 10     # seconds a booting kernel may print nothing before it counts as hung
+
+
+def wait_ready(guest, timeout=30, silence=BOOT_SILENCE):
+    """guest.wait_ready(), but a boot that prints nothing for `silence`
+    seconds before its prompt is taken as hung at once: a kernel that
+    hangs at boot costs each of its boots seconds, not the whole timeout
+    (a healthy boot prints all along and is at its prompt in a second or two)."""
+    deadline = time.monotonic() + timeout
+    seen, since = -1, time.monotonic()
+    while True:
+        try:
+            guest.wait_for(r"^ronx: ready$", timeout=1)
+            return guest.wait_ready()
+        except GuestError:
+            if guest.proc.poll() is not None or PANIC in guest.out:
+                raise
+        now = time.monotonic()
+        if len(guest.out) != seen:
+            seen, since = len(guest.out), now
+        if now - since >= silence or now >= deadline:
+            raise GuestError("%s: no 'ronx: ready' line: %s; last output:\n%s"
+                             % (guest.name, "the boot printed nothing for %ds" % silence
+                                if now - since >= silence else "not within %ds" % timeout,
+                                guest.out[-1500:]))
+
+
 class Boot:
     """One QEMU boot at the shell prompt."""
 
-    def __init__(self, guest):
+    def __init__(self, guest, tests=None):
         self.guest = guest
-        self.log = guest.wait_ready()
+        self.log = wait_ready(guest)
         self.pt = PageTables(guest.monitor("info tlb"))
         self._ktap = {}
         self.dead = False
+        self.tests = tests      # () -> the teacher's {suite: [names]}; None: any
 
     def alive(self):
         return not self.dead and self.guest.proc.poll() is None and PANIC not in self.guest.out
@@ -211,19 +305,37 @@ class Boot:
         return self.guest.monitor(cmd)
 
     def ktap(self, suite, timeout=30):
+        """`selftest suite`'s results as kernel/ktest.c wrote them to port
+        0xe9 (never what the console shows: code under test can print
+        there), checked against the teacher's list of the suite's tests."""
         if suite not in self._ktap:
+            port = getattr(self.guest, "debugcon", False)   # a Guest made with debugcon=True
+            start = len(self.guest.debugcon_text()) if port else 0
             out = self.sh("selftest " + suite, timeout)
-            cases = {}
-            for s, name, status, detail in parse(out):
-                if s == suite:
+            text = self.guest.debugcon_text()[start:] if port else out
+            got = port_ktap(text, suite)
+            if not got["results"]:
+                raise CheckFailed("expected KTAP results of `selftest %s` on port 0xe9 "
+                                  "(kernel/ktest.c writes them there), found none; the console "
+                                  "showed:\n%s" % (suite, out[-600:]))
+            want = self.tests() if self.tests else None
+            if want is not None:
+                if suite not in want:
+                    raise CheckFailed("expected a suite %s in the teacher's kernel, found none"
+                                      % suite)
+                bad = check_test_list(suite, got, want[suite])
+                if bad:
+                    self._ktap[suite] = bad[0]
+            if suite not in self._ktap:
+                cases = {}
+                for name, status, detail in got["results"]:
                     # "# EXPECTATION FAILED at f.c:12: msg | ..." -> "f.c:12: msg | ..."
                     detail = re.sub(r"(^|\| )# (EXPECTATION FAILED at )?", r"\1", detail)
                     cases[name] = (status == "ok",
                                    "skipped: " + detail if status == "skip" else detail)
-            if not cases:
-                raise CheckFailed("expected KTAP results from `selftest %s`, found:\n%s"
-                                  % (suite, out[-600:]))
-            self._ktap[suite] = cases
+                self._ktap[suite] = cases
+        if isinstance(self._ktap[suite], str):
+            raise CheckFailed(self._ktap[suite])
         return self._ktap[suite]
 
     def tlb(self):
@@ -237,14 +349,24 @@ class Boot:
 class Context:
     """One grade run of one tree: its build/, its boots, its seed."""
 
-    def __init__(self, root=ROOT, seed=0):
+    def __init__(self, root=ROOT, seed=0, teacher=None):
         self.root = root
         self.build = os.path.join(root, "build")
         self.elf = os.path.join(self.build, "kernel.elf")
         self.seed = seed
+        # the teacher's tree (its build/kernel.elf's KTEST table is the list
+        # of self-tests whose results count); default: the tree graded
+        self.teacher_elf = os.path.join(teacher or root, "build", "kernel.elf")
+        self._tests = None
         self._syms = None
         self._boots = {}
         self._used = []         # the boots the running check asked for
+
+    def teacher_tests(self):
+        """{suite: [names]}: the teacher's self-tests (teacher_tests())."""
+        if self._tests is None:
+            self._tests = teacher_tests(self.teacher_elf)
+        return self._tests
 
     def rng(self, key):
         """A random.Random for one scenario, from the run's seed and the
@@ -291,10 +413,11 @@ class Context:
                                          "-smp%d" % smp if smp > 1 else "")
             guest = Guest(re.sub(r"[^\w.=-]", "_", name)[:120], cmdline=cmdline, cpu=cpu,
                           memory=memory, iso=iso, initrd=initrd, build=self.build,
-                          extra=["-smp", str(smp)] if smp > 1 else []).start()
+                          extra=["-smp", str(smp)] if smp > 1 else [],
+                          debugcon=True).start()
             self._used.append(guest)
             try:
-                got = Boot(guest)
+                got = Boot(guest, self.teacher_tests)
             except GuestError as e:
                 guest.close()
                 got = "the kernel did not reach the shell prompt (boot %s): %s" % (

@@ -95,7 +95,8 @@ def died(out):
     oops line, or its exit status line."""
     for pat in (r"^\S+\[\d+\]: segfault at .*$", r"^traps: .*$", r"^BUG: .*$",
                 r"^\[\d+\] \S+: (exit status|killed by) .*$"):
-        m = re.search(pat, out, re.M)
+        # the line may follow the shell's prompt: "ronx> spin[3]: segfault at ..."
+        m = re.search(r"(?:^|(?<=ronx> ))" + pat[1:], out, re.M)
         if m:
             return m.group(0)
     return "no end line; it printed:\n" + out[-400:]
@@ -116,7 +117,7 @@ def start_background(g, line, ready, timeout=20):
         hit = re.search(ready, text, re.M)
         if hit:
             break
-        if re.search(r"^\[%d\] \S+: (exit status|killed by)" % pid, text, re.M) or \
+        if re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % pid, text, re.M) or \
                 re.search(r"\[%d\]: segfault at" % pid, text):
             raise CheckFailed("expected %s to run and print /%s/, found it ended: %s"
                               % (line.split()[0], ready, died(text)))

@@ -20,6 +20,7 @@
 #include <ronx/memlayout.h>
 #include <ronx/x86.h>
 #include <ronx/smp.h>
+#include <ronx/spinlock.h>	/* local_irq_save(): a CPU's part runs with interrupts off */
 #include <ronx/tlbflush.h>
 
 /*

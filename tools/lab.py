@@ -7,7 +7,8 @@ submission, a whole class, or build a Gradescope autograder.
                                     the whole project with LAB's items stripped
                                     (labs/LAB/strip), labs/*/wrong/ left out,
                                     the seeds copied in, a fresh git repository
-    tools/lab.py grade [LAB...]     build this tree, run the labs' checks (every
+    tools/lab.py grade [LAB...]     inspect the lab files (tools/labinspect.py),
+                                    build this tree, run the labs' checks (every
                                     lab of labs/ORDER written so far if none
                                     named), print one line per check and
                                     "Score: N/M", write build/grade/results.json
@@ -15,12 +16,16 @@ submission, a whole class, or build a Gradescope autograder.
                                     grade a submission (a lab-start repository, a
                                     directory, a zip or a tarball): only the lab's
                                     files are taken from it, laid over a pristine
-                                    copy of this tree in build/grade/work/NAME
+                                    copy of this tree in build/grade/work/NAME;
+                                    one the inspection refuses is graded as its stub
     tools/lab.py grade-class LAB DIR    every submission in DIR, one per core:
                                     build/grade/LAB.csv, build/grade/LAB/NAME/
     tools/lab.py autograder LAB     build/autograder/LAB.zip for Gradescope
     tools/lab.py steps LAB          the lab's steps, each with its checks and the
                                     wrong solution that leaves it out
+    tools/lab.py interface [LAB...] what the solved lab files use that
+                                    labs/LAB/interface does not list (after a
+                                    change to a solved file: add it there)
     tools/lab.py list               the labs, in order
 
 Options of grade: --seed N (the scenarios' seed; random and printed if not
@@ -44,6 +49,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,8 +136,9 @@ def strip_section_alignment(src, section, lab, hint):
     return src[:m.end()] + body + src[end:]
 
 
-def apply_strip(tree, lab, items):
-    """Strips items in the tree at `tree`; returns the files changed."""
+def stripped_sources(tree, lab, items):
+    """{file: its text with items stripped} for the files of items in the
+    tree at `tree` (nothing is written)."""
     changed = {}
     for it in items:
         path = os.path.join(tree, it.path)
@@ -154,16 +161,104 @@ def apply_strip(tree, lab, items):
         changed[it.path] = src
     for rel, src in changed.items():
         if rel.endswith((".c", ".h")):
-            src = cstrip.mark_unused_statics(cstrip.add_include(src, "ronx/lab.h"))
+            changed[rel] = cstrip.mark_unused_statics(cstrip.add_include(src, "ronx/lab.h"))
+    return changed
+
+
+def apply_strip(tree, lab, items):
+    """Strips items in the tree at `tree`; returns the files changed."""
+    changed = stripped_sources(tree, lab, items)
+    for rel, src in changed.items():
         with open(os.path.join(tree, rel), "w") as f:
             f.write(src)
     return sorted(changed)
 
 
+def stub_sources(lab, ref_root=ROOT):
+    """{lab file: the lab's starting stub of it}: what lab-start makes of
+    ref_root's file; in a student's tree, what lab-start gave (its git
+    repository's first commit), failing that the file as it is."""
+    if not os.path.exists(os.path.join(ref_root, STUDENT_MARK)):
+        return stripped_sources(ref_root, lab, read_strip(lab, ref_root))
+    out = {}
+    first = subprocess.run(["git", "-C", ref_root, "rev-list", "--max-parents=0", "HEAD"],
+                           capture_output=True, text=True).stdout.split()
+    for rel in lab_files(lab, ref_root):
+        r = subprocess.run(["git", "-C", ref_root, "show", "%s:%s" % (first[-1], rel)],
+                           capture_output=True, text=True) if first else None
+        if r is not None and r.returncode == 0:
+            out[rel] = r.stdout
+        else:
+            with open(os.path.join(ref_root, rel)) as f:
+                out[rel] = f.read()
+    return out
+
+
+# -- answers -----------------------------------------------------------------
+def normal_lines(text, patch=False):
+    """text's lines without comments, diff markers (a patch's) and runs of
+    blanks, as a list of the non-empty ones."""
+    if patch:
+        text = "\n".join(ln[1:] if ln[:1] in "+- " and not ln.startswith(("+++", "---"))
+                         else ln for ln in text.splitlines())
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return [x for x in (" ".join(ln.split()) for ln in text.splitlines()) if x]
+
+
+def solved_bodies(lab, root=ROOT):
+    """[(file, function, [its body's distinctive lines])] of the lab's
+    solved functions in root: the body's lines of 16 characters or more
+    (a line such as `return 0;` says nothing of the answer)."""
+    out = []
+    for it in read_strip(lab, root):
+        if not it.path.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(root, it.path)) as f:
+            src = f.read()
+        fns = cstrip.find_functions(cstrip.code_only(src), it.target)
+        if len(fns) != 1:
+            continue
+        body = src[fns[0].body + 1:fns[0].end - 1]
+        out.append((it.path, it.target, [ln for ln in normal_lines(body) if len(ln) >= 16]))
+    return out
+
+
+def answers_in(tree, lab, root=ROOT, files=None):
+    """["file: holds fn()'s solved body (N of its M lines)"] for the files
+    of tree (a student's: every file but the lab's own) that carry most
+    of the body of one of lab's solved functions in root."""
+    bodies = [b for b in solved_bodies(lab, root) if b[2]]
+    mine = set(lab_files(lab, root))
+    hits = []
+    for rel in files if files is not None else submission.walk_files(tree):
+        if rel in mine:
+            continue
+        try:
+            with open(os.path.join(tree, rel), encoding="utf-8") as f:
+                lines = set(normal_lines(f.read(), rel.endswith((".patch", ".diff"))))
+        except (UnicodeDecodeError, OSError):
+            continue
+        for path, fn, body in bodies:
+            found = sum(ln in lines for ln in body)
+            # a body of one line counts if that line is long; else most of it
+            if (len(body) == 1 and found and len(body[0]) >= 30) or \
+                    (len(body) > 1 and found >= max(2, (len(body) * 6 + 9) // 10)):
+                hits.append("%s: holds %s's %s() (%d of its %d lines)"
+                            % (rel, path, fn, found, len(body)))
+    return hits
+
+
 # -- lab-start ---------------------------------------------------------------
+# the teacher's alone: wrong solutions, and the cheats the grader's test
+# grades (one of them is a correct solution of process-pagetables)
+NOT_SHIPPED = re.compile(r"^(labs/[^/]+/wrong/|tests/labs/cheats/)")
+
+
 def project_files(root):
     """The project's files: git's list (tracked and new, not ignored) if it
-    is a git tree, else every file outside build/."""
+    is a git tree, else every file outside build/; never the wrong
+    solutions nor the cheats (NOT_SHIPPED)."""
     try:
         out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"],
                              capture_output=True, text=True, check=True).stdout
@@ -174,8 +269,7 @@ def project_files(root):
             dirs[:] = [x for x in dirs if x not in (".git", "build", "__pycache__")]
             files += [os.path.relpath(os.path.join(d, n), root) for n in names
                       if not n.endswith(".pyc")]
-    return [f for f in files if not re.match(r"labs/[^/]+/wrong/", f)
-            and os.path.isfile(os.path.join(root, f))]
+    return [f for f in files if not NOT_SHIPPED.match(f) and os.path.isfile(os.path.join(root, f))]
 
 
 def copy_files(root, dest, files):
@@ -210,8 +304,30 @@ def add_scaffold(dest):
             shutil.copy2(os.path.join(d, n), os.path.join(dest, rel))
 
 
+def git_seed_dirs(root=ROOT):
+    """Where else the seeds may be for a tree made by git: beside the main
+    tree of a worktree (its common .git directory's tree), or beside the
+    local repository it was cloned from."""
+    out = []
+    r = subprocess.run(["git", "-C", root, "rev-parse", "--path-format=absolute",
+                        "--git-common-dir"], capture_output=True, text=True)
+    if r.returncode == 0 and r.stdout.strip():
+        out.append(os.path.join(os.path.dirname(os.path.dirname(r.stdout.strip())),
+                                "shared", "seeds"))
+    r = subprocess.run(["git", "-C", root, "config", "remote.origin.url"],
+                       capture_output=True, text=True)
+    url = r.stdout.strip()
+    if r.returncode == 0 and url.startswith("/"):
+        out.append(os.path.join(os.path.dirname(url.rstrip("/")), "shared", "seeds"))
+    return out
+
+
 def find_seeds():
-    return next((d for d in SEED_DIRS if d and os.path.isdir(d)), None)
+    """The seeds' directory (SEED_DIRS, then git_seed_dirs()), or None."""
+    for d in SEED_DIRS:
+        if d and os.path.isdir(d):
+            return d
+    return next((d for d in git_seed_dirs() if os.path.isdir(d)), None)
 
 
 def seed_links(text, up):
@@ -230,7 +346,8 @@ def add_seeds(dest):
     seeds = find_seeds()
     if seeds is None:
         return None
-    shutil.copytree(seeds, os.path.join(dest, "seeds"))
+    # a student's tree made from a student's tree carries them already
+    shutil.copytree(seeds, os.path.join(dest, "seeds"), dirs_exist_ok=True)
     for doc in ["README.md", "docs/seed-map.md"] + [
             os.path.join("docs", "labs", n) for n in os.listdir(os.path.join(dest, "docs", "labs"))
             if n.endswith(".md")]:
@@ -313,12 +430,44 @@ def write_json(path, obj):
     os.replace(tmp, path)
 
 
+def inspect(labs, tree, ref_root=ROOT):
+    """{lab: {lab file: one-line reason}}: the lab files of tree the rules
+    of tools/labinspect.py refuse, against ref_root's stubs and interfaces."""
+    import labinspect
+    try:
+        return {lab: labinspect.inspect_lab(lab, tree, ref_root, stub_sources(lab, ref_root))
+                for lab in labs}
+    except labinspect.InspectError as e:
+        raise LabError("cannot inspect the lab files: %s" % e)
+
+
+def inspected_lines(refused, stubbed=False):
+    """What a grade prints about the inspection."""
+    lines = []
+    for lab, files in refused.items():
+        if not files:
+            lines.append("Inspected before linking (labs/%s/interface): nothing refused" % lab)
+        for why in files.values():
+            lines.append(why + ("; graded as the lab's stub" if stubbed else ""))
+    return lines
+
+
+def refused_files(lab, c, refused):
+    """The refused files (with their reasons) in which check c's steps live."""
+    mine = {s.function for s in c.steps}
+    paths = {it.path for it in read_strip(lab) if it.target in mine}
+    return [why for rel, why in sorted(refused.get(lab, {}).items()) if rel in paths]
+
+
 def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=None,
-          preface=(), zero_reason=None, repeat="", only=None):
+          preface=(), zero_reason=None, repeat="", only=None, refused=None):
     """Grades labs in the tree at root with the checks of checks_root
     (default: root's own); prints the lines and writes results.json after
     every check (a grade cut short still has what it did); returns
-    (N, M, outcomes). zero_reason: grade nothing, every check 0 with it."""
+    (N, M, outcomes). zero_reason: grade nothing, every check 0 with it.
+    refused: {lab: {file: reason}} of an inspection already made (a
+    submission's); None inspects root's lab files here. A check whose
+    steps live in a refused file scores 0 with the reason."""
     import grading
     t0 = time.monotonic()
     seed = new_seed() if seed is None else seed
@@ -326,6 +475,13 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
     extra = {"seed": seed, "labs": labs}
     head = list(preface) + ["Seed: %d (the same scenarios again: %s)" % (
         seed, repeat or "SEED=%d" % seed)]
+    if zero_reason is None:
+        if refused is None:
+            refused = inspect(labs, root, checks_root)
+            head += inspected_lines(refused)
+        else:
+            head += inspected_lines(refused, stubbed=True)
+    refused = refused or {}
     for ln in head:
         print(ln, file=out, flush=True)
     outcomes = []
@@ -337,7 +493,7 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
                   + failed_build, file=out, flush=True)
             errors = [ln for ln in failed_build.splitlines() if re.search(r"error:|\*\*\*", ln)]
             failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
-    ctx = grading.Context(root, seed)
+    ctx = grading.Context(root, seed, teacher=checks_root)
     lab_checks = [(lab, c) for lab in labs for c in load_checks(lab, checks_root)]
     if only:
         lab_checks = [lc for i, lc in enumerate(lab_checks, 1) if i in only]
@@ -349,8 +505,11 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
         return res
     try:
         for lab, c in lab_checks:
+            why = refused_files(lab, c, refused)
             if failed_build:
                 o = grading.Outcome(lab, c.name, c.points, 0, failed_build, 0)
+            elif why:
+                o = grading.Outcome(lab, c.name, c.points, 0, "\n".join(why), 0)
             else:
                 o = grading.run_check(ctx, lab, c)
             outcomes.append(o)
@@ -427,8 +586,16 @@ def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdo
         if failed:
             raise LabError("the teacher's tree %s does not build:\n%s" % (ROOT, failed))
         make_scratch(work, lab, sub)
+        refused = inspect([lab], work, ROOT)
+        stubs = stub_sources(lab, ROOT)
+        for rel in refused[lab]:    # what is linked instead: the lab's stub
+            with open(os.path.join(work, rel), "w") as f:
+                f.write(stubs[rel])
+            obj = os.path.join(work, "build", os.path.splitext(rel)[0] + ".o")
+            if os.path.exists(obj):
+                os.remove(obj)      # made from the refused file: make compiles the stub
         return grade([lab], results_path, work, out, seed, ROOT, sub.summary(), None, repeat,
-                     only)
+                     only, refused)
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
 
@@ -450,7 +617,7 @@ def print_steps(lab, out=sys.stdout):
 
 
 def main(argv):
-    cmds = ("start", "grade", "grade-class", "autograder", "steps", "list")
+    cmds = ("start", "grade", "grade-class", "autograder", "steps", "list", "interface")
     if not argv or argv[0] not in cmds:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
@@ -489,11 +656,26 @@ def main(argv):
             dest = args[1] if len(args) > 1 else \
                 os.path.join(os.path.dirname(ROOT), "ronx-lab-" + args[0])
             dest, changed = start(args[0], dest, opts.get("with-build", False))
+            # without the seeds (RONX_SEEDS=DIR names them) the tree has no
+            # seeds/ and the handouts name ../shared/seeds/ as before: nothing to say
             print("ronx: lab %s: your tree is %s (stripped: %s)" % (args[0], dest, ", ".join(changed)))
-            if not os.path.isdir(os.path.join(dest, "seeds")):
-                print("ronx: the seeds were not found (looked in %s); RONX_SEEDS=DIR names "
-                      "them" % ", ".join(d for d in SEED_DIRS if d))
             print("ronx: read docs/labs/%s.md there; 'make grade LAB=%s' grades it" % (args[0], args[0]))
+        elif argv[0] == "interface":
+            import labinspect
+            for lab in args or written_labs():
+                check_lab(lab)
+                syms, insns = labinspect.derive_interface(lab, ROOT, lab_files(lab))
+                have = labinspect.read_interface(lab, ROOT)
+                stub = set()
+                for rel, text in stub_sources(lab).items():
+                    if rel.endswith(".c"):
+                        with tempfile.TemporaryDirectory() as tmp:
+                            stub |= set(labinspect.stub_description(ROOT, rel, text, tmp)
+                                        ["undefined"])
+                lacks = [x for x in syms if x not in have.symbols | stub] + \
+                    ["insn " + x for x in insns if x not in have.insns]
+                print("labs/%s/interface %s" % (lab, "lacks: " + " ".join(lacks) if lacks else
+                                                "covers what the solved files use"))
         elif argv[0] == "steps":
             for lab in args or written_labs():
                 check_lab(lab)

@@ -3,8 +3,12 @@
 """The test of the lab grader, in both directions, for every lab in
 labs/ORDER (results: build/results/labs.ktap):
 
-  - unit tests of the stripper and of the grading library
-    (tests/labs/test_cstrip.py, test_grading.py);
+  - unit tests of the stripper, of the grading library and of the
+    inspection before linking (tests/labs/test_cstrip.py, test_grading.py,
+    test_inspect.py);
+  - per lab: the solved files pass the inspection; the student's tree
+    (make lab-start) holds none of the solved functions' bodies, no wrong
+    solution and no cheat, and each stub declares what its hint names;
   - the solved tree grades full marks on every lab (graded as a tree);
   - per lab, a class of submissions graded the way a course grades them
     (tools/lab.py grade-class: only the lab's files are taken from each):
@@ -25,7 +29,10 @@ labs/ORDER (results: build/results/labs.ktap):
   - a submission graded alone scores what it scored in the class, and one
     whose kernel hangs is stopped at its time limit with nothing left running;
   - submissions that are broken (missing a lab file, not compiling, not a
-    submission at all, an archive) are graded with a one-line reason;
+    submission at all, an archive, a lab file that registers a KTEST or
+    writes port 0xe9) are graded with a one-line reason;
+  - make lab-start prints its two lines and nothing of the seeds, from
+    the teacher's tree, a student's tree and a copy far from the seeds;
   - the Gradescope autograder zip, unpacked into a directory laid out as
     Gradescope's container, grades a solved, a stripped and a cheating
     submission into a results.json with Gradescope's fields;
@@ -37,6 +44,7 @@ labs/ORDER (results: build/results/labs.ktap):
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +63,7 @@ import gradeclass  # noqa: E402
 import lab  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
+import test_inspect  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
@@ -205,6 +214,8 @@ def make_class(t, name, index, tmp, generic_lab):
     checks, steps = lab.load_lab(name)
     test_declarations(t, name, checks, steps)
     v = Variants(t, name, tmp, index)
+    test_no_answers(t, name, v.stripped)
+    test_stub_declares_its_hints(t, name, header_names())
     wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
     patches = sorted(p for p in os.listdir(wrong_dir) if p.endswith(".patch")) \
         if os.path.isdir(wrong_dir) else []
@@ -214,6 +225,86 @@ def make_class(t, name, index, tmp, generic_lab):
     for p in cheats_for(name, generic_lab):
         v.add_cheat(p)
     return v, checks, steps
+
+
+# the kernel's own sources: other labs' solved code and the kernel's idioms
+# (a loop over the online CPUs) are there on purpose
+KERNEL_DIRS = ("kernel/", "mm/", "modload/", "include/", "boot/")
+
+
+def test_no_answers(t, name, tree):
+    """The student's tree carries nothing of the lab's answer: no file
+    outside the kernel's sources (tests/, tools/, labs/, the other
+    handouts...) holds most of a solved function's body. The lab's own
+    handout may show a fragment on purpose (uaccess's exception-table
+    entry) and is left to the teacher."""
+    files = [f for f in lab.submission.walk_files(tree) if not f.startswith(KERNEL_DIRS)
+             and f != "docs/labs/%s.md" % name]
+    hits = lab.answers_in(tree, name, files=files)
+    t.check(not hits, "%s: the student's tree holds none of the solved functions' bodies "
+            "(%d files scanned)" % (name, len(files)), "\n".join(hits[:10]))
+    # the scan finds an answer where one is: the solved files copied under tests/
+    planted = []
+    for rel in {it.path for it in lab.read_strip(name) if it.path.endswith(".c")}:
+        dest = os.path.join(tree, "tests", "answer-" + os.path.basename(rel))
+        shutil.copyfile(os.path.join(ROOT, rel), dest)
+        planted.append(os.path.relpath(dest, tree))
+    if planted:
+        found = lab.answers_in(tree, name, files=planted)
+        funcs = [it.target for it in lab.read_strip(name) if it.path.endswith(".c")]
+        t.check(all(any("%s()" % f in h for h in found) for f in funcs),
+                "%s: ... and the scan finds each solved function copied under tests/" % name,
+                "\n".join(found) or "nothing found")
+        for p in planted:
+            os.remove(os.path.join(tree, p))
+    shipped = [f for f in lab.submission.walk_files(tree) if lab.NOT_SHIPPED.match(f)]
+    t.check(not shipped, "%s: the student's tree has no wrong solutions and no cheats" % name,
+            " ".join(shipped[:10]))
+
+
+def header_names():
+    """(every identifier, every name followed by "(") of the kernel's
+    headers outside their comments."""
+    names, called = set(), set()
+    for d, _, ns in os.walk(os.path.join(ROOT, "include")):
+        for n in ns:
+            with open(os.path.join(d, n)) as f:
+                text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", f.read(), flags=re.S)
+            names.update(re.findall(r"\b[A-Za-z_]\w*\b", text))
+            called.update(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text))
+    return names, called
+
+
+def test_stub_declares_its_hints(t, name, hdr):
+    """Each stub compiles as its hint says: every kernel function or macro
+    the strip line's hint or the comment above the function names (and
+    local_irq_save() for "interrupts off") is declared where the stub is."""
+    import labinspect
+    stubs = lab.stub_sources(name)
+    for it in lab.read_strip(name):
+        if not it.path.endswith(".c"):
+            continue
+        src = stubs[it.path]
+        fn = lab.cstrip.find_functions(lab.cstrip.code_only(src), it.target)[0]
+        m = re.search(r"/\*(?:(?!\*/).)*\*/$", src[:fn.start].rstrip(), re.S)
+        text = it.hint + " " + (m.group(0) if m else "")
+        ids = (set(re.findall(r"\b([A-Za-z_]\w*)\(", text)) & hdr[1]) | \
+            {i for i in re.findall(r"\b[A-Za-z_]\w*\b", text) if "_" in i and i in hdr[0]}
+        if re.search(r"interrupts (off|disabled)", text):
+            ids.add("local_irq_save")
+        with tempfile.NamedTemporaryFile("w", suffix=".c",
+                                         dir=os.path.join(ROOT, os.path.dirname(it.path))) as f:
+            f.write(src)
+            f.flush()
+            r = subprocess.run(labinspect.compile_command(ROOT, it.path) + [
+                "-I", os.path.join(ROOT, "labs", "scaffold", "include"), "-E", "-dD", f.name],
+                capture_output=True, text=True, cwd=ROOT)
+        missing = sorted(i for i in ids if not re.search(r"\b%s\b" % re.escape(i), r.stdout))
+        t.check(r.returncode == 0 and not missing,
+                "%s: the stub of %s %s() declares what its hint names (%d names)"
+                % (name, it.path, it.target, len(ids)),
+                "not declared there: %s (add the header's #include to %s)"
+                % (", ".join(missing), it.path) if missing else r.stderr[-800:])
 
 
 def checks_for_wrong(v, checks, steps, sub):
@@ -261,15 +352,38 @@ def test_lab(t, name, v, checks, steps, solved_tree):
             fails = failing(scores[sub])
             t.check(got < total, "%s: wrong/%s loses points (%d/%d)" % (name, what, got, total),
                     res[sub].get("output", ""))
+            refused = [ln for ln in res[sub].get("output", "").splitlines()
+                       if "refused before linking" in ln]
+            t.check(not refused, "%s: wrong/%s passes the inspection before linking (a "
+                    "plausible mistake, not a cheat)" % (name, what),
+                    "\n".join(refused) + "\nextend labs/%s/interface if the call is one a "
+                    "student may make" % name)
             failed_somewhere.update(fails)
             progress("  %s: wrong/%s: %d/%d (%s)" % (name, what, got, total,
                                                      "; ".join(fails) or "nothing failed"))
     test_steps(t, name, checks, steps, v, scores)
     test_cheats(t, name, v, scores, res)
+    test_messages(t, name, v, res)
     for c in checks:
         key = "%s: %s" % (name, c.name)
         t.check(key in failed_somewhere, "%s fails in a stripped tree or a wrong solution" % key,
                 "no stripped tree and no wrong/*.patch makes this check fail: it cannot fail")
+
+
+def test_messages(t, name, v, res):
+    """No failure message of the stripped tree or a wrong solution says a
+    program left no end line while the lines it quotes hold one (issue 21:
+    the segfault line after the prompt on the same line)."""
+    bad = []
+    for sub, (kind, _) in sorted(v.kinds.items()):
+        for x in res[sub]["tests"]:
+            out = x["output"]
+            i = out.find("no end line; it printed:")
+            if i >= 0 and re.search(r"\S+\[\d+\]: segfault at |\[\d+\] \S+: (exit status|"
+                                    r"killed by)", out[i:]):
+                bad.append("%s: %s: %s" % (sub, x["name"], out[i:i + 300]))
+    t.check(not bad, "%s: no message says 'no end line' above the end line it quotes" % name,
+            "\n".join(bad[:3]))
 
 
 def test_declarations(t, name, checks, steps):
@@ -405,6 +519,26 @@ def test_broken_submissions(t, name, tmp):
     os.makedirs(flat)
     for rel in files:       # Gradescope's file upload: the files, without their directories
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(flat, os.path.basename(rel)))
+    # lab files that reach past the lab: refused before linking, one line
+    # each, 0 for the checks of their steps (item 1 of issue 21)
+    forged = []
+    adds = (("fake-ktest", "\n#include <ronx/ktest.h>\nKTEST(wxcheck, forged) { (void)t; }\n"),
+            ("port-write", "\n#include <ronx/x86.h>\n"
+             "static __used void forged_ktap(void) { outb(0xe9, 'o'); }\n"))
+    for sub, add in adds if files[-1].endswith(".c") else ():
+        tree = lab_files_dir(name, os.path.join(d, sub))
+        with open(os.path.join(tree, files[-1]), "a") as f:
+            f.write(add)
+        forged.append(sub)
+    if files[-1].endswith(".c"):
+        # the teacher's solved file, reached from the scratch tree (grade_alone's
+        # --work is d/<sub>.json.work) by a relative #include
+        tree = lab_files_dir(name, os.path.join(d, "includes-solved"))
+        work_dir = os.path.join(d, "includes-solved.json.work", os.path.dirname(files[-1]))
+        up = os.path.relpath(os.path.join(ROOT, files[-1]), work_dir)
+        with open(os.path.join(tree, files[-1]), "w") as f:
+            f.write('#include "%s"\n' % up)
+        forged.append("includes-solved")
     with open(os.path.join(d, "notes.txt"), "w") as f:
         f.write("I did the lab, honest.\n")
     with open(os.path.join(d, "corrupt.zip"), "wb") as f:
@@ -412,13 +546,23 @@ def test_broken_submissions(t, name, tmp):
     os.makedirs(os.path.join(d, "empty"))
     cases = [("missing", "missing: %s: not in the submission" % files[0], "below")
              if len(files) > 1 else ("missing", "none of the lab's files", "zero"),
-             ("nocompile", "does not build", "zero"),
+             # a linker script that is not the lab's is refused before it is used
+             ("nocompile", "does not build" if files[-1].endswith(".c") else
+              "%s: refused before linking: line" % files[-1], "zero"),
              ("flat", "found as %s" % os.path.basename(files[0]) if "/" in files[0]
               else "taken (the lab's files): " + files[0], "full"),
              ("notes.txt", "not graded as a submission: a file that is neither", "zero"),
              ("corrupt.zip", "not graded as a submission", "zero"),
              ("empty", "not graded as a submission: none of the lab's files", "zero"),
              ("does-not-exist", "does not exist", "zero")]
+    if forged:
+        cases += [("fake-ktest", "%s: refused before linking: it defines section .ktests "
+                   "(the self-test table: KTEST), which the lab's stub does not have"
+                   % files[-1], "below"),
+                  ("port-write", "%s: refused before linking: it uses the privileged "
+                   "instruction `out %%al,$0xe9` at forged_ktap()+0x" % files[-1], "below"),
+                  ("includes-solved", "%s: refused before compiling: it includes ../"
+                   % files[-1], "below")]
     for sub, said, want in cases:
         # a submission that builds is graded with its first two checks: what
         # is tested here is what is taken, and the one-line reason
@@ -536,6 +680,9 @@ def test_autograder(t, name, v, tmp):
         bad = gradescope_problems(res)
         t.check(not bad, "autograder: %s: results.json has Gradescope's fields" % sub,
                 "\n".join(bad))
+        t.check("before linking" in res.get("output", ""),
+                "autograder: %s: the lab's files were inspected before linking" % sub,
+                res.get("output", "")[-800:])
         total = sum(x["max_score"] for x in res.get("tests", []))
         ok = res.get("score") == total if want == "full" else res.get("score", total) < total
         t.check(ok and r.returncode == 0, "autograder: %s: scores %s/%s (%s)"
@@ -608,8 +755,46 @@ def test_student_tree_stands_alone(t, tmp, name):
     shutil.rmtree(tree, ignore_errors=True)
 
 
+def test_lab_start_output(t, tmp, name):
+    """make lab-start says where the tree is and what to read, nothing
+    more: with the seeds found they are in the tree; without them (a copy
+    of the project far from ../shared/seeds, no git) it says nothing of
+    them. A tree made from a student's tree (which carries seeds/) works."""
+    runs = []
+    tree = os.path.join(tmp, "start-" + name)
+    r = subprocess.run([PYTHON, os.path.join(ROOT, "tools", "lab.py"), "start", name, tree],
+                       capture_output=True, text=True)
+    runs.append(("the teacher's tree", r, tree, lab.find_seeds() is not None, name))
+    # another lab's tree from this student's tree (a lab stripped twice has
+    # nothing left to strip: layout's ALIGN lines)
+    other = next((n for n in lab.written_labs() if n != name), name)
+    again = os.path.join(tmp, "start-again-" + name)
+    r = subprocess.run([PYTHON, os.path.join(tree, "tools", "lab.py"), "start", other, again],
+                       capture_output=True, text=True, cwd=tree)
+    runs.append(("a student's tree", r, again, lab.find_seeds() is not None, other))
+    far = os.path.join(tmp, "far", "ronx")
+    lab.copy_files(ROOT, far, lab.project_files(ROOT))
+    env = dict(os.environ, RONX_SEEDS="")
+    r = subprocess.run([PYTHON, os.path.join(far, "tools", "lab.py"), "start", name,
+                        os.path.join(tmp, "far", "lab")], capture_output=True, text=True,
+                       env=env, cwd=far)
+    runs.append(("a copy without the seeds", r, os.path.join(tmp, "far", "lab"), False, name))
+    for what, r, dest, seeds, started in runs:
+        lines = (r.stdout + r.stderr).splitlines()
+        want = ["ronx: lab %s: your tree is " % started,
+                "ronx: read docs/labs/%s.md there" % started]
+        t.check(r.returncode == 0 and len(lines) == 2 and
+                all(ln.startswith(w) for ln, w in zip(lines, want)) and
+                os.path.isdir(os.path.join(dest, "seeds")) == seeds,
+                "lab-start from %s prints its two lines, nothing about seeds, and the tree %s "
+                "seeds/" % (what, "has" if seeds else "has no"), r.stdout + r.stderr)
+    for d in (tree, again, os.path.join(tmp, "far")):
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_unit(t):
-    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading)):
+    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
+                        ("inspect", test_inspect)):
         for name, fn in mod.TESTS:
             try:
                 fn()
@@ -644,6 +829,11 @@ def test_labs(t, labs):
             t.skip("%s: graded" % n, "labs/%s/ is not written yet" % n)
     ok, out = make(ROOT)
     t.check(ok, "the solved tree builds", out[-1500:])
+    for n in present:
+        refused = lab.inspect([n], ROOT)[n]
+        t.check(not refused, "%s: the solved files pass the inspection before linking "
+                "(labs/%s/interface)" % (n, n), "\n".join(refused.values()) +
+                "\n(tools/lab.py interface %s says what the interface lacks)" % n)
     # `make grade` in a tree, as a student runs it: one lab is enough here
     # (every lab's solved files are graded below, as submissions)
     solved = {}
@@ -658,6 +848,7 @@ def test_labs(t, labs):
         test_todo_before_failure(t, tmp)
         if present:
             test_student_tree_stands_alone(t, tmp, present[0])
+            test_lab_start_output(t, tmp, present[0])
         one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
         classes = {n: make_class(t, n, i, os.path.join(tmp, n), one)
                    for i, n in enumerate(present)}

@@ -114,4 +114,114 @@ def test_where_names_the_nearest_symbol():
     assert ctx.where(0xc00a0000) == "0xc00a0000", "addresses outside the image get no symbol"
 
 
+class PortGuest:
+    """A guest whose `selftest` prints console on the console and port on
+    port 0xe9, as kernel/ktest.c and code under test would."""
+    debugcon = True
+
+    def __init__(self, console, port):
+        self.console, self.port, self.sent = console, port, False
+
+    def debugcon_text(self):
+        return self.port if self.sent else ""
+
+    def command(self, line, timeout):
+        self.sent = True
+        return self.console
+
+
+def ktap_text(suite, cases, plan=None):
+    lines = ["KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: " + suite,
+             "    1..%d" % (len(cases) if plan is None else plan)]
+    lines += ["    %s %d %s" % (st, i, n) for i, (n, st) in enumerate(cases, 1)]
+    return "\n".join(lines + ["ok 1 " + suite]) + "\n"
+
+
+def port_boot(console, port, teacher):
+    b = grading.Boot.__new__(grading.Boot)
+    b.guest, b._ktap, b.dead = PortGuest(console, port), {}, False
+    b.tests = lambda: teacher
+    return b
+
+
+def ktap_fails(console, port, teacher, words):
+    try:
+        port_boot(console, port, teacher).ktap("smp")
+    except CheckFailed as e:
+        assert all(w in str(e) for w in words), str(e)
+        return
+    raise AssertionError("accepted: %s" % port)
+
+
+def test_ktap_counts_port_0xe9_not_the_console():
+    teacher = {"smp": ["a", "b"]}
+    faked = ktap_text("smp", [("a", "ok"), ("b", "ok")])
+    real = ktap_text("smp", [("a", "ok"), ("b", "not ok")])
+    got = port_boot(faked, real, teacher).ktap("smp")
+    assert got["a"][0] and not got["b"][0], got
+    ktap_fails(faked, "", teacher, ["on port 0xe9", "found none"])
+
+
+def test_ktap_duplicate_missing_extra_name_fail_the_run():
+    teacher = {"smp": ["a", "b"]}
+    ktap_fails("", ktap_text("smp", [("a", "ok"), ("b", "not ok"), ("b", "ok")], plan=2),
+               teacher, ["teacher's 2 tests", "b reported more than once"])
+    ktap_fails("", ktap_text("smp", [("a", "ok")]), teacher, ["no result for b"])
+    ktap_fails("", ktap_text("smp", [("a", "ok"), ("b", "ok"), ("fake", "ok")]), teacher,
+               ["fake: not self-tests of the teacher's kernel"])
+    ktap_fails("", ktap_text("smp", [("a", "ok"), ("b", "ok")], plan=3), teacher,
+               ["a plan of 3 tests where the teacher's kernel has 2"])
+
+
+def test_teacher_tests_read_from_the_kernel_elf():
+    """The ELF's KTEST table names every KTEST() of the kernel's sources."""
+    import re
+    tests = grading.teacher_tests(os.path.join(ROOT, "build", "kernel.elf"))
+    src = set()
+    for d in ("kernel", "mm", "modload"):
+        for n in os.listdir(os.path.join(ROOT, d)):
+            if n.endswith(".c"):
+                with open(os.path.join(ROOT, d, n)) as f:
+                    src.update(re.findall(r"^KTEST\((\w+),\s*(\w+)\)", f.read(), re.M))
+    src.discard(("image", "name"))     # mm/rodata_test.c's macro makes tests of this
+    got = {(s, n) for s, names in tests.items() for n in names}
+    assert src <= got and len(got) == sum(len(v) for v in tests.values()) and \
+        ("image", "exec_data_faults") in got, (sorted(src - got)[:5], len(got), len(src))
+
+
+class ShellBoot:
+    """A boot whose `run X &` answers with a pid, then the program's lines
+    (as the kernel prints them, here after the prompt) appear."""
+    def __init__(self, after):
+        self.guest = FakeGuest("")
+        self.after = after
+
+    def sh(self, line, timeout=30):
+        self.guest.out += "ronx> " + line + "\n[3] spin\n" + self.after
+        return "[3] spin\n"
+
+
+def background_fails(after):
+    import userlab
+    try:
+        userlab.start_background(ShellBoot(after), "spin loop", r"^looping$", timeout=2)
+    except CheckFailed as e:
+        return str(e)
+    raise AssertionError("a program that died was taken as running")
+
+
+def test_died_reads_the_line_after_the_prompt():
+    """Issue 21: `found it ended: no end line` although the segfault line
+    was there, after the prompt on the same line (died()'s ^ anchor)."""
+    segv = "spin[3]: segfault at bfffeffc ip 08048012 sp bfffeffc error 6"
+    # the stub kernel: setup_stack() not written, the first push faults
+    stub = ("ronx: lab process-pagetables: setup_stack() is not written yet - see "
+            "docs/labs/process-pagetables.md\nronx> " + segv + "\n")
+    msg = background_fails(stub)
+    assert "found it ended: " + segv in msg and "no end line" not in msg, msg
+    # a wrong solution (the stack mapped RW without its guard): killed, not segfaulted
+    msg = background_fails("ronx> [3] spin: killed by SIGSEGV\n")
+    assert "found it ended: [3] spin: killed by SIGSEGV" in msg and "no end line" not in msg, msg
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

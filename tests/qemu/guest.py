@@ -32,7 +32,7 @@ class GuestError(Exception):
 
 class Guest:
     def __init__(self, name, cmdline="", cpu=CPU_NX, iso=False, memory="128M",
-                 initrd=None, extra=(), debug_exit=True, build=BUILD):
+                 initrd=None, extra=(), debug_exit=True, build=BUILD, debugcon=False):
         self.name = name
         self.build = build              # another tree's build/ (the grader's scratch trees)
         self.cmdline = cmdline
@@ -44,6 +44,9 @@ class Guest:
         self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
         self.kernel = os.path.join(build, "kernel.elf")
         self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has
+        # True: what the kernel writes to port 0xe9 (kernel/ktest.c's KTAP) goes
+        # to a file of its own, read by debugcon_text()
+        self.debugcon = debugcon
         self.out = ""
         self.lock = threading.Condition()
         self.proc = None
@@ -59,6 +62,8 @@ class Guest:
                 "-qmp", "unix:%s,server=on,wait=off" % sock]
         if self.debug_exit:
             args += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if self.debugcon:
+            args += ["-debugcon", "file:" + os.path.join(self.tmp, "debugcon.txt")]
         if self.iso:
             args += ["-cdrom", os.path.join(self.build, "ronx.iso")]
         else:
@@ -101,6 +106,14 @@ class Guest:
         with open(os.path.join(log, self.name.replace(" ", "_").replace("/", "_") + ".log"), "w") as f:
             f.write(self.out)
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def debugcon_text(self):
+        """Everything written to port 0xe9 so far (a Guest made with debugcon=True)."""
+        try:
+            with open(os.path.join(self.tmp, "debugcon.txt"), "rb") as f:
+                return f.read().decode("utf-8", "replace").replace("\r", "")
+        except OSError:
+            return ""
 
     def __enter__(self):
         return self.start()

@@ -51,6 +51,25 @@ long ksys_read(unsigned fd, char *buf, unsigned long count)
 	return (long)n;
 }
 
+/* The next piece of a write: at most size bytes, ending at the first newline. */
+static unsigned long console_piece(const char *chunk, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (chunk[i] == '\n')
+			return i + 1;
+	return n;
+}
+
+/*
+ * Written a line at a time (at most 128 bytes): console_write() holds
+ * console_lock, interrupts off, for one line, whose newline may scroll
+ * the VGA screen (0.4 ms under TCG). Between lines, interrupts are on
+ * (the system call runs so): Ctrl-C and kill land, the timer's end of
+ * a slice gives the CPU away (cond_resched()), and a kill ends the write
+ * as Linux's tty write does: the bytes written so far, or -EINTR if none
+ * (Linux's -ERESTARTSYS; ronx has no handlers, so no restart, and the
+ * process dies on its way back to ring 3 anyway).
+ */
 long ksys_write(unsigned fd, const char *buf, unsigned long count)
 {
 	char chunk[128];
@@ -62,14 +81,17 @@ long ksys_write(unsigned fd, const char *buf, unsigned long count)
 		return -EFAULT;
 	while (done < count) {
 		unsigned long n = count - done < sizeof(chunk) ? count - done : sizeof(chunk);
-		unsigned long left = copy_from_user(chunk, buf + done, n);
+		unsigned long left;
 
-		console_write(chunk, n - left);
-		done += n - left;
-		if (left)
+		if (fatal_signal_pending(current))
+			return done ? (long)done : -EINTR;
+		left = copy_from_user(chunk, buf + done, n);
+		n = console_piece(chunk, n - left);
+		console_write(chunk, n);
+		done += n;
+		if (left && !n)
 			return done ? (long)done : -EFAULT;
-		if (current->killed)	/* Ctrl-C stops a long write too */
-			break;
+		cond_resched();
 	}
 	return (long)done;
 }

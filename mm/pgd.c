@@ -29,6 +29,7 @@
 #include <ronx/sched.h>
 #include <ronx/tlbflush.h>
 #include <ronx/smp.h>
+#include <ronx/spinlock.h>
 
 static unsigned long pt_page(struct mm_struct *mm)
 {
@@ -319,18 +320,22 @@ void mmput(struct mm_struct *mm)
  * which CPUs may hold its translations: this CPU joins before it loads
  * the tables (a change made after that reaches it) and leaves the old mm
  * only after the CR3 write has flushed the old one's (user pages are
- * never global).
+ * never global). Interrupts are off across it (exit calls it with them
+ * on): a leave_mm() IPI in the middle would see a half-made switch.
  */
 void switch_mm(struct mm_struct *mm)
 {
 	struct cpu *c = this_cpu();
-	struct mm_struct *prev = c->active_mm;
-	unsigned long me = 1UL << c->id;
+	struct mm_struct *prev;
+	unsigned long me = 1UL << c->id, flags;
 
+	local_irq_save(flags);
+	prev = c->active_mm;
 	if (mm)
 		__atomic_fetch_or(&mm->cpu_mask, me, __ATOMIC_SEQ_CST);
 	write_cr3(mm ? mm->pgd : __pa(swapper_pg_dir));
 	if (prev && prev != mm)
 		__atomic_fetch_and(&prev->cpu_mask, ~me, __ATOMIC_SEQ_CST);
 	c->active_mm = mm;
+	local_irq_restore(flags);
 }

@@ -97,6 +97,7 @@ TESTS = [
     Run("bench_getpid", ["10000"], what="getpid round trip (not asserted)"),
     Run("bench_yield", ["2000"], what="sched_yield alone (not asserted)"),
     Run("spin", timeout=2, what="loops until killed"),
+    Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
 ]
 
 BENCH = [
@@ -254,6 +255,10 @@ def checks(run, r, kernel, stack_nx=None):
             want(r.status == 0, "exit 0")
     elif n.startswith("bench_"):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
+    elif n == "bigwrite":
+        want(r.status == 0 and r.has(r"^bigwrite: write\(1, 4096 newlines\) returned 4096$"),
+             "one write() of 4096 newlines returns 4096, exit 0")
+        want(r.output.count("\n") >= 4096 + 2, "all 4096 newlines reach the terminal")
     elif n == "spin":
         want(r.has(r"^spin: pid [1-9]\d* looping$"), "says it loops")
         want(r.signal in ("SIGKILL", "SIGINT"), "still looping when killed (SIGKILL, or Ctrl-C)")

@@ -51,20 +51,20 @@ long ksys_read(unsigned fd, char *buf, unsigned long count)
 	return (long)n;
 }
 
-/* The next piece of a write: at most size bytes, ending at the first newline. */
-static unsigned long console_piece(const char *chunk, unsigned long n)
+/* The next piece of a write: at most n bytes, ending at the first newline. */
+static unsigned long console_piece(const char *s, unsigned long n)
 {
 	for (unsigned long i = 0; i < n; i++)
-		if (chunk[i] == '\n')
+		if (s[i] == '\n')
 			return i + 1;
 	return n;
 }
 
 /*
- * Written a line at a time (at most 128 bytes): console_write() holds
- * console_lock, interrupts off, for one line, whose newline may scroll
- * the VGA screen (0.4 ms under TCG). Between lines, interrupts are on
- * (the system call runs so): Ctrl-C and kill land, the timer's end of
+ * Copied 128 bytes at a time, written a line at a time: console_write()
+ * holds console_lock, interrupts off, for one line, whose newline may
+ * scroll the VGA screen (0.4 ms under TCG). Between lines, interrupts are
+ * on (the system call runs so): Ctrl-C and kill land, the timer's end of
  * a slice gives the CPU away (cond_resched()), and a kill ends the write
  * as Linux's tty write does: the bytes written so far, or -EINTR if none
  * (Linux's -ERESTARTSYS; ronx has no handlers, so no restart, and the
@@ -81,17 +81,18 @@ long ksys_write(unsigned fd, const char *buf, unsigned long count)
 		return -EFAULT;
 	while (done < count) {
 		unsigned long n = count - done < sizeof(chunk) ? count - done : sizeof(chunk);
-		unsigned long left;
+		unsigned long left = copy_from_user(chunk, buf + done, n);
 
-		if (fatal_signal_pending(current))
-			return done ? (long)done : -EINTR;
-		left = copy_from_user(chunk, buf + done, n);
-		n = console_piece(chunk, n - left);
-		console_write(chunk, n);
-		done += n;
-		if (left && !n)
+		for (unsigned long off = 0, piece; off < n - left; off += piece) {
+			if (fatal_signal_pending(current))
+				return done ? (long)done : -EINTR;
+			piece = console_piece(chunk + off, n - left - off);
+			console_write(chunk + off, piece);
+			done += piece;
+			cond_resched();
+		}
+		if (left)
 			return done ? (long)done : -EFAULT;
-		cond_resched();
 	}
 	return (long)done;
 }

@@ -82,6 +82,8 @@ void spin_lock(spinlock_t *l)
 
 int spin_trylock(spinlock_t *l)
 {
+	if (!irqs_disabled())
+		lock_taken_with_irqs_on(l, __builtin_return_address(0));
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		return 0;
 	note_held(l);

@@ -58,7 +58,8 @@ def ctrl_c(g, nbytes, settle=0.3, give_up=None):
 def kill(g, nbytes, settle=0.3, give_up=None):
     """A background bigwrite, `kill PID` typed after settle seconds; the
     shell reports a background job's end before its next prompt, so an
-    empty line is sent every 50 ms until the report comes."""
+    empty line is sent every 10 ms until the report comes (the time is
+    thus up to 10 ms late)."""
     give_up = give_up or GIVE_UP
     pid, cpu, after = start(g, nbytes, background=True)
     time.sleep(settle)
@@ -69,7 +70,7 @@ def kill(g, nbytes, settle=0.3, give_up=None):
         m = rx.search(g.out, after)
         if m or time.monotonic() - t0 > give_up:
             break
-        time.sleep(0.05)
+        time.sleep(0.01)
         g.send(b"\r")
     seconds = time.monotonic() - t0
     if not m:

@@ -122,3 +122,9 @@ def rows(row, runs=5):
         "(measured: what the sti/cli pair costs)",
         "user/bin/bench_getpid 100000 on one CPU, the same initrd, this kernel and the one "
         "at %s, boots alternated" % BEFORE)
+
+
+if __name__ == "__main__":
+    def show(what, value, goal, method, verdict=""):
+        print("| %s | %s | %s | %s | %s |" % (what, value, goal, verdict, method), flush=True)
+    rows(show)

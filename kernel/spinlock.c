@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Spinlocks (Linux: kernel/locking/spinlock.c and the x86 arch_spin_lock).
- * A test-and-set lock: xchg takes it, and a waiter spins reading it
- * (which stays in its cache) with cpu_relax(), which also serves the
- * cross-CPU calls sent to this CPU: see include/ronx/spinlock.h for why.
+ * A ticket lock: lock xadd draws a ticket, and a waiter spins reading the
+ * ticket being served (which stays in its cache) with cpu_relax(), which
+ * also serves the cross-CPU calls sent to this CPU: see
+ * include/ronx/spinlock.h for why. First come, first served.
  *
  * Each CPU keeps the locks it holds in this_cpu()->held_locks, newest
  * last, so that a fault recovered by catch_faults() can give back what
@@ -74,9 +75,11 @@ void spin_lock(spinlock_t *l)
 		local_irq_enable();
 		return;
 	}
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (l->locked)
-			cpu_relax();
+	uint16_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+
+	while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket)
+		cpu_relax();
+	l->locked = 1;
 	note_held(l);
 }
 
@@ -84,8 +87,13 @@ int spin_trylock(spinlock_t *l)
 {
 	if (!irqs_disabled())
 		lock_taken_with_irqs_on(l, __builtin_return_address(0));
-	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+	uint16_t ticket = __atomic_load_n(&l->serving, __ATOMIC_ACQUIRE);
+
+	/* free only if no ticket is out: draw the one being served */
+	if (!__atomic_compare_exchange_n(&l->next, &ticket, (uint16_t)(ticket + 1), false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return 0;
+	l->locked = 1;
 	note_held(l);
 	return 1;
 }
@@ -93,7 +101,8 @@ int spin_trylock(spinlock_t *l)
 void spin_unlock(spinlock_t *l)
 {
 	note_released(l);
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	l->locked = 0;
+	__atomic_store_n(&l->serving, (uint16_t)(l->serving + 1), __ATOMIC_RELEASE);
 }
 
 int spin_is_locked_by_me(const spinlock_t *l)

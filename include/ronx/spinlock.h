@@ -26,14 +26,23 @@
 #include <stdint.h>
 #include <ronx/segment.h>
 
+/*
+ * A ticket lock, as Linux's x86 spinlock from 2.6.25: each taker draws
+ * the next ticket and waits until it is served, so CPUs get the lock in
+ * the order they asked. A test-and-set lock let a CPU that releases and
+ * retakes it at once (a write() of many lines, one line per turn) starve
+ * the other CPU's shell for seconds.
+ */
 typedef struct spinlock {
-	volatile uint32_t locked;
+	volatile uint32_t locked;	/* 1 while held (first: what a debugger reads) */
 	const char *name;		/* for the oops that gives it back */
 	volatile int owner;		/* CPU id of the holder, -1 if free */
 	bool warned;			/* taken with interrupts on, and said so */
+	uint16_t next;			/* the next ticket to draw */
+	volatile uint16_t serving;	/* the ticket that holds the lock */
 } spinlock_t;
 
-#define __SPIN_LOCK_UNLOCKED(x)	{ 0, #x, -1, false }
+#define __SPIN_LOCK_UNLOCKED(x)	{ 0, #x, -1, false, 0, 0 }
 #define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
 
 static inline unsigned long arch_local_save_flags(void)

@@ -64,7 +64,8 @@ static unsigned long console_piece(const char *s, unsigned long n)
  * Copied 128 bytes at a time, written a line at a time: console_write()
  * holds console_lock, interrupts off, for one line, whose newline may
  * scroll the VGA screen (0.4 ms under TCG). Between lines, interrupts are
- * on (the system call runs so): Ctrl-C and kill land, the timer's end of
+ * on (the system call runs so): another CPU waiting to print gets the
+ * lock (console_handover()), Ctrl-C and kill land, the timer's end of
  * a slice gives the CPU away (cond_resched()), and a kill ends the write
  * as Linux's tty write does: the bytes written so far, or -EINTR if none
  * (Linux's -ERESTARTSYS; ronx has no handlers, so no restart, and the
@@ -89,6 +90,7 @@ long ksys_write(unsigned fd, const char *buf, unsigned long count)
 			piece = console_piece(chunk + off, n - left - off);
 			console_write(chunk + off, piece);
 			done += piece;
+			console_handover();
 			cond_resched();
 		}
 		if (left)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Spinlocks (Linux: kernel/locking/spinlock.c and the x86 arch_spin_lock).
- * A ticket lock: lock xadd draws a ticket, and a waiter spins reading the
- * ticket being served (which stays in its cache) with cpu_relax(), which
- * also serves the cross-CPU calls sent to this CPU: see
- * include/ronx/spinlock.h for why. First come, first served.
+ * A test-and-set lock: xchg takes it, and a waiter spins reading it
+ * (which stays in its cache) with cpu_relax(), which also serves the
+ * cross-CPU calls sent to this CPU: see include/ronx/spinlock.h for why.
+ * A waiter that gives up its spin (a fault in a call it served, recovered
+ * outside) leaves nothing behind but a stale count of waiters. Not fair:
+ * a CPU that takes a lock in a loop hands it over when it is contended
+ * (console_handover()).
  *
  * Each CPU keeps the locks it holds in this_cpu()->held_locks, newest
  * last, so that a fault recovered by catch_faults() can give back what
@@ -75,11 +78,13 @@ void spin_lock(spinlock_t *l)
 		local_irq_enable();
 		return;
 	}
-	uint16_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-
-	while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket)
-		cpu_relax();
-	l->locked = 1;
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
+		while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+			while (l->locked)
+				cpu_relax();
+		__atomic_fetch_sub(&l->waiters, 1, __ATOMIC_RELAXED);
+	}
 	note_held(l);
 }
 
@@ -87,13 +92,8 @@ int spin_trylock(spinlock_t *l)
 {
 	if (!irqs_disabled())
 		lock_taken_with_irqs_on(l, __builtin_return_address(0));
-	uint16_t ticket = __atomic_load_n(&l->serving, __ATOMIC_ACQUIRE);
-
-	/* free only if no ticket is out: draw the one being served */
-	if (!__atomic_compare_exchange_n(&l->next, &ticket, (uint16_t)(ticket + 1), false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		return 0;
-	l->locked = 1;
 	note_held(l);
 	return 1;
 }
@@ -101,8 +101,7 @@ int spin_trylock(spinlock_t *l)
 void spin_unlock(spinlock_t *l)
 {
 	note_released(l);
-	l->locked = 0;
-	__atomic_store_n(&l->serving, (uint16_t)(l->serving + 1), __ATOMIC_RELEASE);
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
 int spin_is_locked_by_me(const spinlock_t *l)

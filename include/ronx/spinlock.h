@@ -26,23 +26,15 @@
 #include <stdint.h>
 #include <ronx/segment.h>
 
-/*
- * A ticket lock, as Linux's x86 spinlock from 2.6.25: each taker draws
- * the next ticket and waits until it is served, so CPUs get the lock in
- * the order they asked. A test-and-set lock let a CPU that releases and
- * retakes it at once (a write() of many lines, one line per turn) starve
- * the other CPU's shell for seconds.
- */
 typedef struct spinlock {
-	volatile uint32_t locked;	/* 1 while held (first: what a debugger reads) */
+	volatile uint32_t locked;
 	const char *name;		/* for the oops that gives it back */
 	volatile int owner;		/* CPU id of the holder, -1 if free */
 	bool warned;			/* taken with interrupts on, and said so */
-	uint16_t next;			/* the next ticket to draw */
-	volatile uint16_t serving;	/* the ticket that holds the lock */
+	volatile uint16_t waiters;	/* CPUs spinning for it (spin_is_contended()) */
 } spinlock_t;
 
-#define __SPIN_LOCK_UNLOCKED(x)	{ 0, #x, -1, false, 0, 0 }
+#define __SPIN_LOCK_UNLOCKED(x)	{ 0, #x, -1, false, 0 }
 #define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
 
 static inline unsigned long arch_local_save_flags(void)
@@ -93,6 +85,16 @@ void spin_lock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
 int spin_trylock(spinlock_t *l);		/* 1 if taken */
 int spin_is_locked_by_me(const spinlock_t *l);
+
+/*
+ * Does a CPU spin for l? A test-and-set lock is not fair: a CPU that
+ * gives it back and takes it again at once can starve the others, so
+ * one that does so in a loop asks this first (Linux: spin_is_contended()).
+ */
+static inline bool spin_is_contended(const spinlock_t *l)
+{
+	return l->waiters != 0;
+}
 
 #define spin_lock_irqsave(l, flags)	do { local_irq_save(flags); spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, flags) do { spin_unlock(l); local_irq_restore(flags); } while (0)

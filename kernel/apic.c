@@ -18,6 +18,7 @@
 #include <ronx/irq.h>
 #include <ronx/percpu.h>
 #include <ronx/apic.h>
+#include <ronx/spinlock.h>
 
 bool apic_mapped;
 uint64_t apic_phys;
@@ -96,11 +97,20 @@ bool apic_icr_wait_idle(void)
 	return false;
 }
 
+/*
+ * Two writes, destination then command: an interrupt between them whose
+ * handler sends an IPI of its own would send ours to its CPU. Interrupts
+ * are off across both (Linux's IPI senders do the same).
+ */
 static void apic_icr_write(uint32_t low, uint32_t apic_id)
 {
+	unsigned long flags;
+
+	local_irq_save(flags);
 	apic_icr_wait_idle();
 	apic_write(APIC_ICR2, apic_id << 24);
 	apic_write(APIC_ICR, low);
+	local_irq_restore(flags);
 }
 
 /* A fixed interrupt on vector at one CPU, named by its APIC id. */

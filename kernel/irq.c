@@ -5,7 +5,8 @@
  * line is acknowledged before the handler runs, because a handler may
  * switch to another task (the timer preempting ring 3) and the next
  * interrupt must not wait for that task to come back. Nothing nests: the
- * gates clear IF and the kernel turns it on only while it waits.
+ * gates clear IF, and the kernel turns it on only while it waits and in a
+ * process's system call.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>

@@ -44,6 +44,21 @@ void console_unlock_irqrestore(unsigned long flags)
 	arch_local_irq_restore(flags);
 }
 
+/*
+ * For a loop that takes console_lock again and again (write() takes it
+ * once a line): if another CPU spins for it, wait until that CPU has it
+ * before taking it again. The lock is not fair, and without this the
+ * shell's echo on another CPU waited 3.6 s for it once. Bounded: a
+ * waiter that gave up its spin leaves a stale count.
+ */
+#define HANDOVER_SPINS	100000
+
+void console_handover(void)
+{
+	for (int i = 0; i < HANDOVER_SPINS && spin_is_contended(&console_lock); i++)
+		cpu_relax();
+}
+
 static void log_putc(char c)
 {
 	if (log_len == LOG_BUF_LEN) {

@@ -51,6 +51,26 @@ long ksys_read(unsigned fd, char *buf, unsigned long count)
 	return (long)n;
 }
 
+/* The next piece of a write: at most n bytes, ending at the first newline. */
+static unsigned long console_piece(const char *s, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (s[i] == '\n')
+			return i + 1;
+	return n;
+}
+
+/*
+ * Copied 128 bytes at a time, written a line at a time: console_write()
+ * holds console_lock, interrupts off, for one line, whose newline may
+ * scroll the VGA screen (0.4 ms under TCG). Between lines, interrupts are
+ * on (the system call runs so): another CPU waiting to print gets the
+ * lock (console_handover()), Ctrl-C and kill land, the timer's end of
+ * a slice gives the CPU away (cond_resched()), and a kill ends the write
+ * as Linux's tty write does: the bytes written so far, or -EINTR if none
+ * (Linux's -ERESTARTSYS; ronx has no handlers, so no restart, and the
+ * process dies on its way back to ring 3 anyway).
+ */
 long ksys_write(unsigned fd, const char *buf, unsigned long count)
 {
 	char chunk[128];
@@ -64,12 +84,17 @@ long ksys_write(unsigned fd, const char *buf, unsigned long count)
 		unsigned long n = count - done < sizeof(chunk) ? count - done : sizeof(chunk);
 		unsigned long left = copy_from_user(chunk, buf + done, n);
 
-		console_write(chunk, n - left);
-		done += n - left;
+		for (unsigned long off = 0, piece; off < n - left; off += piece) {
+			if (fatal_signal_pending(current))
+				return done ? (long)done : -EINTR;
+			piece = console_piece(chunk + off, n - left - off);
+			console_write(chunk + off, piece);
+			done += piece;
+			console_handover();
+			cond_resched();
+		}
 		if (left)
 			return done ? (long)done : -EFAULT;
-		if (current->killed)	/* Ctrl-C stops a long write too */
-			break;
 	}
 	return (long)done;
 }

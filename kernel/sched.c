@@ -143,6 +143,7 @@ static struct task *pick_next_task(int *last)
 static void switch_to(struct cpu *c, struct task *t)
 {
 	c->current_task = t;
+	c->need_resched = false;	/* a fresh slice */
 	t->state = TASK_RUNNING;
 	t->cpu = c->id;
 	c->tss.esp0 = t->stack + t->stack_size;
@@ -261,6 +262,29 @@ void yield(void)
 }
 
 /*
+ * A point in long kernel work for a process (a big write()) where it
+ * gives the CPU to the next task if the timer has ended its slice, as it
+ * would in ring 3 (Linux: cond_resched()). The kernel is not preemptible
+ * otherwise, so on one CPU the shell runs, and reads a typed `kill`, only
+ * because of these points. The caller holds no lock: it would keep it
+ * across the switch.
+ */
+void cond_resched(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (!c->need_resched || !current)
+		return;
+	if (nr_locks_held()) {
+		pr_warn("ronx: cond_resched() with %d spinlocks held: not switching\n",
+			nr_locks_held());
+		return;
+	}
+	c->need_resched = false;
+	yield();
+}
+
+/*
  * Sleeps until wakeup(chan). The state changes under tasks_lock, so a
  * wakeup() cannot fall between it and the switch. Callers re-check what
  * they wait for in a loop: a kill wakes them too.
@@ -316,9 +340,13 @@ void wakeup(void *chan)
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
-/* A task's last switch: a zombie, its parent woken (it sleeps on itself). */
+/*
+ * A task's last switch: a zombie, its parent woken (it sleeps on itself).
+ * exit() comes with interrupts on; they stay off, as for every lock.
+ */
 void task_dead(void)
 {
+	local_irq_disable();
 	spin_lock(&tasks_lock);
 	current->state = TASK_ZOMBIE;
 	if (current->parent)

@@ -10,9 +10,10 @@
  * mask is empty: each CPU clears its bit after the function has run. That
  * bit is the acknowledgement a TLB shootdown waits for.
  *
- * The kernel runs with interrupts off, so an IPI waits until its target
- * turns them on (idle, user mode, sti; hlt) or spins: cpu_relax() looks
- * for a call addressed to this CPU and runs it. So a CPU never waits for
+ * The kernel holds every lock with interrupts off (and the shell runs
+ * with them off), so an IPI may wait until its target turns them on
+ * (idle, user mode, a system call between locks) or spins: cpu_relax()
+ * looks for a call addressed to this CPU and runs it. So a CPU never waits for
  * an acknowledgement from a CPU that spins waiting for it (the deadlock
  * docs/design.md's lock rules are about).
  */
@@ -30,6 +31,7 @@ struct call_function_data {
 
 static struct call_function_data cfd;
 static DEFINE_SPINLOCK(call_lock);
+static unsigned long call_flags;	/* the caller's interrupt flag, under call_lock */
 
 /*
  * Runs the call in flight if this CPU is one of its targets, then clears
@@ -41,14 +43,18 @@ void generic_smp_call_function_interrupt(void)
 {
 	struct cpu *c = this_cpu();
 	cpumask_t me = 1UL << c->id;
+	unsigned long flags;
 
-	if (c->in_call || !(cfd.pending & me))
-		return;
-	c->in_call = true;
-	cfd.func(cfd.info);
-	c->in_call = false;
-	c->tlb.ipis_received++;
-	__atomic_fetch_and(&cfd.pending, ~me, __ATOMIC_RELEASE);
+	/* a spinner may have interrupts on: the IPI must not run it twice */
+	local_irq_save(flags);
+	if (!c->in_call && (cfd.pending & me)) {
+		c->in_call = true;
+		cfd.func(cfd.info);
+		c->in_call = false;
+		c->tlb.ipis_received++;
+		__atomic_fetch_and(&cfd.pending, ~me, __ATOMIC_RELEASE);
+	}
+	local_irq_restore(flags);
 }
 
 /* The IPI itself (CALL_FUNCTION_VECTOR). */
@@ -80,7 +86,11 @@ void cpu_relax(void)
  */
 void call_function_begin(void)
 {
-	spin_lock(&call_lock);
+	unsigned long flags;
+
+	/* irqsave, as every lock: a system call's munmap sends calls too */
+	spin_lock_irqsave(&call_lock, flags);
+	call_flags = flags;
 	while (cfd.pending)
 		cpu_relax();
 }
@@ -107,7 +117,9 @@ cpumask_t call_function_pending(void)
 
 void call_function_end(void)
 {
-	spin_unlock(&call_lock);
+	unsigned long flags = call_flags;
+
+	spin_unlock_irqrestore(&call_lock, flags);
 }
 
 int smp_call_function_single(int cpu, smp_call_func_t func, void *info, bool wait)

@@ -4,16 +4,27 @@
  * A test-and-set lock: xchg takes it, and a waiter spins reading it
  * (which stays in its cache) with cpu_relax(), which also serves the
  * cross-CPU calls sent to this CPU: see include/ronx/spinlock.h for why.
+ * A waiter that gives up its spin (a fault in a call it served, recovered
+ * outside) leaves nothing behind but a stale count of waiters. Not fair:
+ * a CPU that takes a lock in a loop hands it over when it is contended
+ * (console_handover()).
  *
  * Each CPU keeps the locks it holds in this_cpu()->held_locks, newest
  * last, so that a fault recovered by catch_faults() can give back what
  * the code that faulted had taken (an oops must not wedge the next
  * command on a lock nobody will ever release).
+ *
+ * Every lock is taken with interrupts off (docs/design.md, "Locks"): an
+ * interrupt handler on this CPU that wanted a lock this CPU holds would
+ * spin forever, and the held-lock list above is this CPU's, changed by
+ * its handlers too. A lock taken with interrupts on is counted and said
+ * once, with who took it: the bug is then one line, not a rare hang.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/percpu.h>
 #include <ronx/spinlock.h>
+#include <ronx/kallsyms.h>
 
 static void note_held(spinlock_t *l)
 {
@@ -43,16 +54,44 @@ static void note_released(spinlock_t *l)
 		c->nr_held--;
 }
 
+unsigned long lock_irqs_on_count;
+
+static void lock_taken_with_irqs_on(spinlock_t *l, void *caller)
+{
+	char sym[64];
+
+	lock_irqs_on_count++;
+	if (l->warned)
+		return;
+	l->warned = true;
+	sprint_symbol(sym, sizeof(sym), (unsigned long)caller);
+	pr_warn("ronx: spinlock %s taken with interrupts on (CPU %d, by %s): an interrupt here could wait on it forever; use spin_lock_irqsave()\n",
+		l->name, this_cpu()->id, sym);
+}
+
 void spin_lock(spinlock_t *l)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (l->locked)
-			cpu_relax();
+	if (!irqs_disabled()) {
+		lock_taken_with_irqs_on(l, __builtin_return_address(0));
+		local_irq_disable();	/* the held list must not change under us */
+		spin_lock(l);
+		local_irq_enable();
+		return;
+	}
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
+		while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+			while (l->locked)
+				cpu_relax();
+		__atomic_fetch_sub(&l->waiters, 1, __ATOMIC_RELAXED);
+	}
 	note_held(l);
 }
 
 int spin_trylock(spinlock_t *l)
 {
+	if (!irqs_disabled())
+		lock_taken_with_irqs_on(l, __builtin_return_address(0));
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		return 0;
 	note_held(l);

@@ -7,11 +7,18 @@
  * goes through the user-access layer (mm/uaccess.c: copy_from_user(),
  * copy_to_user(), get_user(), put_user(), strncpy_from_user()): a bad one
  * is -EFAULT, never an oops. Numbers ronx does not implement are -ENOSYS.
+ *
+ * The call runs with interrupts on, as Linux's does: the gate cleared IF,
+ * the frame is saved, so the timer, COM1 (Ctrl-C) and the cross-CPU calls
+ * may come in while a long call works. They are off again for the way
+ * back (exit_to_user_mode()). Code in a call may not hold a spinlock with
+ * them on: every lock is the irqsave kind (docs/design.md, "Locks").
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/string.h>
 #include <ronx/percpu.h>
+#include <ronx/spinlock.h>
 #include <ronx/irq.h>
 #include <ronx/mman.h>
 #include <ronx/uaccess.h>
@@ -185,7 +192,10 @@ void do_int80_syscall(struct trap_frame *f)
 
 	syscall_count++;
 	syscall_crashpoint();
-	if (user_mode(f) && current && current->mm && nr < NR_syscalls && sys_call_table[nr])
+	if (user_mode(f) && current && current->mm && nr < NR_syscalls && sys_call_table[nr]) {
+		local_irq_enable();
 		ret = sys_call_table[nr](f->ebx, f->ecx, f->edx, f->esi, f->edi, f->ebp);
+		local_irq_disable();
+	}
 	f->eax = (uint32_t)ret;
 }

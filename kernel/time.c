@@ -2,10 +2,11 @@
 /*
  * The timer: the PIT's channel 0 at HZ interrupts a second, on IRQ 0
  * (Linux: arch/x86/kernel/i8253.c and time.c). jiffies counts them. A tick
- * that interrupts ring 3 is also what takes the CPU away from a process
- * that never gives it up (exit_to_user_mode() yields: a slice is one
- * tick); one that interrupts the kernel (waiting, since IF is off
- * otherwise) only counts, and wakes the sleepers.
+ * that interrupts a process, in ring 3 or in a system call (which runs
+ * with interrupts on), is also what takes the CPU away from a process
+ * that never gives it up (a slice is one tick); one that interrupts the
+ * kernel otherwise (waiting: IF is off elsewhere) only counts, and wakes
+ * the sleepers.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -62,13 +63,17 @@ void udelay(unsigned long us)
 
 /*
  * A tick on this CPU (the PIT's on the boot CPU, the APIC timer's on the
- * others): a process it interrupted has had its slice (Linux:
- * update_process_times()).
+ * others): a process it interrupted, in ring 3 or in a system call, has
+ * had its slice (Linux: update_process_times()). In ring 3 it gives the
+ * CPU up on the way back (exit_to_user_mode()); in a call, at the call's
+ * next cond_resched() or on its way back.
  */
 void update_process_times(struct trap_frame *f)
 {
-	if (user_mode(f)) {
-		current->runtime++;
+	struct task *t = current;
+
+	if (user_mode(f) || (t && t->mm)) {
+		t->runtime++;
 		this_cpu()->need_resched = true;
 	}
 }

@@ -10,7 +10,8 @@
  *   0xff       spurious
  *
  * Every gate is an interrupt gate (IF cleared on entry), so the kernel
- * runs with interrupts off (docs/design.md).
+ * runs with interrupts off (docs/design.md), except in a process's system
+ * call, which turns them on (do_int80_syscall()).
  */
 #include <stdint.h>
 #include <ronx/compiler.h>

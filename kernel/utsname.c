@@ -38,24 +38,26 @@ static struct new_utsname utsname = {
 long sys_newuname(uint32_t name)
 {
 	struct new_utsname copy;
+	unsigned long flags;
 
-	spin_lock(&uts_lock);
+	spin_lock_irqsave(&uts_lock, flags);
 	copy = utsname;
-	spin_unlock(&uts_lock);
+	spin_unlock_irqrestore(&uts_lock, flags);
 	return copy_to_user((void __user *)name, &copy, sizeof(copy)) ? -EFAULT : 0;
 }
 
 long sys_sethostname(uint32_t name, uint32_t len)
 {
 	char tmp[__NEW_UTS_LEN];
+	unsigned long flags;
 
 	if (len > __NEW_UTS_LEN)
 		return -EINVAL;
 	if (copy_from_user(tmp, (const void __user *)name, len))
 		return -EFAULT;
-	spin_lock(&uts_lock);
+	spin_lock_irqsave(&uts_lock, flags);
 	memcpy(utsname.nodename, tmp, len);
 	memset(utsname.nodename + len, 0, sizeof(utsname.nodename) - len);
-	spin_unlock(&uts_lock);
+	spin_unlock_irqrestore(&uts_lock, flags);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <ronx/mm.h>
 #include <ronx/pgd.h>
 #include <ronx/mman.h>
+#include <ronx/sched.h>
 
 unsigned prot_to_vm_flags(unsigned prot)
 {
@@ -48,6 +49,7 @@ int map_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 	if (!may_grow(mm, (end - start) / PAGE_SIZE) || vma_add(&mm->vmas, start, end, flags, kind))
 		return -ENOMEM;
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
+		cond_resched();		/* 32 MiB takes half a second under TCG */
 		if (install_user_page(mm, va, prot)) {
 			zap_user_range(mm, start, end);
 			vma_remove(&mm->vmas, start, end);

@@ -29,6 +29,7 @@
 #include <ronx/sched.h>
 #include <ronx/tlbflush.h>
 #include <ronx/smp.h>
+#include <ronx/spinlock.h>
 
 static unsigned long pt_page(struct mm_struct *mm)
 {
@@ -196,9 +197,11 @@ void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 	unsigned long tables[MAX_DETACHED];
 	int n = 0;
 
+	/* cond_resched(): a range may be 3 GiB, a quarter of a second under TCG */
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
 		pteval_t *pte = user_pte(mm, va, false);
 
+		cond_resched();
 		if (pte && pte_has_frame(*pte))
 			set_pte_atomic(pte, *pte & PTE_PFN_MASK);
 	}
@@ -206,6 +209,7 @@ void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
 		pteval_t *pte = user_pte(mm, va, false);
 
+		cond_resched();
 		if (pte && *pte) {
 			free_page(*pte & PTE_PFN_MASK);
 			*pte = 0;
@@ -231,6 +235,7 @@ void change_user_prot(struct mm_struct *mm, uint32_t start, uint32_t end, pteval
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
 		pteval_t *pte = user_pte(mm, va, false);
 
+		cond_resched();
 		if (pte && pte_has_frame(*pte))
 			set_pte_atomic(pte, (*pte & PTE_PFN_MASK) | prot);
 	}
@@ -319,18 +324,22 @@ void mmput(struct mm_struct *mm)
  * which CPUs may hold its translations: this CPU joins before it loads
  * the tables (a change made after that reaches it) and leaves the old mm
  * only after the CR3 write has flushed the old one's (user pages are
- * never global).
+ * never global). Interrupts are off across it (exit calls it with them
+ * on): a leave_mm() IPI in the middle would see a half-made switch.
  */
 void switch_mm(struct mm_struct *mm)
 {
 	struct cpu *c = this_cpu();
-	struct mm_struct *prev = c->active_mm;
-	unsigned long me = 1UL << c->id;
+	struct mm_struct *prev;
+	unsigned long me = 1UL << c->id, flags;
 
+	local_irq_save(flags);
+	prev = c->active_mm;
 	if (mm)
 		__atomic_fetch_or(&mm->cpu_mask, me, __ATOMIC_SEQ_CST);
 	write_cr3(mm ? mm->pgd : __pa(swapper_pg_dir));
 	if (prev && prev != mm)
 		__atomic_fetch_and(&prev->cpu_mask, ~me, __ATOMIC_SEQ_CST);
 	c->active_mm = mm;
+	local_irq_restore(flags);
 }

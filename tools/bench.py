@@ -19,6 +19,7 @@ from tlb import PageTables  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_user  # noqa: E402
 import bench_smp  # noqa: E402
+import bench_irq  # noqa: E402
 
 PAGE = 4096
 ROWS = []
@@ -424,6 +425,10 @@ def main():
     print("bench: several CPUs: set_memory_ro() with 1, 2, 4, 8 CPUs; boot with 1 and 4",
           flush=True)
     bench_smp.rows(row)
+
+    print("bench: interrupts in system calls: Ctrl-C and kill during a 1 MiB write, getpid",
+          flush=True)
+    bench_irq.rows(row)
 
     pad, minimum, parts = image_padding()
     row("kernel image padding from page alignment", "%d bytes (%s)" % (pad, ", ".join(parts)),

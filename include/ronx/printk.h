@@ -23,6 +23,7 @@ void console_write(const char *s, size_t n);
 /* The console's lock (kernel/printk.c): nests on the CPU that holds it. */
 unsigned long console_lock_irqsave(void);
 void console_unlock_irqrestore(unsigned long flags);
+void console_handover(void);
 int cprintf(const char *fmt, ...) __printf(1, 2);
 
 /* The dmesg ring buffer. */

@@ -75,6 +75,7 @@ void sched_start(const char *comm, unsigned long stack, unsigned long size,
 		 void *sched_stack, unsigned long sched_size);
 void schedule(void);
 void yield(void);
+void cond_resched(void);
 void sleep_on(void *chan);
 void sleep_on_unless(void *chan, bool (*ready)(void));
 void wakeup(void *chan);
@@ -88,6 +89,17 @@ void free_task(struct task *t);
 void wake_up_new_task(struct task *t);
 struct task *find_task(int pid);
 unsigned long nr_running_tasks(void);
+/*
+ * A kill (Ctrl-C's SIGINT, kill's SIGKILL) waits for t on its way back to
+ * ring 3. ronx has no signal handlers, so every signal is fatal: long
+ * kernel work for a process stops early when this says so (Linux's
+ * fatal_signal_pending()).
+ */
+static inline bool fatal_signal_pending(const struct task *t)
+{
+	return t->killed != 0;
+}
+
 /* boot/switch.asm */
 void swtch(struct context **old, struct context *new);
 #endif

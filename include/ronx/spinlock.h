@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Spinlocks with Linux's names (kernel/spinlock.c). The kernel runs with
- * interrupts off except while it waits (docs/design.md), so a lock keeps
- * out the other CPUs, and the irqsave variants keep out this CPU's
- * interrupt handlers too.
+ * Spinlocks with Linux's names (kernel/spinlock.c). A process's system
+ * call runs with interrupts on (docs/design.md, "Interrupts"), but never
+ * while it holds a spinlock: every lock is taken with interrupts off (the
+ * irqsave variants), so no interrupt handler can spin on a lock its own
+ * CPU holds, and the rules below, written for a kernel that held every
+ * lock with interrupts off, stay true. spin_lock() with interrupts on
+ * says so once per lock (lock_taken_with_irqs_on()).
  *
  * Two rules make them safe with interrupts off (docs/design.md, "Locks"):
  *
@@ -19,6 +22,7 @@
  */
 #ifndef RONX_SPINLOCK_H
 #define RONX_SPINLOCK_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <ronx/segment.h>
 
@@ -26,9 +30,11 @@ typedef struct spinlock {
 	volatile uint32_t locked;
 	const char *name;		/* for the oops that gives it back */
 	volatile int owner;		/* CPU id of the holder, -1 if free */
+	bool warned;			/* taken with interrupts on, and said so */
+	volatile uint16_t waiters;	/* CPUs spinning for it (spin_is_contended()) */
 } spinlock_t;
 
-#define __SPIN_LOCK_UNLOCKED(x)	{ 0, #x, -1 }
+#define __SPIN_LOCK_UNLOCKED(x)	{ 0, #x, -1, false, 0 }
 #define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
 
 static inline unsigned long arch_local_save_flags(void)
@@ -37,6 +43,11 @@ static inline unsigned long arch_local_save_flags(void)
 
 	__asm__ volatile("pushfl; popl %0" : "=r"(flags) : : "memory");
 	return flags;
+}
+
+static inline bool irqs_disabled(void)
+{
+	return !(arch_local_save_flags() & X86_EFLAGS_IF);
 }
 
 static inline void local_irq_disable(void) { __asm__ volatile("cli" : : : "memory"); }
@@ -75,10 +86,22 @@ void spin_unlock(spinlock_t *l);
 int spin_trylock(spinlock_t *l);		/* 1 if taken */
 int spin_is_locked_by_me(const spinlock_t *l);
 
+/*
+ * Does a CPU spin for l? A test-and-set lock is not fair: a CPU that
+ * gives it back and takes it again at once can starve the others, so
+ * one that does so in a loop asks this first (Linux: spin_is_contended()).
+ */
+static inline bool spin_is_contended(const spinlock_t *l)
+{
+	return l->waiters != 0;
+}
+
 #define spin_lock_irqsave(l, flags)	do { local_irq_save(flags); spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, flags) do { spin_unlock(l); local_irq_restore(flags); } while (0)
 
 /* How many locks this CPU holds; recovery gives back those taken since. */
 int nr_locks_held(void);
+/* Locks taken with interrupts on (each said once); the locking self-test reads it. */
+extern unsigned long lock_irqs_on_count;
 void release_locks_after_fault(int keep);
 #endif

@@ -107,6 +107,7 @@ TESTS = [
         what="a new process's FPU registers (after fpusecret): fninit's state, zeros"),
     Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
     Run("spin", timeout=2, what="loops until killed"),
+    Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
 ]
 
 # The red-team suite (user/bin/redteam.c, docs/redteam.md): each case,
@@ -397,6 +398,10 @@ def checks(run, r, kernel, stack_nx=None):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
     elif n == "redteam":
         out.extend(redteam_checks(run, r, kernel))
+    elif n == "bigwrite":
+        want(r.status == 0 and r.has(r"^bigwrite: write\(1, 4096 newlines\) returned 4096$"),
+             "one write() of 4096 newlines returns 4096, exit 0")
+        want(r.output.count("\n") >= 4096 + 2, "all 4096 newlines reach the terminal")
     elif n == "spin":
         want(r.has(r"^spin: pid [1-9]\d* looping$"), "says it loops")
         want(r.signal in ("SIGKILL", "SIGINT"), "still looping when killed (SIGKILL, or Ctrl-C)")

@@ -40,9 +40,10 @@ CONTIGUOUS = step("collapse_large_page", "... contiguous and 2 MiB-aligned frame
                   "not observable in ronx: only the direct map is collapsed, and a split page "
                   "there always has contiguous, aligned frames")
 COLLAPSE_FLUSH = step("collapse_large_page", "flush every CPU before the table goes", None,
-                      "not observable on the one CPU the grader boots: the 2 MiB page maps "
-                      "every frame as the 512 ptes did, and QEMU drops the 4 KiB entries on "
-                      "the next flush (lab 11, tlb-shootdown, is about the other CPUs)")
+                      "not observable: the 2 MiB page maps every frame as the 512 ptes did, "
+                      "so a CPU that kept a 4 KiB entry reaches the same frame with the same "
+                      "attributes, and QEMU drops the 4 KiB entries on the next flush (lab 11, "
+                      "tlb-shootdown, is about the other CPUs)")
 FREE_TABLE = step("collapse_large_page", "free the page table", "collapse-leaks-table")
 
 
@@ -165,17 +166,32 @@ def set_memory_seen_from_outside(ctx):
                 "after set_memory rw 0x%08x %d inside the read-only 2 MiB page" % (run[0], n))
     expect_same_outside(before, pt, base, base + LARGE, "after set_memory rw 0x%08x %d" % (run[0], n))
     set_memory(g, "rw", base, 512)
+    expect_whole_again(g, base, mem0, "after set_memory rw on the whole 2 MiB page again")
+    # every seed also changes the first and the last page alone: a split or a
+    # collapse that stops one pte short at either end of the 512 shows there
+    for edge in (base, base + LARGE - PAGE):
+        set_memory(g, "ro", edge, 1)
+        pt = g.tlb()
+        expect_ptes(pt, base, lambda va: (va != edge, True),
+                    "after set_memory ro 0x%08x 1 (an edge of the 2 MiB page)" % edge)
+        expect_same_outside(before, pt, base, base + LARGE, "after set_memory ro 0x%08x 1" % edge)
+        set_memory(g, "rw", edge, 1)
+        expect_whole_again(g, base, mem0, "after set_memory rw 0x%08x 1" % edge)
+
+
+def expect_whole_again(g, base, mem0, when):
+    """base is one RW 2 MiB page again, its split's table freed."""
     pt, mem = g.tlb(), meminfo(g)
-    expect_large(pt, base, True, "after set_memory rw on the whole 2 MiB page again")
+    expect_large(pt, base, True, when)
     if (mem["PageTables"], mem["PagesFree"]) != (mem0["PageTables"], mem0["PagesFree"]):
-        raise CheckFailed("expected the split's page table freed when the 2 MiB page came back: "
-                          "PageTables %d and PagesFree %d as before, found %d and %d"
-                          % (mem0["PageTables"], mem0["PagesFree"], mem["PageTables"],
+        raise CheckFailed("%s: expected the split's page table freed when the 2 MiB page came "
+                          "back: PageTables %d and PagesFree %d as before, found %d and %d"
+                          % (when, mem0["PageTables"], mem0["PagesFree"], mem["PageTables"],
                              mem["PagesFree"]))
 
 
 @check(points=10, name="set_memory against the policy at pages picked at grade time: text stays "
-       "X, sealed rodata RO, the BIOS hole X, nothing becomes W+X (info tlb)",
+       "X, sealed rodata and ro_after_init RO, the BIOS hole X, nothing becomes W+X (info tlb)",
        steps=[SP_TEXT, SP_RODATA, SP_HOLE])
 def policy_seen_from_outside(ctx):
     r = ctx.rng("cpa policy")
@@ -183,6 +199,8 @@ def policy_seen_from_outside(ctx):
     cases = [("nx", pick(ctx.sym("_text"), ctx.sym("_etext")), "text", "X", lambda m: m.exec),
              ("rw", pick(ctx.sym("__start_rodata"), ctx.sym("__end_rodata")), "rodata", "RO",
               lambda m: not m.rw),
+             ("rw", pick(ctx.sym("__start_ro_after_init"), ctx.sym("__end_ro_after_init")),
+              "ro_after_init (sealed with rodata)", "RO", lambda m: not m.rw),
              ("nx", pick(BIOS_BEGIN, BIOS_END), "the PCI BIOS hole", "X", lambda m: m.exec),
              ("x", pick(ctx.sym("_sdata"), ctx.sym("_edata")), "data (X would make it W+X)",
               "NX", lambda m: m.nx)]
@@ -194,5 +212,42 @@ def policy_seen_from_outside(ctx):
         if m is None or not holds(m):
             bad.append("set_memory %s on %s: expected %s %s, found %s"
                        % (how, what, ctx.where(va), want, m.perm() if m else "not mapped"))
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+def xp_byte(g, va):
+    out = g.monitor("xp /1bx 0x%x" % (va - PAGE_OFFSET))
+    m = re.search(r":\s*0x([0-9a-f]+)", out)
+    if not m:
+        raise CheckFailed("expected QEMU's xp to read 0x%08x, found: %r" % (va, out))
+    return int(m.group(1), 16)
+
+
+@check(points=10, name="a change holds on the other CPU too: after set_memory ro at pages picked "
+       "at grade time, neither CPU's write reaches memory (cpuwrite, QEMU's xp)", steps=[FLUSH])
+def other_cpu_seen_from_outside(ctx):
+    r = ctx.rng("cpa other cpu")
+    g = ctx.boot(tag="cpa-smp", smp=2)
+    bad = []
+    # one page, a short run and a run past the flush ceiling (32): both flush paths
+    for n in (1, r.randrange(2, 33), r.randrange(33, 128)):
+        va = PAGE_OFFSET + r.randrange((64 << 20) // PAGE, ((120 << 20) // PAGE) - n) * PAGE
+        page = va + r.choice(sorted({0, n // 2, n - 1})) * PAGE
+        before = r.randrange(1, 128)
+        for cpu in (0, 1):      # each CPU's TLB now holds the page, writable
+            g.sh("cpuwrite %d %x %d" % (cpu, page, before))
+        if xp_byte(g, page) != before:
+            raise CheckFailed("expected `cpuwrite` to write %#x at 0x%08x before the change, "
+                              "QEMU reads %#x" % (before, page, xp_byte(g, page)))
+        set_memory(g, "ro", va, n)
+        for cpu in (0, 1):
+            out = g.sh("cpuwrite %d %x %d" % (cpu, page, 128 + cpu))
+            found = xp_byte(g, page)
+            if found != before:
+                bad.append("0x%08x (page %d of set_memory ro 0x%08x %d): CPU %d's write reached "
+                           "memory: QEMU reads %#x, expected %#x (%s)"
+                           % (page, (page - va) // PAGE, va, n, cpu, found, before, out.strip()))
+        set_memory(g, "rw", va, n)
     if bad:
         raise CheckFailed("\n".join(bad))

@@ -97,31 +97,26 @@ def load_in_random_order(ctx, g, key, names, reload=()):
     return order
 
 
-def frees_seen(ctx, g, line, limit=60):
-    """Runs the shell line with QEMU's gdbstub stopping the kernel at
-    every module_memfree(addr, size) (the teacher's mm/module_alloc.c):
-    at each stop, info tlb reads the pages it is about to free. Returns
-    (what the line printed, [(addr, size, [(va, found)] of its pages that
-    are not RW+NX)]): seed 003's reset seen from outside, not through
-    module_memfree's own warning."""
+def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
+    """Runs the shell line with QEMU's gdbstub stopping the kernel at each
+    of symbols (kernel functions); at every stop, at_stop(stub, eip)
+    returns what to keep (None: nothing). Returns (what the line printed,
+    [what at_stop kept]). The kernel cannot tell it was watched."""
     start = len(g.guest.out)
     stub = GdbStub(g.guest)
     seen = []
     try:
-        stub.break_at(ctx.sym("module_memfree"))
+        for sym in symbols:
+            stub.break_at(ctx.sym(sym))
         stub.cont()
         g.guest.send((line + "\r").encode())
         done = re.compile(re.escape(line) + r"\n(?:.*\n)*?" + re.escape(PROMPT), re.M)
         deadline = time.monotonic() + limit
         while True:
             if stub.wait_stop(0.3):
-                esp = stub.regs()["esp"]        # cdecl: the return address, addr, size
-                addr, size = stub.read32(esp + 4), stub.read32(esp + 8)
-                end = addr + (size + PAGE - 1) // PAGE * PAGE
-                bad = [(va, m.perm() if m else "not mapped")
-                       for va, m in g.tlb().pages(addr, end) if not m or m.perm() != "RW+NX"]
-                if addr:
-                    seen.append((addr, size, bad))
+                got = at_stop(stub, stub.regs()["eip"])
+                if got is not None:
+                    seen.append(got)
             elif done.search(g.guest.out, start):
                 break
             if time.monotonic() > deadline:
@@ -133,6 +128,22 @@ def frees_seen(ctx, g, line, limit=60):
     m = g.guest.wait_for(re.escape(line) + r"\n", 30, start)
     end = g.guest.wait_for("^" + re.escape(PROMPT), 30, m.end())
     return g.guest.out[m.end():end.start()], seen
+
+
+def frees_seen(ctx, g, line):
+    """stops_seen() at every module_memfree(addr, size) (the teacher's
+    mm/module_alloc.c): info tlb reads the pages it is about to free.
+    Returns (what the line printed, [(addr, size, [(va, found)] of its
+    pages that are not RW+NX)]): seed 003's reset seen from outside, not
+    through module_memfree's own warning."""
+    def at_stop(stub, eip):
+        esp = stub.regs()["esp"]        # cdecl: the return address, addr, size
+        addr, size = stub.read32(esp + 4), stub.read32(esp + 8)
+        end = addr + (size + PAGE - 1) // PAGE * PAGE
+        bad = [(va, m.perm() if m else "not mapped")
+               for va, m in g.tlb().pages(addr, end) if not m or m.perm() != "RW+NX"]
+        return (addr, size, bad) if addr else None
+    return stops_seen(ctx, g, line, ("module_memfree",), at_stop)
 
 
 def expect_freed_reset(seen, when):

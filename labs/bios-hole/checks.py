@@ -129,14 +129,19 @@ def cpa_keeps_hole(ctx):
         raise CheckFailed("\n".join(bad))
 
 
+def picks(ctx):
+    """(a page of the low 640K but its first, a page of the hole)."""
+    r = ctx.rng("bios-hole set_memory")
+    return (LOW + r.randrange(1, (HOLE_START - LOW) // PAGE) * PAGE,
+            HOLE_START + r.randrange(HOLE_PAGES) * PAGE)
+
+
 @check(points=10, name="set_memory at pages picked at grade time: W+X is refused outside the "
        "declared hole (low 640K, both edges of the hole; pci=nobios; pci=bios_tight's read-only "
        "hole)",
        steps=[DECLARED, WRITABLE, IN_USE, ENABLE])
 def refused_outside_hole(ctx):
-    r = ctx.rng("bios-hole set_memory")
-    low = LOW + r.randrange(1, (HOLE_START - LOW) // PAGE) * PAGE
-    hole = HOLE_START + r.randrange(HOLE_PAGES) * PAGE
+    r, (low, hole) = ctx.rng("bios-hole set_memory"), picks(ctx)
     bad = []
     # (boot, request, page, what must hold, in words)
     for cmdline, how, va, holds, want in (

@@ -142,13 +142,20 @@ def expect_large(pt, base, rw, when):
                              "%s %s" % (m.perm(), "2M" if m.pse else "4K ptes")))
 
 
+def set_memory_scenario(ctx):
+    """(base, k, n): a 2 MiB page of the direct map, and a run of n >= 2
+    pages inside it from page k, touching neither of its edges (the edges
+    are graded apart, in every seed)."""
+    r = ctx.rng("cpa set_memory")
+    base = PAGE_OFFSET + r.randrange(8, 48) * LARGE
+    return base, r.randrange(1, 480), r.randrange(2, 33)
+
+
 @check(points=15, name="set_memory at pages picked at grade time: a whole 2 MiB page changes "
        "whole, a part of it splits with its frames and attributes, and it comes back whole "
        "(info tlb, meminfo)", steps=[APPLY, SPLIT, RETURN, SPLIT_SAME, COLLAPSE, ALIKE, FREE_TABLE])
 def set_memory_seen_from_outside(ctx):
-    r = ctx.rng("cpa set_memory")
-    base = PAGE_OFFSET + r.randrange(8, 48) * LARGE
-    k, n = r.randrange(1, 480), r.randrange(2, 33)
+    base, k, n = set_memory_scenario(ctx)
     run = (base + k * PAGE, base + (k + n) * PAGE)
     g = ctx.boot(tag="cpa-set-memory")
     before, mem0 = g.tlb(), meminfo(g)
@@ -224,17 +231,25 @@ def xp_byte(g, va):
     return int(m.group(1), 16)
 
 
+def other_cpu_runs(ctx):
+    """[(va, n, page, byte)]: one page, a short run and a run past the
+    flush ceiling (32), so both flush paths, in free RAM of the 128M
+    machine; page is the run's first, middle or last page."""
+    r = ctx.rng("cpa other cpu")
+    runs = []
+    for n in (1, r.randrange(2, 33), r.randrange(33, 128)):
+        va = PAGE_OFFSET + r.randrange((64 << 20) // PAGE, ((120 << 20) // PAGE) - n) * PAGE
+        runs.append((va, n, va + r.choice(sorted({0, n // 2, n - 1})) * PAGE,
+                     r.randrange(1, 128)))
+    return runs
+
+
 @check(points=10, name="a change holds on the other CPU too: after set_memory ro at pages picked "
        "at grade time, neither CPU's write reaches memory (cpuwrite, QEMU's xp)", steps=[FLUSH])
 def other_cpu_seen_from_outside(ctx):
-    r = ctx.rng("cpa other cpu")
     g = ctx.boot(tag="cpa-smp", smp=2)
     bad = []
-    # one page, a short run and a run past the flush ceiling (32): both flush paths
-    for n in (1, r.randrange(2, 33), r.randrange(33, 128)):
-        va = PAGE_OFFSET + r.randrange((64 << 20) // PAGE, ((120 << 20) // PAGE) - n) * PAGE
-        page = va + r.choice(sorted({0, n // 2, n - 1})) * PAGE
-        before = r.randrange(1, 128)
+    for va, n, page, before in other_cpu_runs(ctx):
         for cpu in (0, 1):      # each CPU's TLB now holds the page, writable
             g.sh("cpuwrite %d %x %d" % (cpu, page, before))
         if xp_byte(g, page) != before:

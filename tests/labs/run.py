@@ -4,7 +4,9 @@
 labs/ORDER (results: build/results/labs.ktap):
 
   - unit tests of the stripper and of the grading library
-    (tests/labs/test_cstrip.py, test_grading.py);
+    (tests/labs/test_cstrip.py, test_grading.py), and of the scenarios
+    labs 1-8 draw from a seed: every seed has every graded case
+    (test_scenarios.py);
   - the solved tree grades full marks on every lab (graded as a tree);
   - per lab, a class of submissions graded the way a course grades them
     (tools/lab.py grade-class: only the lab's files are taken from each):
@@ -55,6 +57,7 @@ import gradeclass  # noqa: E402
 import lab  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
+import test_scenarios  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
@@ -609,7 +612,8 @@ def test_student_tree_stands_alone(t, tmp, name):
 
 
 def test_unit(t):
-    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading)):
+    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
+                        ("scenarios", test_scenarios)):
         for name, fn in mod.TESTS:
             try:
                 fn()

@@ -105,15 +105,17 @@ def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
     start = len(g.guest.out)
     stub = GdbStub(g.guest)
     seen = []
+    at = {ctx.sym(sym) for sym in symbols}
     try:
-        for sym in symbols:
-            stub.break_at(ctx.sym(sym))
+        for addr in at:
+            stub.break_at(addr)
         stub.cont()
         g.guest.send((line + "\r").encode())
         done = re.compile(re.escape(line) + r"\n(?:.*\n)*?" + re.escape(PROMPT), re.M)
         deadline = time.monotonic() + limit
         while True:
-            if stub.wait_stop(0.3):
+            # stopped by us (no breakpoint within 0.3 s) just as it reached one counts too
+            if stub.wait_stop(0.3) or stub.regs()["eip"] in at:
                 got = at_stop(stub, stub.regs()["eip"])
                 if got is not None:
                     seen.append(got)

@@ -6,7 +6,10 @@ lsmod's regions, and seed 003's layout computed here, in Python, from the
 import os
 import re
 import struct
+import time
+from gdbstub import GdbStub
 from grading import CheckFailed, expect_pages
+from guest import PROMPT
 from test_modules import FREED, regions
 
 PAGE = 4096
@@ -92,6 +95,68 @@ def load_in_random_order(ctx, g, key, names, reload=()):
         if "rmmod:" not in out:
             insmod(g, n)
     return order
+
+
+def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
+    """Runs the shell line with QEMU's gdbstub stopping the kernel at each
+    of symbols (kernel functions); at every stop, at_stop(stub, eip)
+    returns what to keep (None: nothing). Returns (what the line printed,
+    [what at_stop kept]). The kernel cannot tell it was watched."""
+    start = len(g.guest.out)
+    stub = GdbStub(g.guest)
+    seen = []
+    at = {ctx.sym(sym) for sym in symbols}
+    try:
+        for addr in at:
+            stub.break_at(addr)
+        stub.cont()
+        g.guest.send((line + "\r").encode())
+        done = re.compile(re.escape(line) + r"\n(?:.*\n)*?" + re.escape(PROMPT), re.M)
+        deadline = time.monotonic() + limit
+        while True:
+            # stopped by us (no breakpoint within 0.3 s) just as it reached one counts too
+            if stub.wait_stop(0.3) or stub.regs()["eip"] in at:
+                got = at_stop(stub, stub.regs()["eip"])
+                if got is not None:
+                    seen.append(got)
+            elif done.search(g.guest.out, start):
+                break
+            if time.monotonic() > deadline:
+                raise CheckFailed("expected `%s` to finish within %d s, found it still running"
+                                  % (line, limit))
+            stub.cont()
+    finally:
+        stub.detach()
+    m = g.guest.wait_for(re.escape(line) + r"\n", 30, start)
+    end = g.guest.wait_for("^" + re.escape(PROMPT), 30, m.end())
+    return g.guest.out[m.end():end.start()], seen
+
+
+def frees_seen(ctx, g, line):
+    """stops_seen() at every module_memfree(addr, size) (the teacher's
+    mm/module_alloc.c): info tlb reads the pages it is about to free.
+    Returns (what the line printed, [(addr, size, [(va, found)] of its
+    pages that are not RW+NX)]): seed 003's reset seen from outside, not
+    through module_memfree's own warning."""
+    def at_stop(stub, eip):
+        esp = stub.regs()["esp"]        # cdecl: the return address, addr, size
+        addr, size = stub.read32(esp + 4), stub.read32(esp + 8)
+        end = addr + (size + PAGE - 1) // PAGE * PAGE
+        bad = [(va, m.perm() if m else "not mapped")
+               for va, m in g.tlb().pages(addr, end) if not m or m.perm() != "RW+NX"]
+        return (addr, size, bad) if addr else None
+    return stops_seen(ctx, g, line, ("module_memfree",), at_stop)
+
+
+def expect_freed_reset(seen, when):
+    """Every region module_memfree() was given (frees_seen) was RW+NX."""
+    bad = ["%s: module_memfree(0x%08x, %d) was given %d pages that are not RW+NX, "
+           "first %s" % (when, addr, size, len(pages), ", ".join(
+               "0x%08x %s" % p for p in pages[:3])) for addr, size, pages in seen if pages]
+    if bad:
+        raise CheckFailed("expected every page reset to RW+NX before it is freed (QEMU's "
+                          "info tlb, the kernel stopped at module_memfree), found:\n"
+                          + "\n".join(bad[:4]))
 
 
 def freed_init(lsmod):

@@ -10,7 +10,7 @@ make pages W+X where only the declared hole may be, and reads the answer
 from QEMU's `info tlb`."""
 import re
 
-from grading import CheckFailed, check, expect_ktap, expect_pages, step
+from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, expect_pages, step
 
 LOW, HOLE_START, HOLE_END = 0xC0000000, 0xC00A0000, 0xC0100000
 HOLE_PAGES = (HOLE_END - HOLE_START) // 4096
@@ -81,7 +81,7 @@ def bios_runs(ctx):
                           "through the PCI BIOS, found:\n%s" % out.strip())
 
 
-@check(points=5, name="seed 001's message, once, and only when the hole is opened",
+@check(points=5, name="seed 001's message, once, and only when the hole is opened with NX in use",
        steps=[MESSAGE])
 def message(ctx):
     n = ctx.boot().log.count(AREA_MSG)
@@ -90,6 +90,10 @@ def message(ctx):
                           % (AREA_MSG, n))
     if AREA_MSG in ctx.boot(cmdline="pci=nobios").log:
         raise CheckFailed("expected no %r with pci=nobios, found it" % AREA_MSG)
+    # seed 001 says it only where NX is in use: without NX every page is executable
+    if AREA_MSG in ctx.boot(cpu=CPU_NO_NX).log:
+        raise CheckFailed("expected no %r on a CPU without NX (the seed prints it only when "
+                          "NX is in use), found it" % AREA_MSG)
 
 
 @check(points=10, name="pci=nobios: the low 1 MiB stays RW+NX, while the default opens 640K-1M",
@@ -125,17 +129,28 @@ def cpa_keeps_hole(ctx):
         raise CheckFailed("\n".join(bad))
 
 
+def picks(ctx):
+    """(a page of the low 640K but its first, a page of the hole)."""
+    r = ctx.rng("bios-hole set_memory")
+    return (LOW + r.randrange(1, (HOLE_START - LOW) // PAGE) * PAGE,
+            HOLE_START + r.randrange(HOLE_PAGES) * PAGE)
+
+
 @check(points=10, name="set_memory at pages picked at grade time: W+X is refused outside the "
-       "declared hole (low 640K; pci=nobios; pci=bios_tight's read-only hole)",
+       "declared hole (low 640K, both edges of the hole; pci=nobios; pci=bios_tight's read-only "
+       "hole)",
        steps=[DECLARED, WRITABLE, IN_USE, ENABLE])
 def refused_outside_hole(ctx):
-    r = ctx.rng("bios-hole set_memory")
-    low = LOW + r.randrange(1, (HOLE_START - LOW) // PAGE) * PAGE
-    hole = HOLE_START + r.randrange(HOLE_PAGES) * PAGE
+    r, (low, hole) = ctx.rng("bios-hole set_memory"), picks(ctx)
     bad = []
     # (boot, request, page, what must hold, in words)
     for cmdline, how, va, holds, want in (
             ("", "x", low, lambda m: m.nx, "RW+NX: W+X outside the hole"),
+            # the hole's two edges, in every seed: the page just below it, and
+            # the first page past it (the kernel text at 1 MiB, RO+X)
+            ("", "x", HOLE_START - PAGE, lambda m: m.nx, "RW+NX: the last page below the hole"),
+            ("", "rw", HOLE_END, lambda m: not m.rw,
+             "RO+X: the first page past the hole (kernel text)"),
             ("", "rw", hole, lambda m: m.rw and m.exec, "RW+X: inside the declared hole"),
             ("pci=nobios", "x", hole, lambda m: m.nx, "RW+NX: no PCI BIOS, no exemption"),
             ("pci=bios_tight", "rw", None, lambda m: not m.rw,

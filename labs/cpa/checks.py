@@ -11,7 +11,7 @@ split, with which frames and attributes, whether it came back whole, and
 what the policy kept from changing."""
 import re
 
-from grading import CheckFailed, check, expect_ktap, ktap_check, pages_check, step
+from grading import CheckFailed, check, expect_ktap, pages_check, step
 from tlb import PageTables
 
 PAGE, PAGE_OFFSET = 4096, 0xC0000000
@@ -40,9 +40,10 @@ CONTIGUOUS = step("collapse_large_page", "... contiguous and 2 MiB-aligned frame
                   "not observable in ronx: only the direct map is collapsed, and a split page "
                   "there always has contiguous, aligned frames")
 COLLAPSE_FLUSH = step("collapse_large_page", "flush every CPU before the table goes", None,
-                      "not observable on the one CPU the grader boots: the 2 MiB page maps "
-                      "every frame as the 512 ptes did, and QEMU drops the 4 KiB entries on "
-                      "the next flush (lab 11, tlb-shootdown, is about the other CPUs)")
+                      "not observable: the 2 MiB page maps every frame as the 512 ptes did, "
+                      "so a CPU that kept a 4 KiB entry reaches the same frame with the same "
+                      "attributes, and QEMU drops the 4 KiB entries on the next flush (lab 11, "
+                      "tlb-shootdown, is about the other CPUs)")
 FREE_TABLE = step("collapse_large_page", "free the page table", "collapse-leaks-table")
 
 
@@ -59,20 +60,66 @@ pages_check(5, "set_memory_x() opens the PCI BIOS hole: 640K-1M RW+X, below it R
        steps=[SP_TEXT, SP_RODATA, SP_HOLE])
 def static_protections(ctx):
     g = ctx.boot()
-    expect_ktap(g, "pageattr", ["text_never_becomes_nx", "rodata_never_becomes_rw"])
-    expect_ktap(g, "pcbios", ["cpa_respects_the_hole"])
+    bad = failures(lambda: expect_ktap(g, "pageattr", ["text_never_becomes_nx",
+                                                       "rodata_never_becomes_rw"]),
+                   lambda: expect_ktap(g, "pcbios", ["cpa_respects_the_hole"]))
+    raise_all(bad + beside(ctx, "policy"))
 
 
-ktap_check(10, "a 2 MiB page is split only where a request needs it", "pageattr",
-           ["split_only_the_covered_page", "whole_large_page_is_not_split"],
-           steps=[SPLIT, RETURN])
-ktap_check(10, "a split gives all 512 ptes the large page's frames and attributes", "pageattr",
-           ["split_keeps_attributes"], steps=[SPLIT_SAME])
-ktap_check(10, "a change is in force at once: the TLB entry is flushed", "pageattr",
-           ["ro_takes_effect_at_once", "nx_takes_effect_at_once",
-            "long_request_flushes_everything"], steps=[FLUSH])
-ktap_check(5, "W+X requests and unmapped ranges are refused, nothing changed", "pageattr",
-           ["wx_request_is_refused", "unmapped_range_changes_nothing"], steps=[APPLY])
+def failures(*calls):
+    """The words of each call that raised CheckFailed."""
+    bad = []
+    for call in calls:
+        try:
+            call()
+        except CheckFailed as e:
+            bad.append(str(e))
+    return bad
+
+
+def raise_all(bad):
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+def outside(ctx, what):
+    """[] or [the words of the failure] of the grader's own observation
+    what ("set_memory", "policy", "other cpu": the checks at the end),
+    made once per grade. The self-tests read the page tables back through
+    lookup_address(), in mm/pgtable.c, a lab file: each self-test check
+    also needs what QEMU sees of the same thing."""
+    memo = ctx.__dict__.setdefault("cpa_outside", {})
+    if what not in memo:
+        memo[what] = failures(lambda: OBSERVE[what](ctx))
+    return memo[what]
+
+
+def beside(ctx, what):
+    """outside(), said as the reason a self-test check fails too."""
+    return ["and seen from outside (QEMU; the %s check at the end): %s" % (what, w)
+            for w in outside(ctx, what)]
+
+
+def ktap_and_outside(points, name, cases, observed, steps):
+    """A check of self-test cases of pageattr that also needs the grader's
+    own observation (outside()) of the same thing."""
+    def run(ctx):
+        raise_all(failures(lambda: expect_ktap(ctx.boot(), "pageattr", cases)) +
+                  beside(ctx, observed))
+    check(points, name, steps)(run)
+
+
+ktap_and_outside(10, "a 2 MiB page is split only where a request needs it",
+                 ["split_only_the_covered_page", "whole_large_page_is_not_split"], "set_memory",
+                 steps=[SPLIT, RETURN])
+ktap_and_outside(10, "a split gives all 512 ptes the large page's frames and attributes",
+                 ["split_keeps_attributes"], "set_memory", steps=[SPLIT_SAME])
+ktap_and_outside(10, "a change is in force at once: the TLB entry is flushed",
+                 ["ro_takes_effect_at_once", "nx_takes_effect_at_once",
+                  "long_request_flushes_everything"], "other cpu", steps=[FLUSH])
+ktap_and_outside(5, "W+X requests and unmapped ranges are refused, nothing changed",
+                 ["wx_request_is_refused", "unmapped_range_changes_nothing"], "policy",
+                 steps=[APPLY])
 
 
 @check(points=10, name="after the self-tests the direct map is whole 2 MiB RW+NX pages again (info tlb)",
@@ -141,13 +188,24 @@ def expect_large(pt, base, rw, when):
                              "%s %s" % (m.perm(), "2M" if m.pse else "4K ptes")))
 
 
+def set_memory_scenario(ctx):
+    """(base, k, n): a 2 MiB page of the direct map, and a run of n >= 2
+    pages inside it from page k, touching neither of its edges (the edges
+    are graded apart, in every seed)."""
+    r = ctx.rng("cpa set_memory")
+    base = PAGE_OFFSET + r.randrange(8, 48) * LARGE
+    return base, r.randrange(1, 480), r.randrange(2, 33)
+
+
 @check(points=15, name="set_memory at pages picked at grade time: a whole 2 MiB page changes "
        "whole, a part of it splits with its frames and attributes, and it comes back whole "
        "(info tlb, meminfo)", steps=[APPLY, SPLIT, RETURN, SPLIT_SAME, COLLAPSE, ALIKE, FREE_TABLE])
 def set_memory_seen_from_outside(ctx):
-    r = ctx.rng("cpa set_memory")
-    base = PAGE_OFFSET + r.randrange(8, 48) * LARGE
-    k, n = r.randrange(1, 480), r.randrange(2, 33)
+    raise_all(outside(ctx, "set_memory"))
+
+
+def observe_set_memory(ctx):
+    base, k, n = set_memory_scenario(ctx)
     run = (base + k * PAGE, base + (k + n) * PAGE)
     g = ctx.boot(tag="cpa-set-memory")
     before, mem0 = g.tlb(), meminfo(g)
@@ -165,24 +223,45 @@ def set_memory_seen_from_outside(ctx):
                 "after set_memory rw 0x%08x %d inside the read-only 2 MiB page" % (run[0], n))
     expect_same_outside(before, pt, base, base + LARGE, "after set_memory rw 0x%08x %d" % (run[0], n))
     set_memory(g, "rw", base, 512)
+    expect_whole_again(g, base, mem0, "after set_memory rw on the whole 2 MiB page again")
+    # every seed also changes the first and the last page alone: a split or a
+    # collapse that stops one pte short at either end of the 512 shows there
+    for edge in (base, base + LARGE - PAGE):
+        set_memory(g, "ro", edge, 1)
+        pt = g.tlb()
+        expect_ptes(pt, base, lambda va: (va != edge, True),
+                    "after set_memory ro 0x%08x 1 (an edge of the 2 MiB page)" % edge)
+        expect_same_outside(before, pt, base, base + LARGE, "after set_memory ro 0x%08x 1" % edge)
+        set_memory(g, "rw", edge, 1)
+        expect_whole_again(g, base, mem0, "after set_memory rw 0x%08x 1" % edge)
+
+
+def expect_whole_again(g, base, mem0, when):
+    """base is one RW 2 MiB page again, its split's table freed."""
     pt, mem = g.tlb(), meminfo(g)
-    expect_large(pt, base, True, "after set_memory rw on the whole 2 MiB page again")
+    expect_large(pt, base, True, when)
     if (mem["PageTables"], mem["PagesFree"]) != (mem0["PageTables"], mem0["PagesFree"]):
-        raise CheckFailed("expected the split's page table freed when the 2 MiB page came back: "
-                          "PageTables %d and PagesFree %d as before, found %d and %d"
-                          % (mem0["PageTables"], mem0["PagesFree"], mem["PageTables"],
+        raise CheckFailed("%s: expected the split's page table freed when the 2 MiB page came "
+                          "back: PageTables %d and PagesFree %d as before, found %d and %d"
+                          % (when, mem0["PageTables"], mem0["PagesFree"], mem["PageTables"],
                              mem["PagesFree"]))
 
 
 @check(points=10, name="set_memory against the policy at pages picked at grade time: text stays "
-       "X, sealed rodata RO, the BIOS hole X, nothing becomes W+X (info tlb)",
+       "X, sealed rodata and ro_after_init RO, the BIOS hole X, nothing becomes W+X (info tlb)",
        steps=[SP_TEXT, SP_RODATA, SP_HOLE])
 def policy_seen_from_outside(ctx):
+    raise_all(outside(ctx, "policy"))
+
+
+def observe_policy(ctx):
     r = ctx.rng("cpa policy")
     pick = lambda lo, hi: lo + r.randrange(max(1, (hi - lo) // PAGE)) * PAGE  # noqa: E731
     cases = [("nx", pick(ctx.sym("_text"), ctx.sym("_etext")), "text", "X", lambda m: m.exec),
              ("rw", pick(ctx.sym("__start_rodata"), ctx.sym("__end_rodata")), "rodata", "RO",
               lambda m: not m.rw),
+             ("rw", pick(ctx.sym("__start_ro_after_init"), ctx.sym("__end_ro_after_init")),
+              "ro_after_init (sealed with rodata)", "RO", lambda m: not m.rw),
              ("nx", pick(BIOS_BEGIN, BIOS_END), "the PCI BIOS hole", "X", lambda m: m.exec),
              ("x", pick(ctx.sym("_sdata"), ctx.sym("_edata")), "data (X would make it W+X)",
               "NX", lambda m: m.nx)]
@@ -196,3 +275,56 @@ def policy_seen_from_outside(ctx):
                        % (how, what, ctx.where(va), want, m.perm() if m else "not mapped"))
     if bad:
         raise CheckFailed("\n".join(bad))
+
+
+def xp_byte(g, va):
+    out = g.monitor("xp /1bx 0x%x" % (va - PAGE_OFFSET))
+    m = re.search(r":\s*0x([0-9a-f]+)", out)
+    if not m:
+        raise CheckFailed("expected QEMU's xp to read 0x%08x, found: %r" % (va, out))
+    return int(m.group(1), 16)
+
+
+def other_cpu_runs(ctx):
+    """[(va, n, page, byte)]: one page, a short run and a run past the
+    flush ceiling (32), so both flush paths, in free RAM of the 128M
+    machine; page is the run's first, middle or last page."""
+    r = ctx.rng("cpa other cpu")
+    runs = []
+    for n in (1, r.randrange(2, 33), r.randrange(33, 128)):
+        va = PAGE_OFFSET + r.randrange((64 << 20) // PAGE, ((120 << 20) // PAGE) - n) * PAGE
+        runs.append((va, n, va + r.choice(sorted({0, n // 2, n - 1})) * PAGE,
+                     r.randrange(1, 128)))
+    return runs
+
+
+@check(points=10, name="a change holds on the other CPU too: after set_memory ro at pages picked "
+       "at grade time, neither CPU's write reaches memory (cpuwrite, QEMU's xp)", steps=[FLUSH])
+def other_cpu_seen_from_outside(ctx):
+    raise_all(outside(ctx, "other cpu"))
+
+
+def observe_other_cpu(ctx):
+    g = ctx.boot(tag="cpa-smp", smp=2)
+    bad = []
+    for va, n, page, before in other_cpu_runs(ctx):
+        for cpu in (0, 1):      # each CPU's TLB now holds the page, writable
+            g.sh("cpuwrite %d %x %d" % (cpu, page, before))
+        if xp_byte(g, page) != before:
+            raise CheckFailed("expected `cpuwrite` to write %#x at 0x%08x before the change, "
+                              "QEMU reads %#x" % (before, page, xp_byte(g, page)))
+        set_memory(g, "ro", va, n)
+        for cpu in (0, 1):
+            out = g.sh("cpuwrite %d %x %d" % (cpu, page, 128 + cpu))
+            found = xp_byte(g, page)
+            if found != before:
+                bad.append("0x%08x (page %d of set_memory ro 0x%08x %d): CPU %d's write reached "
+                           "memory: QEMU reads %#x, expected %#x (%s)"
+                           % (page, (page - va) // PAGE, va, n, cpu, found, before, out.strip()))
+        set_memory(g, "rw", va, n)
+    if bad:
+        raise CheckFailed("\n".join(bad))
+
+
+OBSERVE = {"set_memory": observe_set_memory, "policy": observe_policy,
+           "other cpu": observe_other_cpu}

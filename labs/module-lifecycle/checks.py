@@ -14,8 +14,8 @@ import re
 from grading import CheckFailed, check, expect_ktap, step
 from gdbstub import GdbStub
 from modlab import (AUTOLOADED, MODULES_END, MODULES_VADDR, PAGE, core_regions, expect_groups,
-                    freed_init, host_regions, insmod, load_in_random_order, own_boot, read_ko,
-                    seed_layout, short)
+                    expect_freed_reset, freed_init, frees_seen, host_regions, insmod,
+                    load_in_random_order, own_boot, read_ko, seed_layout, short)
 import test_modules
 
 EXTRA = ("big", "patchme")
@@ -147,16 +147,21 @@ def init_freed(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=20, name="rmmod resets every page to RW+NX before freeing it; nothing is left",
+@check(points=20, name="rmmod resets every page to RW+NX before freeing it (seen stopped at "
+       "module_memfree through QEMU's gdbstub); nothing is left",
        steps=[ALL, NX_FIRST, RW_SECOND])
 def unload_resets(ctx):
     g = loaded_boot(ctx, "module-lifecycle-unload")
     core_regions(g, MODULES)
     before, out = free_pages(g), ""
     for name in EXTRA + ("user", "provider", "hello"):
-        r = g.sh("rmmod " + name)
+        r, seen = frees_seen(ctx, g, "rmmod " + name)
         if "rmmod:" in r:
             raise CheckFailed("expected `rmmod %s` to work, found:\n%s" % (name, r.strip()))
+        if not seen:
+            raise CheckFailed("expected `rmmod %s` to free its memory (module_memfree), found "
+                              "no call" % name)
+        expect_freed_reset(seen, "rmmod " + name)
         out += r
     no_warnings(out, "while unloading big, user, provider and hello")
     left = [m for m in g.tlb().maps if MODULES_VADDR <= m.va < MODULES_END]
@@ -165,7 +170,12 @@ def unload_resets(ctx):
                           % "\n  ".join("0x%08x %s" % (m.va, m.perm()) for m in left[:4]))
     after = free_pages(g)
     for name in ("hello", "provider", "user") + EXTRA:
-        insmod(g, name)
+        # the init region, freed once init returned, is seen as it goes
+        r, seen = frees_seen(ctx, g, "insmod " + name)
+        if "insmod:" in r:
+            raise CheckFailed("expected `insmod %s` to load it again, found:\n%s"
+                              % (name, "\n".join(short(g.log, r))))
+        expect_freed_reset(seen, "insmod %s (its init region)" % name)
     for name in EXTRA + ("user", "provider", "hello"):
         g.sh("rmmod " + name)
     if free_pages(g) != after or after <= before:
@@ -179,18 +189,22 @@ def unload_resets(ctx):
 def failed_init(ctx):
     g = own_boot(ctx, "module-lifecycle-unload")
     before = free_pages(g)
-    out = g.sh("insmod failinit")
+    out, seen = frees_seen(ctx, g, "insmod failinit")
     if "init_module returned -22; the load is undone" not in out:
         raise CheckFailed("expected `insmod failinit` to say its init failed and the load "
                           "was undone, found:\n%s" % "\n".join(short(g.log, out)))
     no_warnings(out, "while undoing failinit's load")
+    if not seen:
+        raise CheckFailed("expected failinit's regions freed (module_memfree), found no call")
+    expect_freed_reset(seen, "undoing failinit's load")
     if free_pages(g) != before:
         raise CheckFailed("expected every page of failinit back, found free pages %d -> %d"
                           % (before, free_pages(g)))
 
 
-@check(points=10, name="module_ronx=noalign and =off: the seed's partial pages, and no protection",
-       steps=[OFF, NX, SEAL_OFF, RO, X])
+@check(points=10, name="module_ronx=noalign and =off: the seed's partial pages, and no protection "
+       "(but memory still freed RW+NX)",
+       steps=[OFF, NX, SEAL_OFF, RO, X, ALL])
 def ronx_choices(ctx):
     g = loaded_boot(ctx, cmdline="module_ronx=noalign")
     regs, pt, page, bad = host_regions(ctx, g, ("hello", "big"), ronx=False), g.tlb(), 4096, []
@@ -217,6 +231,12 @@ def ronx_choices(ctx):
         bad += ["module_ronx=off: %s page 0x%08x: expected RW+X (as before seed 003), found %s"
                 % (name, va, m.perm() if m else "not mapped")
                 for va, m in pt.pages(start, end) if not m or m.perm() != "RW+X"][:2]
+    # RW+X while loaded, but memory still goes back RW+NX
+    _, seen = frees_seen(ctx, g, "rmmod big")
+    try:
+        expect_freed_reset(seen, "module_ronx=off: rmmod big")
+    except CheckFailed as e:
+        bad.append(str(e))
     if bad:
         raise CheckFailed("\n".join(bad))
 

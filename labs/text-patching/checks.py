@@ -14,9 +14,10 @@ import re
 from gdbstub import GdbStub
 from grading import CheckFailed, check, expect_pages, step
 from modlab import (AUTOLOADED, POKE_ALIAS, core_regions, each, insmod, own_boot,
-                    short)
+                    short, stops_seen)
 
 PAGE, PAGE_OFFSET = 4096, 0xC0000000
+FRAME_MASK = 0x000FFFFFFFFFF000      # info tlb's phys column carries bit 63 (NX) too
 HOLE = (0xC00A0000, 0xC0100000)   # the PCI BIOS hole, W+X by design (lab 5)
 MODULES = AUTOLOADED + ("patchme",)
 WX_LINE = re.compile(r"W\+X pages while writing: (\d+) \(patch\), (\d+) \(restore\)")
@@ -32,6 +33,8 @@ RO_ALL = step("set_all_modules_text_ro", "set_text() with set_memory_ro: every m
 FRAME = step("poke_page", "map the page's physical frame, from its pte", "alias-wrong-frame")
 ALIAS_NX = step("poke_page", "... RW+NX at POKE_ALIAS", "alias-executable")
 OFFSET = step("poke_page", "write at the same offset", "write-at-page-start")
+WRITE = step("poke_page", "... with text_poke_write(): the other CPUs parked (stop_machine)",
+             "memcpy-not-stop-machine")
 AUDIT = step("poke_page", "audit_window()", "no-audit-window")
 UNMAP = step("poke_page", "unmap", "alias-left-mapped")
 
@@ -148,6 +151,34 @@ def alias_no_wx(ctx):
         raise CheckFailed("expected the alias at 0x%08x unmapped after `patch alias`, found it "
                           "still mapped, %s" % (POKE_ALIAS, alias.perm()))
     expect_texts(ctx, pt, core_regions(g, MODULES), "RO+X", "after `patch alias`")
+
+
+@check(points=10, name="patch alias from outside (QEMU's gdbstub stops the kernel as it writes "
+       "and as it audits): the alias maps the module text's frame RW+NX, the write goes through "
+       "stop_machine()", steps=[FRAME, ALIAS_NX, AUDIT, WRITE])
+def alias_seen(ctx):
+    g = own_boot(ctx, "text-patching-alias-gdb")
+    insmod(g, "patchme")
+    start, size = core_regions(g, ("patchme",))["patchme"]["text"]
+    frames = {m.pa & FRAME_MASK for va, m in g.tlb().pages(start, start + size) if m}
+    write = ctx.sym("stop_machine")
+
+    def at_stop(stub, eip):
+        m = g.tlb().lookup(POKE_ALIAS)
+        found = "not mapped" if m is None else "%s frame 0x%08x" % (m.perm(), m.pa & FRAME_MASK)
+        ok = m is not None and m.perm() == "RW+NX" and m.pa & FRAME_MASK in frames
+        return ("the write (stop_machine)" if eip == write else "the audit", ok, found)
+    out, seen = stops_seen(ctx, g, "patch alias", ("stop_machine", "ptdump_check_wx"), at_stop)
+    bad = []
+    for what in ("the write (stop_machine)", "the audit"):
+        at = [x for x in seen if x[0] == what]
+        if len(at) < 2:
+            bad.append("expected %s at least twice while `patch alias` patches and restores, "
+                       "found %d" % (what, len(at)))
+        bad += ["at %s: expected 0x%08x to map a frame of patchme's text RW+NX, found %s"
+                % (what, POKE_ALIAS, found) for _, ok, found in at if not ok][:2]
+    if bad:
+        raise CheckFailed("\n".join(bad + short(g.log, out)))
 
 
 def mutex_at_each_call(ctx, g, stub, line, setter):

@@ -42,7 +42,8 @@ def plants(ctx):
     r = ctx.rng("wx-audit plants")
     large = PAGE_OFFSET + r.randrange(8, 48) * LARGE
     small = PAGE_OFFSET + r.randrange(0x1000000 // PAGE, 0x6000000 // PAGE - 64) * PAGE
-    while large - 64 * PAGE <= small < large + LARGE:
+    # apart from the 2 MiB page by a page at least: two runs, never one
+    while large - 64 * PAGE <= small <= large + LARGE:
         small = PAGE_OFFSET + r.randrange(0x1000000 // PAGE, 0x6000000 // PAGE - 64) * PAGE
     below = r.randrange(1, 9)
     return [(small, r.randrange(2, 41)), (large, 512), (BIOS_BEGIN - below * PAGE, below)]

@@ -3,9 +3,10 @@
 """The test of the lab grader, in both directions, for every lab in
 labs/ORDER (results: build/results/labs.ktap):
 
-  - unit tests of the stripper, of the grading library and of the
+  - unit tests of the stripper, of the grading library, of the
     inspection before linking (tests/labs/test_cstrip.py, test_grading.py,
-    test_inspect.py);
+    test_inspect.py), and of the scenarios labs 1-8 draw from a seed:
+    every seed has every graded case (test_scenarios.py);
   - per lab: the solved files pass the inspection; the student's tree
     (make lab-start) holds none of the solved functions' bodies, no wrong
     solution and no cheat, and each stub declares what its hint names;
@@ -64,6 +65,7 @@ import lab  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
 import test_inspect  # noqa: E402
+import test_scenarios  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
@@ -794,7 +796,7 @@ def test_lab_start_output(t, tmp, name):
 
 def test_unit(t):
     for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
-                        ("inspect", test_inspect)):
+                        ("inspect", test_inspect), ("scenarios", test_scenarios)):
         for name, fn in mod.TESTS:
             try:
                 fn()

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Pure tests of the scenarios labs 1-8 draw from a grade's seed: under
+every seed, every case a check grades is there (the seed varies
+placement, order and sizes only). Each generator is run for many seeds
+with a Context that needs no build (only ctx.rng is used)."""
+import importlib.util
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "labs"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+
+import grading  # noqa: E402
+
+SEEDS = range(300)
+PAGE, LARGE, PAGE_OFFSET = 4096, 2 << 20, 0xC0000000
+LOWMEM = PAGE_OFFSET + (128 << 20)      # the graded boots' 128M machine
+
+
+def checks_of(lab):
+    """labs/<lab>/checks.py as a module (its checks unregistered again)."""
+    path = os.path.join(ROOT, "labs", lab, "checks.py")
+    spec = importlib.util.spec_from_file_location("scenarios_" + lab.replace("-", "_"), path)
+    mod = importlib.util.module_from_spec(spec)
+    grading.take_registered()
+    spec.loader.exec_module(mod)
+    grading.take_registered()
+    return mod
+
+
+def contexts():
+    for seed in SEEDS:
+        yield grading.Context(ROOT, seed)
+
+
+def test_image_policy_plant_is_a_run_of_free_ram():
+    m = checks_of("image-policy")
+    for ctx in contexts():
+        va, n = m.plant(ctx)
+        assert va % PAGE == 0 and 1 <= n <= 32 and PAGE_OFFSET + (16 << 20) <= va, (ctx.seed, va, n)
+        assert va + n * PAGE <= LOWMEM, (ctx.seed, va, n)
+
+
+def test_wx_audit_plants_are_three_separate_runs():
+    m = checks_of("wx-audit")
+    for ctx in contexts():
+        (small, n), (large, pages), (below, k) = m.plants(ctx)
+        assert large % LARGE == 0 and pages == 512 and large + LARGE <= LOWMEM, ctx.seed
+        assert small % PAGE == 0 and n >= 2 and small + n * PAGE <= LOWMEM, ctx.seed
+        # a 4K run that neither touches nor overlaps the 2 MiB page: two runs
+        assert small + n * PAGE < large or small > large + LARGE, (ctx.seed, small, n, large)
+        assert below + k * PAGE == m.BIOS_BEGIN and 1 <= k <= 8, ctx.seed
+
+
+def test_cpa_runs_stay_inside_one_large_page_off_its_edges():
+    m = checks_of("cpa")
+    for ctx in contexts():
+        base, k, n = m.set_memory_scenario(ctx)
+        assert base % LARGE == 0 and base + LARGE <= LOWMEM, ctx.seed
+        # a split is needed (a part only), and neither edge page is in it
+        assert n >= 2 and k >= 1 and k + n <= 511, (ctx.seed, k, n)
+
+
+def test_cpa_other_cpu_runs_take_both_flush_paths():
+    m = checks_of("cpa")
+    for ctx in contexts():
+        runs = m.other_cpu_runs(ctx)
+        sizes = [n for _, n, _, _ in runs]
+        assert sizes[0] == 1 and 2 <= sizes[1] <= 32 < sizes[2], (ctx.seed, sizes)
+        for va, n, page, byte in runs:
+            assert PAGE_OFFSET + (64 << 20) <= va and va + n * PAGE <= PAGE_OFFSET + (120 << 20)
+            assert va <= page < va + n * PAGE and page % PAGE == 0 and 0 < byte < 128
+
+
+def test_bios_hole_picks_are_inside_their_regions():
+    m = checks_of("bios-hole")
+    for ctx in contexts():
+        low, hole = m.picks(ctx)
+        assert m.LOW < low < m.HOLE_START and low % PAGE == 0, ctx.seed
+        assert m.HOLE_START <= hole < m.HOLE_END and hole % PAGE == 0, ctx.seed
+
+
+def test_text_patching_plant_is_a_run_of_free_ram():
+    m = checks_of("text-patching")
+    for ctx in contexts():
+        va, n = m.plant(ctx)
+        assert va % PAGE == 0 and 1 <= n <= 16 and va + n * PAGE <= LOWMEM, ctx.seed
+
+
+TESTS = [(name[len("test_"):], fn) for name, fn in sorted(globals().items())
+         if name.startswith("test_") and callable(fn)]
+
+if __name__ == "__main__":
+    for name, fn in TESTS:
+        fn()
+        print("ok", name)

@@ -28,6 +28,7 @@ enum task_state {
 	TASK_RUNNING,		/* on a CPU */
 	TASK_SLEEPING,		/* waiting for wakeup(chan) */
 	TASK_ZOMBIE,		/* exited; its parent has not collected the status */
+	TASK_DEAD,		/* collected; the slot waits for its last reference */
 };
 
 /* What swtch() saves: the callee-saved registers; eip is its return address. */
@@ -56,6 +57,7 @@ struct task {
 	struct recovery *recovery;	/* its catch_faults() stack */
 	unsigned long runtime;		/* timer ticks it was running for */
 	int cpu;			/* the CPU it runs on, or ran on last */
+	int usage;			/* references that keep the slot (tasks_lock) */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -85,6 +87,9 @@ struct task *alloc_task(const char *comm);
 void free_task(struct task *t);
 void wake_up_new_task(struct task *t);
 struct task *find_task(int pid);
+struct task *find_get_task(int pid);
+void get_task_struct(struct task *t);
+void put_task_struct(struct task *t);
 unsigned long nr_running_tasks(void);
 /* boot/switch.asm */
 void swtch(struct context **old, struct context *new);

@@ -97,6 +97,8 @@ TESTS = [
     Run("bench_getpid", ["10000"], what="getpid round trip (not asserted)"),
     Run("bench_yield", ["2000"], what="sched_yield alone (not asserted)"),
     Run("spin", timeout=2, what="loops until killed"),
+    Run("readone", stdin="my-secret-password\n", what="one read() of one byte of a line"),
+    Run("pagespray", ["20"], what="20 rounds: map 32 pages, fill, unmap"),
 ]
 
 BENCH = [
@@ -254,6 +256,11 @@ def checks(run, r, kernel, stack_nx=None):
             want(r.status == 0, "exit 0")
     elif n.startswith("bench_"):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
+    elif n == "readone":
+        want(r.status == 0 and r.has(r'^readone: read 1 byte: "m"$'), "reads the line's first byte, exit 0")
+    elif n == "pagespray":
+        want(r.status == 0 and r.has(r"^pagespray: 20 rounds of 32 pages \(\d+ times short of memory\)$"),
+             "maps, fills and unmaps 20 times, exit 0")
     elif n == "spin":
         want(r.has(r"^spin: pid [1-9]\d* looping$"), "says it loops")
         want(r.signal in ("SIGKILL", "SIGINT"), "still looping when killed (SIGKILL, or Ctrl-C)")

@@ -78,6 +78,8 @@ void shell_run(void)
 
 	for (;;) {
 		reap_background();
+		/* a quiet command (walkstress) stopped by an oops leaves the console quiet: not past here */
+		console_set_quiet(false);
 		cprintf("ronx> ");
 		if (tty_read_line(line, sizeof(line)) > 0)
 			shell_execute(line);

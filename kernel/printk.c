@@ -20,6 +20,7 @@
 static char log_buf[LOG_BUF_LEN];
 static size_t log_head, log_len;	/* start of oldest record, bytes used */
 static int console_loglevel = 7;	/* show everything but KERN_DEBUG */
+static int console_quiet;		/* console_set_quiet(): errors and worse only */
 
 static DEFINE_SPINLOCK(console_lock);
 static int console_depth;		/* nesting on the CPU that holds it */
@@ -108,7 +109,7 @@ int vprintk(const char *fmt, va_list ap)
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
 		log_store(level, p, len);
-		if (level < console_loglevel) {
+		if (level < (console_quiet ? LOGLEVEL_WARNING : console_loglevel)) {
 			console_write(p, len);
 			console_write("\n", 1);
 		}
@@ -164,7 +165,21 @@ int cprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	console_write(buf, strlen(buf));
+	if (!console_quiet)
+		console_write(buf, strlen(buf));
 	console_unlock_irqrestore(flags);
 	return n;
+}
+
+/*
+ * A stress run (walkstress) runs commands thousands of times: their
+ * answers (cprintf) and anything below KERN_WARNING stay off the console
+ * meanwhile, which still shows an oops or a BUG line at once.
+ */
+void console_set_quiet(bool quiet)
+{
+	unsigned long flags = console_lock_irqsave();
+
+	console_quiet = quiet;
+	console_unlock_irqrestore(flags);
 }

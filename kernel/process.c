@@ -23,6 +23,7 @@
 #include <ronx/initrd.h>
 #include <ronx/spinlock.h>
 #include <ronx/process.h>
+#include <ronx/tty.h>
 
 struct task *foreground_task;
 extern char ret_from_trap[];
@@ -94,21 +95,46 @@ struct task *spawn_process(const char *name, int argc, char **argv, bool backgro
 }
 
 /*
- * The end of a process: its address space goes at once (off CR3 first),
- * its kernel stack when the scheduler has switched away from it, its slot
- * when its parent has read the status (wait_task()).
+ * The mm of task t with a reference taken, or NULL if it has none (a
+ * kernel task, or one that exited). t->mm changes under tasks_lock, so
+ * the mm read here is alive when mmget() counts it (Linux: get_task_mm()).
+ */
+struct mm_struct *get_task_mm(struct task *t)
+{
+	unsigned long flags;
+	struct mm_struct *mm;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	mm = t->mm;
+	if (mm)
+		mmget(mm);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return mm;
+}
+
+/*
+ * The end of a process: its reference on its address space goes at once
+ * (off CR3 first; the address space itself goes with the last reference,
+ * which a shell command reading it may hold), the unread rest of its
+ * console line too, its kernel stack when the scheduler has switched
+ * away from it, its slot when its parent has read the status
+ * (wait_task()) and nobody holds a reference on it.
  */
 void do_exit(int status)
 {
 	struct task *t = current;
 	struct mm_struct *mm = t->mm;
+	unsigned long flags;
 
 	t->exit_code = status;
 	if (mm) {
+		spin_lock_irqsave(&tasks_lock, flags);
 		t->mm = 0;
+		spin_unlock_irqrestore(&tasks_lock, flags);
 		switch_mm(0);
 		mmput(mm);
 	}
+	tty_release_line(t);
 	if (foreground_task == t)
 		foreground_task = 0;
 	task_dead();

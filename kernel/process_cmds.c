@@ -9,6 +9,7 @@
 #include <ronx/kstrtox.h>
 #include <ronx/mm_types.h>
 #include <ronx/mm.h>
+#include <ronx/pgd.h>
 #include <ronx/memlayout.h>
 #include <ronx/shell.h>
 #include <ronx/process.h>
@@ -38,26 +39,43 @@ void reap_background(void)
 	}
 }
 
-/* The live process whose pid is arg, for cmd's PID argument; NULL after saying why not. */
-struct task *find_process_arg(const char *cmd, const char *arg)
+/*
+ * The live process whose pid is arg, for cmd's PID argument, with a
+ * reference on its task and one on its mm (*mm), so that neither goes
+ * while the command reads them, however soon the process exits: give
+ * them back with put_process_arg(). NULL after saying why not.
+ */
+struct task *get_process_arg(const char *cmd, const char *arg, struct mm_struct **mm)
 {
 	unsigned int pid;
 	struct task *t;
 
+	*mm = 0;
 	if (kstrtouint(arg, 10, &pid)) {
 		cprintf("%s: '%s' is not a pid (see ps)\n", cmd, arg);
 		return 0;
 	}
-	t = find_task((int)pid);
-	if (!t || t->state == TASK_ZOMBIE) {
-		cprintf("%s: no process with pid %u\n", cmd, pid);
-		return 0;
-	}
-	if (!t->mm) {
-		cprintf("%s: pid %u is %pE, a kernel task: it has no user half\n", cmd, pid, t->comm);
+	t = find_get_task((int)pid);
+	if (t && t->state != TASK_ZOMBIE)
+		*mm = get_task_mm(t);
+	if (!*mm) {
+		/* a kernel task (the shell) has no user registers; a process may just have exited */
+		if (t && t->state != TASK_ZOMBIE && !t->regs)
+			cprintf("%s: pid %u is %pE, a kernel task: it has no user half\n", cmd, pid,
+				t->comm);
+		else
+			cprintf("%s: no process with pid %u\n", cmd, pid);
+		if (t)
+			put_task_struct(t);
 		return 0;
 	}
 	return t;
+}
+
+void put_process_arg(struct task *t, struct mm_struct *mm)
+{
+	mmput(mm);
+	put_task_struct(t);
 }
 
 /*
@@ -164,20 +182,54 @@ static const char *state_name(enum task_state s)
 	}
 }
 
+/* One line of ps, copied under tasks_lock: printing is slow, the tasks may change meanwhile. */
+struct ps_line {
+	int pid;
+	enum task_state state;
+	unsigned long cr3, runtime, pages;
+	bool kernel;
+	char comm[TASK_COMM_LEN];
+};
+
+static int snapshot_tasks(struct ps_line *out)
+{
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	for (int i = 0; i < NR_TASKS; i++) {
+		const struct task *t = &tasks[i];
+		struct ps_line *l = &out[n];
+
+		if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->state == TASK_DEAD)
+			continue;
+		/* t->mm changes under tasks_lock: alive while we hold it */
+		l->pid = t->pid;
+		l->state = t->state;
+		l->cr3 = t->mm ? t->mm->pgd : __pa(swapper_pg_dir);
+		l->pages = t->mm ? t->mm->total_pages + t->mm->pt_pages : 0;
+		l->runtime = t->runtime;
+		l->kernel = !t->mm;
+		memcpy(l->comm, t->comm, TASK_COMM_LEN);
+		n++;
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return n;
+}
+
 static int cmd_ps(int argc, char **argv)
 {
+	static struct ps_line lines[NR_TASKS];
+	int n = snapshot_tasks(lines);
+
 	(void)argc;
 	(void)argv;
 	cprintf("  PID STATE     CR3         TICKS  PAGES NAME\n");
-	for (int i = 0; i < NR_TASKS; i++) {
-		const struct task *t = &tasks[i];
-		unsigned long cr3 = t->mm ? t->mm->pgd : __pa(swapper_pg_dir);
-		unsigned long pages = t->mm ? t->mm->total_pages + t->mm->pt_pages : 0;
+	for (int i = 0; i < n; i++) {
+		const struct ps_line *l = &lines[i];
 
-		if (t->state == TASK_UNUSED || t->state == TASK_NEW)
-			continue;
-		cprintf("%5d %-9s 0x%08lx %6lu %6lu %pE%s\n", t->pid, state_name(t->state), cr3,
-			t->runtime, pages, t->comm, t->mm ? "" : " (kernel task)");
+		cprintf("%5d %-9s 0x%08lx %6lu %6lu %pE%s\n", l->pid, state_name(l->state), l->cr3,
+			l->runtime, l->pages, l->comm, l->kernel ? " (kernel task)" : "");
 	}
 	return 0;
 }
@@ -188,22 +240,26 @@ static int cmd_kill(int argc, char **argv)
 {
 	unsigned int pid;
 	struct task *t;
+	int ret = 0;
 
 	if (argc != 2 || kstrtouint(argv[1], 10, &pid)) {
 		cprintf("usage: kill PID\n");
 		return -EINVAL;
 	}
-	t = find_task((int)pid);
+	/* a reference: the slot cannot become another process between the lookup and the kill */
+	t = find_get_task((int)pid);
 	if (!t || t->state == TASK_ZOMBIE) {
 		cprintf("kill: no process with pid %u\n", pid);
-		return -ENOENT;
-	}
-	if (!t->mm) {
+		ret = -ENOENT;
+	} else if (!t->regs) {
 		cprintf("kill: pid %u is %pE, a kernel task: refused\n", pid, t->comm);
-		return -EPERM;
+		ret = -EPERM;
+	} else {
+		kill_task(t, SIGKILL);
+		cprintf("kill: SIGKILL sent to %pE[%d]\n", t->comm, t->pid);
 	}
-	kill_task(t, SIGKILL);
-	cprintf("kill: SIGKILL sent to %pE[%d]\n", t->comm, t->pid);
-	return 0;
+	if (t)
+		put_task_struct(t);
+	return ret;
 }
 SHELL_COMMAND("kill", cmd_kill, "kill PID", "kill a process (SIGKILL)");

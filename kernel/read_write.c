@@ -6,8 +6,15 @@
  * Ctrl-D on an empty line is end of file. A background process (run ... &)
  * reads end of file at once, as a shell without job control gives it
  * /dev/null.
+ *
+ * The line read() hands out is its reader's alone: what it leaves unread
+ * belongs to that process (its pid, never reused, not its task slot,
+ * which is) and goes when it exits (tty_release_line()). The next process
+ * waits for a line typed after; the shell reads its commands from the
+ * ring, never from here. docs/user-mode.md says how Linux differs.
  */
 #include <ronx/compiler.h>
+#include <ronx/string.h>
 #include <ronx/printk.h>
 #include <ronx/uaccess.h>
 #include <ronx/tty.h>
@@ -16,7 +23,22 @@
 
 static char line[258];
 static int line_len, line_pos;		/* what the last line has left to hand out */
-static struct task *line_owner;		/* a new reader does not get another's leftovers */
+static int line_owner = -1;		/* its reader's pid: nobody else gets the rest */
+
+/* The rest of a line nobody will read: forgotten, as its bytes. */
+static void drop_line(void)
+{
+	memset(line, 0, sizeof(line));
+	line_pos = line_len = 0;
+	line_owner = -1;
+}
+
+/* A process exits: the rest of its line goes with it. */
+void tty_release_line(const struct task *t)
+{
+	if (line_owner == t->pid)
+		drop_line();
+}
 
 long ksys_read(unsigned fd, char *buf, unsigned long count)
 {
@@ -28,8 +50,8 @@ long ksys_read(unsigned fd, char *buf, unsigned long count)
 		return -EFAULT;
 	if (!count || current->background)
 		return 0;
-	if (line_owner != current)
-		line_pos = line_len = 0;
+	if (line_owner != current->pid)
+		drop_line();
 	if (line_pos == line_len) {
 		int got = tty_read_line(line, sizeof(line) - 1);
 
@@ -40,7 +62,7 @@ long ksys_read(unsigned fd, char *buf, unsigned long count)
 		line[got] = '\n';
 		line_len = got + 1;
 		line_pos = 0;
-		line_owner = current;
+		line_owner = current->pid;
 	}
 	n = (unsigned long)(line_len - line_pos);
 	if (n > count)

@@ -18,6 +18,13 @@
  * Locking: tasks_lock guards every task's state, and, as in xv6, is held
  * across swtch() into and out of the scheduler: taken on one side of the
  * switch, released on the other, on the same CPU.
+ *
+ * Lifetimes: a slot is reused only when nobody holds a reference on it
+ * (t->usage, Linux's get_task_struct()/put_task_struct()). The task holds
+ * one from alloc_task() until its parent collects it (free_task()); a
+ * shell command that looks at another task takes one with
+ * find_get_task(), so the slot cannot become another process while it
+ * reads. The count changes under tasks_lock.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -49,6 +56,7 @@ struct task *alloc_task(const char *comm)
 			memset(t, 0, sizeof(*t));
 			t->state = TASK_NEW;
 			t->pid = next_pid++;
+			t->usage = 1;
 			break;
 		}
 	}
@@ -72,11 +80,41 @@ static void release_task_stack(struct task *t)
 	t->stack = 0;
 }
 
-/* Gives the slot back; the task must not be running. */
+void get_task_struct(struct task *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	t->usage++;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/* Drops a reference; the last one gives the slot back (and the stack, if still there). */
+void put_task_struct(struct task *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (--t->usage == 0) {
+		release_task_stack(t);
+		t->state = TASK_UNUSED;
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/*
+ * The parent is done with the task (it read the status, or the task never
+ * ran): no lookup finds it any more, and its slot goes back with the last
+ * reference. The task must not be running.
+ */
 void free_task(struct task *t)
 {
-	release_task_stack(t);
-	t->state = TASK_UNUSED;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	t->state = TASK_DEAD;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	put_task_struct(t);
 }
 
 /* CPUs halted in scheduler_loop() with nothing to run; changed under tasks_lock. */
@@ -390,13 +428,28 @@ void wake_up_task(struct task *t)
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
+/* The task with this pid, not yet collected by its parent (tasks_lock held to use it safely). */
 struct task *find_task(int pid)
 {
 	for (int i = 0; i < NR_TASKS; i++)
 		if (tasks[i].state != TASK_UNUSED && tasks[i].state != TASK_NEW &&
-		    tasks[i].pid == pid)
+		    tasks[i].state != TASK_DEAD && tasks[i].pid == pid)
 			return &tasks[i];
 	return 0;
+}
+
+/* find_task() with a reference taken (Linux: find_get_task_by_vpid()); put_task_struct() it. */
+struct task *find_get_task(int pid)
+{
+	unsigned long flags;
+	struct task *t;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	t = find_task(pid);
+	if (t)
+		t->usage++;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return t;
 }
 
 unsigned long nr_running_tasks(void)

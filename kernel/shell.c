@@ -42,11 +42,14 @@ static int run_guarded(void)
 	return ret;
 }
 
+/* One command line; a command may run others (walkstress): what runs is saved around it. */
 int shell_execute(char *line)
 {
 	char *argv[SHELL_MAX_ARGS];
 	int argc = split_words(line, argv, SHELL_MAX_ARGS);
-	const struct shell_cmd *c;
+	const struct shell_cmd *c, *outer = running;
+	char **outer_argv = running_argv;
+	int outer_argc = running_argc, ret;
 
 	if (argc == 0)
 		return 0;
@@ -62,7 +65,11 @@ int shell_execute(char *line)
 	running = c;
 	running_argc = argc;
 	running_argv = argv;
-	return run_guarded();
+	ret = run_guarded();
+	running = outer;
+	running_argc = outer_argc;
+	running_argv = outer_argv;
+	return ret;
 }
 
 void shell_run(void)
@@ -71,6 +78,8 @@ void shell_run(void)
 
 	for (;;) {
 		reap_background();
+		/* a quiet command (walkstress) stopped by an oops leaves the console quiet: not past here */
+		console_set_quiet(false);
 		cprintf("ronx> ");
 		if (tty_read_line(line, sizeof(line)) > 0)
 			shell_execute(line);

@@ -347,6 +347,27 @@ static void read_regs_here(void *info)
 	read_regs(&now_regs[smp_processor_id()]);
 }
 
+/* The task each CPU runs now, copied under tasks_lock (it may exit while we print). */
+static struct {
+	int pid;			/* -1: idle */
+	char comm[TASK_COMM_LEN];
+} now_task[NR_CPUS];
+
+static void read_current_tasks(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		const struct task *t = cpus[cpu].current_task;
+
+		now_task[cpu].pid = t ? t->pid : -1;
+		if (t)
+			memcpy(now_task[cpu].comm, t->comm, TASK_COMM_LEN);
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
 static int cmd_cpus(int argc, char **argv)
 {
 	int cpu;
@@ -354,6 +375,7 @@ static int cmd_cpus(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	on_each_cpu(read_regs_here, 0, true);
+	read_current_tasks();
 	cprintf("CPU  APIC  CR0       CR3       CR4       EFER      shootdowns  calls run  runs\n");
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		const struct cpu_regs *r = &now_regs[cpu];
@@ -367,8 +389,8 @@ static int cmd_cpus(int argc, char **argv)
 		cprintf("%3d  %#4x  %08x  %08x  %08x  %08llx  %10lu  %9lu  ", cpu, c->apic_id,
 			r->cr0, r->cr3, r->cr4, (unsigned long long)r->efer, c->tlb.shootdowns,
 			c->tlb.ipis_received);
-		if (c->current_task)
-			cprintf("%pE[%d]%s\n", c->current_task->comm, c->current_task->pid,
+		if (now_task[cpu].pid >= 0)
+			cprintf("%pE[%d]%s\n", now_task[cpu].comm, now_task[cpu].pid,
 				cpu == smp_processor_id() ? " (this shell)" : "");
 		else
 			cprintf("idle\n");

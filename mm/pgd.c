@@ -18,6 +18,14 @@
  * Every present user PTE owns its frame: nothing is shared, so unmapping
  * frees it. A PROT_NONE page keeps its frame in a not-present PTE marked
  * _PAGE_PROTNONE (Linux's trick), so that mprotect() can give it back.
+ *
+ * Lifetimes (docs/design.md, "Lifetimes"): an mm is freed at its last
+ * mmput(), not when its process exits, so that a shell command reading
+ * another process's tables (mmget() first) never reads a freed page. A
+ * reader also pins the tables (mm_pin_tables()): while one does, the
+ * owner's munmap leaves its emptied page tables in place instead of
+ * freeing them under the reader (Linux's mmap_lock, read side, without
+ * making the owner wait). They go at the next munmap there or at exit.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -30,6 +38,9 @@
 #include <ronx/tlbflush.h>
 #include <ronx/smp.h>
 #include <ronx/spinlock.h>
+
+/* Guards every mm's pt_walkers and the detaching of a page table; takes no other lock. */
+static DEFINE_SPINLOCK(pt_walkers_lock);
 
 static unsigned long pt_page(struct mm_struct *mm)
 {
@@ -62,6 +73,7 @@ struct mm_struct *mm_alloc(void)
 		return 0;
 	mm = __va(page);
 	mm->pt_pages = 1;
+	mm->mm_users = 1;
 	mm->pgd = pt_page(mm);
 	if (!mm->pgd)
 		goto fail;
@@ -166,7 +178,7 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 }
 
 /* Takes the page table under va's PDE out of mm if nothing in it holds a frame; it, or 0. */
-static unsigned long detach_table_if_empty(struct mm_struct *mm, uint32_t va)
+static unsigned long __detach_table_if_empty(struct mm_struct *mm, uint32_t va)
 {
 	pteval_t *pmds = __va(pdpt_of(mm)[pgd_index(va)] & PTE_PFN_MASK);
 	pteval_t *pmd = &pmds[pmd_index(va)], *ptes;
@@ -181,6 +193,41 @@ static unsigned long detach_table_if_empty(struct mm_struct *mm, uint32_t va)
 	table = (unsigned long)(*pmd & PTE_PFN_MASK);
 	*pmd = 0;
 	return table;
+}
+
+/* As above, but never while a reader is in the tables: it may hold this one's address. */
+static unsigned long detach_table_if_empty(struct mm_struct *mm, uint32_t va)
+{
+	unsigned long flags, table = 0;
+
+	spin_lock_irqsave(&pt_walkers_lock, flags);
+	if (!mm->pt_walkers)
+		table = __detach_table_if_empty(mm, va);
+	spin_unlock_irqrestore(&pt_walkers_lock, flags);
+	return table;
+}
+
+/*
+ * A reader of mm's tables from outside (walk, ptdump, wxcheck) holds a
+ * reference (mmget) and, while it reads, a pin: no page table of mm is
+ * freed until it unpins. The owner does not wait for it.
+ */
+void mm_pin_tables(struct mm_struct *mm)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pt_walkers_lock, flags);
+	mm->pt_walkers++;
+	spin_unlock_irqrestore(&pt_walkers_lock, flags);
+}
+
+void mm_unpin_tables(struct mm_struct *mm)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pt_walkers_lock, flags);
+	mm->pt_walkers--;
+	spin_unlock_irqrestore(&pt_walkers_lock, flags);
 }
 
 #define MAX_DETACHED	8
@@ -287,13 +334,20 @@ static void leave_mm(void *info)
 		switch_mm(0);
 }
 
+/* Another reference on an mm its caller knows is alive (it holds one, or tasks_lock over t->mm). */
+void mmget(struct mm_struct *mm)
+{
+	__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_SEQ_CST);
+}
+
 /*
  * Everything mm had: its frames, page tables, directories, the PDPT and
  * the page holding mm itself. Its own CPU has switched away (do_exit);
  * any CPU that still has the tables in CR3 is made to leave them, and so
  * to flush them, before a page of them is freed (Linux: leave_mm()).
+ * Called with no lock held: it may send a cross-CPU call.
  */
-void mmput(struct mm_struct *mm)
+static void __mmput(struct mm_struct *mm)
 {
 	if (mm->cpu_mask) {
 		/* even with cpa_shootdown=off: no CR3 may point into freed tables */
@@ -317,6 +371,13 @@ void mmput(struct mm_struct *mm)
 		free_pt_page(mm, mm->pgd);
 	}
 	free_page(__pa(mm));
+}
+
+/* Drops a reference; the last one frees the address space (Linux: mmput()). */
+void mmput(struct mm_struct *mm)
+{
+	if (__atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_SEQ_CST) == 0)
+		__mmput(mm);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <ronx/ptdump.h>
 #include <ronx/mm_types.h>
 #include <ronx/process.h>
+#include <ronx/pgd.h>
 
 /* The kernel's own tables, read through the direct map. */
 void ptdump_walk(struct ptdump_state *st)
@@ -20,23 +21,34 @@ void ptdump_walk(struct ptdump_state *st)
 	ptdump_walk_tables(st, __pa(swapper_pg_dir), pt_read_direct_map, 0);
 }
 
-/* Without PID, the kernel's tables; with PID, that process's (its user half, then the shared kernel half). */
+/*
+ * Without PID, the kernel's tables; with PID, that process's (its user
+ * half, then the shared kernel half). The process's task and mm are
+ * referenced and its tables pinned for the whole dump, which prints as it
+ * walks: the process may exit or unmap meanwhile, its tables stay until
+ * the dump ends (docs/design.md, "Lifetimes"). No lock is held.
+ */
 static int cmd_ptdump(int argc, char **argv)
 {
 	struct ptdump_state st;
+	struct mm_struct *mm;
 	struct task *t = 0;
 
 	if (argc > 2) {
 		cprintf("usage: ptdump [PID]\n");
 		return -EINVAL;
 	}
-	if (argc == 2 && !(t = find_process_arg("ptdump", argv[1])))
+	if (argc == 2 && !(t = get_process_arg("ptdump", argv[1], &mm)))
 		return -ENOENT;
 	ptdump_begin(&st, ptdump_address_markers, shell_print_line, 0);
-	if (t)
-		ptdump_walk_tables(&st, t->mm->pgd, pt_read_direct_map, 0);
-	else
+	if (!t) {
 		ptdump_walk(&st);
+		return 0;
+	}
+	mm_pin_tables(mm);
+	ptdump_walk_tables(&st, mm->pgd, pt_read_direct_map, 0);
+	mm_unpin_tables(mm);
+	put_process_arg(t, mm);
 	return 0;
 }
 SHELL_COMMAND("ptdump", cmd_ptdump, "ptdump [PID]",

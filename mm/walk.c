@@ -19,6 +19,7 @@
 #include <ronx/walk.h>
 #include <ronx/mm_types.h>
 #include <ronx/process.h>
+#include <ronx/pgd.h>
 
 /* Each loaded module's core and init (or freed init) region. */
 static int module_spans(struct mod_span *s, int max)
@@ -64,7 +65,8 @@ static void region_of(uint32_t va, char *buf, size_t size)
  * A user address of process t: the area it lies in and what its
  * permission is for, or the guard page, or nothing.
  */
-static void user_region_of(struct task *t, uint32_t va, char *buf, size_t size)
+static void user_region_of(struct task *t, struct mm_struct *mm, uint32_t va, char *buf,
+			   size_t size)
 {
 	static const char *const why[] = {
 		[VMA_TEXT] = "its code: RO+X, run but never written",
@@ -75,7 +77,7 @@ static void user_region_of(struct task *t, uint32_t va, char *buf, size_t size)
 		[VMA_MMAP] = "an anonymous mmap: the permission it asked for (never W+X)",
 		[VMA_STACK] = "its stack: RW+NX, written but never run",
 	};
-	struct vm_area_struct *v = vma_find(&t->mm->vmas, va);
+	struct vm_area_struct *v = vma_find(&mm->vmas, va);
 
 	if (v)
 		snprintf(buf, size, "user %s of %pE[%d] 0x%08x-0x%08x: %s", vma_kind_name(v->kind),
@@ -87,10 +89,16 @@ static void user_region_of(struct task *t, uint32_t va, char *buf, size_t size)
 		snprintf(buf, size, "user space of %pE[%d]: no area here (a fault)", t->comm, t->pid);
 }
 
+/*
+ * With PID, the process's task and mm are referenced and its tables
+ * pinned while they are read (docs/design.md, "Lifetimes"); the lines are
+ * printed after, from what was read.
+ */
 static int cmd_walk(int argc, char **argv)
 {
 	struct pt_walk w;
 	char err[96], region[160];
+	struct mm_struct *mm = 0;
 	struct task *t = 0;
 	uint32_t va;
 
@@ -98,20 +106,26 @@ static int cmd_walk(int argc, char **argv)
 		cprintf("walk: usage: walk VA [PID] (a hex address like 0xc0100000, or a function name)\n");
 		return -EINVAL;
 	}
-	if (argc == 3 && !(t = find_process_arg("walk", argv[2])))
-		return -ENOENT;
 	va = (uint32_t)kallsyms_lookup_name(argv[1]);
 	if (!va && parse_va(argv[1], &va, err, sizeof(err))) {
 		cprintf("walk: %s\n", err);
 		return -EINVAL;
 	}
-	pt_walk(&w, va, t ? t->mm->pgd : read_cr3(), pt_read_direct_map, 0);
+	if (argc == 3 && !(t = get_process_arg("walk", argv[2], &mm)))
+		return -ENOENT;
+	if (mm)
+		mm_pin_tables(mm);
+	pt_walk(&w, va, mm ? mm->pgd : read_cr3(), pt_read_direct_map, 0);
 	w.wp = read_cr0() & X86_CR0_WP;
 	w.nxe = rdmsr(MSR_EFER) & EFER_NX;
 	if (t && va < TASK_SIZE)
-		user_region_of(t, va, region, sizeof(region));
+		user_region_of(t, mm, va, region, sizeof(region));
 	else
 		region_of(va, region, sizeof(region));
+	if (mm) {
+		mm_unpin_tables(mm);
+		put_process_arg(t, mm);
+	}
 	pt_walk_print(&w, region, shell_print_line, 0);
 	return 0;
 }

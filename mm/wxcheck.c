@@ -19,6 +19,9 @@
 #include <ronx/ptdump.h>
 #include <ronx/sched.h>
 #include <ronx/mm_types.h>
+#include <ronx/pgd.h>
+#include <ronx/string.h>
+#include <ronx/spinlock.h>
 
 struct wx_walk {
 	struct wx_report report;
@@ -107,9 +110,32 @@ struct wx_report ptdump_check_wx(void)
 }
 
 /*
+ * Slot i's process: its mm with a reference taken, its pid and name
+ * copied, all under tasks_lock; NULL if the slot holds no live process.
+ */
+static struct mm_struct *get_slot_mm(int i, int *pid, char *comm)
+{
+	struct task *t = &tasks[i];
+	struct mm_struct *mm = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (t->mm && t->state != TASK_ZOMBIE && t->state != TASK_DEAD) {
+		mm = t->mm;
+		mmget(mm);
+		*pid = t->pid;
+		memcpy(comm, t->comm, TASK_COMM_LEN);
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return mm;
+}
+
+/*
  * The user half of every live process, from its own PDPT (Linux's W+X
  * check walks the user half too). The loader and mmap never make a W+X
- * user page; this is the proof from the page tables themselves.
+ * user page; this is the proof from the page tables themselves. Each
+ * process's mm is referenced and its tables pinned while they are read:
+ * one that exits meanwhile keeps them until the walk ends.
  */
 static unsigned long wxcheck_processes(void)
 {
@@ -117,20 +143,25 @@ static unsigned long wxcheck_processes(void)
 	int n = 0;
 
 	for (int i = 0; i < NR_TASKS; i++) {
-		struct task *t = &tasks[i];
 		struct wx_walk w = { 0 };
+		char comm[TASK_COMM_LEN];
+		struct mm_struct *mm;
 		pteval_t *pdpt;
+		int pid;
 
-		if (!t->mm || t->state == TASK_ZOMBIE)
+		if (!(mm = get_slot_mm(i, &pid, comm)))
 			continue;
 		n++;
-		pdpt = __va(t->mm->pgd);
+		mm_pin_tables(mm);
+		pdpt = __va(mm->pgd);
 		for (unsigned pgd = 0; pgd < pgd_index(TASK_SIZE); pgd++)
 			walk_pgd(&w, pdpt[pgd], (unsigned long)pgd << 30);
+		mm_unpin_tables(mm);
+		mmput(mm);
 		report_run(&w);
 		if (w.report.wx_pages)
-			pr_warn("ronx: W+X check: %pE[%d]: FAILED, %lu W+X user pages\n", t->comm,
-				t->pid, w.report.wx_pages);
+			pr_warn("ronx: W+X check: %pE[%d]: FAILED, %lu W+X user pages\n", comm, pid,
+				w.report.wx_pages);
 		bad += w.report.wx_pages;
 	}
 	if (!nx_enabled)

@@ -10,7 +10,7 @@ USER_PROGS := hello echo cat spin sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \
 	usertest fuzz bench_getpid bench_yield bench_spawn getcpu \
-	fpu mmapwrap evilname bigwrite
+	fpu mmapwrap evilname bigwrite readone pagespray
 UB := $(B)/user
 USER_BINS := $(USER_PROGS:%=$(UB)/bin/%)
 

@@ -37,6 +37,8 @@ struct mm_struct {
 	uint32_t total_pages;		/* user pages mapped */
 	uint32_t pt_pages;		/* PDPT, page directories, page tables, this struct */
 	volatile unsigned long cpu_mask;	/* CPUs with these tables in CR3 (mm_cpumask) */
+	int mm_users;			/* references: the task, and anyone reading it (mmget) */
+	int pt_walkers;			/* readers of its tables from outside (mm_pin_tables) */
 };
 
 /* mm/vma.c (pure) */

@@ -10,7 +10,10 @@
 #define CR3_PDPT_MASK_32	0xffffffe0UL
 
 struct mm_struct *mm_alloc(void);
+void mmget(struct mm_struct *mm);
 void mmput(struct mm_struct *mm);
+void mm_pin_tables(struct mm_struct *mm);
+void mm_unpin_tables(struct mm_struct *mm);
 void switch_mm(struct mm_struct *mm);
 pteval_t *user_pte(struct mm_struct *mm, uint32_t va, bool alloc);
 bool pte_has_frame(pteval_t pte);

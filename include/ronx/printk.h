@@ -3,11 +3,13 @@
 #define RONX_PRINTK_H
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <ronx/compiler.h>
 
 #include <ronx/kern_levels.h>
 #define KERN_CONT	KERN_SOH "c"
 #define LOGLEVEL_DEFAULT 6
+#define LOGLEVEL_WARNING 4
 
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
@@ -25,6 +27,7 @@ unsigned long console_lock_irqsave(void);
 void console_unlock_irqrestore(unsigned long flags);
 void console_handover(void);
 int cprintf(const char *fmt, ...) __printf(1, 2);
+void console_set_quiet(bool quiet);	/* errors and worse only, no cprintf */
 
 /* The dmesg ring buffer. */
 void log_dump(void (*out)(const char *line, int level));

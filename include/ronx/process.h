@@ -22,13 +22,16 @@
 /* kernel/process.c */
 struct task *spawn_process(const char *name, int argc, char **argv, bool background);
 void do_exit(int status) __attribute__((noreturn));
+struct mm_struct *get_task_mm(struct task *t);
 int wait_task(struct task *child);
 void kill_task(struct task *t, int sig);
 bool tty_intr_foreground(void);
 void exit_to_user_mode(struct trap_frame *f);
 extern struct task *foreground_task;
 const char *signal_name(int sig);
-struct task *find_process_arg(const char *cmd, const char *arg);	/* kernel/process_cmds.c */
+/* kernel/process_cmds.c: PID's task and mm, both referenced; put_process_arg() them */
+struct task *get_process_arg(const char *cmd, const char *arg, struct mm_struct **mm);
+void put_process_arg(struct task *t, struct mm_struct *mm);
 
 /* kernel/exec.c: a new mm with the executable and its arguments loaded */
 struct mm_struct;

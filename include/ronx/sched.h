@@ -29,6 +29,7 @@ enum task_state {
 	TASK_RUNNING,		/* on a CPU */
 	TASK_SLEEPING,		/* waiting for wakeup(chan) */
 	TASK_ZOMBIE,		/* exited; its parent has not collected the status */
+	TASK_DEAD,		/* collected; the slot waits for its last reference */
 };
 
 /* What swtch() saves: the callee-saved registers; eip is its return address. */
@@ -58,6 +59,7 @@ struct task {
 	unsigned long runtime;		/* timer ticks it was running for */
 	int cpu;			/* the CPU it runs on, or ran on last */
 	union fpregs_state *fpu;	/* a process's x87/SSE registers while off a CPU (its stack's bottom) */
+	int usage;			/* references that keep the slot (tasks_lock) */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -88,6 +90,9 @@ struct task *alloc_task(const char *comm);
 void free_task(struct task *t);
 void wake_up_new_task(struct task *t);
 struct task *find_task(int pid);
+struct task *find_get_task(int pid);
+void get_task_struct(struct task *t);
+void put_task_struct(struct task *t);
 unsigned long nr_running_tasks(void);
 /*
  * A kill (Ctrl-C's SIGINT, kill's SIGKILL) waits for t on its way back to

@@ -22,4 +22,7 @@ int tty_getc(void);			/* blocks until a byte comes */
 #define TTY_INTR	(-2)
 int tty_read_line(char *buf, size_t size);
 extern unsigned long tty_dropped;
+/* kernel/read_write.c: the unread rest of t's console line goes (t exits) */
+struct task;
+void tty_release_line(const struct task *t);
 #endif

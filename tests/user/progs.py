@@ -108,6 +108,8 @@ TESTS = [
     Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
     Run("spin", timeout=2, what="loops until killed"),
     Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
+    Run("readone", stdin="my-secret-password\n", what="one read() of one byte of a line"),
+    Run("pagespray", ["20"], what="20 rounds: map 32 pages, fill, unmap"),
 ]
 
 # The red-team suite (user/bin/redteam.c, docs/redteam.md): each case,
@@ -402,6 +404,11 @@ def checks(run, r, kernel, stack_nx=None):
         want(r.status == 0 and r.has(r"^bigwrite: write\(1, 4096 newlines\) returned 4096$"),
              "one write() of 4096 newlines returns 4096, exit 0")
         want(r.output.count("\n") >= 4096 + 2, "all 4096 newlines reach the terminal")
+    elif n == "readone":
+        want(r.status == 0 and r.has(r'^readone: read 1 byte: "m"$'), "reads the line's first byte, exit 0")
+    elif n == "pagespray":
+        want(r.status == 0 and r.has(r"^pagespray: 20 rounds of 32 pages \(\d+ times short of memory\)$"),
+             "maps, fills and unmaps 20 times, exit 0")
     elif n == "spin":
         want(r.has(r"^spin: pid [1-9]\d* looping$"), "says it loops")
         want(r.signal in ("SIGKILL", "SIGINT"), "still looping when killed (SIGKILL, or Ctrl-C)")

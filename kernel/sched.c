@@ -452,6 +452,28 @@ struct task *find_get_task(int pid)
 	return t;
 }
 
+/*
+ * Slot i's process: its mm with a reference taken, its pid and name
+ * copied, all under tasks_lock; NULL if the slot holds no live process.
+ * For a walk over every process (wxcheck); mmput() the mm after.
+ */
+struct mm_struct *get_slot_mm(int i, int *pid, char *comm)
+{
+	struct task *t = &tasks[i];
+	struct mm_struct *mm = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (t->mm && t->state != TASK_ZOMBIE && t->state != TASK_DEAD) {
+		mm = t->mm;
+		mmget(mm);
+		*pid = t->pid;
+		memcpy(comm, t->comm, TASK_COMM_LEN);
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return mm;
+}
+
 unsigned long nr_running_tasks(void)
 {
 	unsigned long n = 0;

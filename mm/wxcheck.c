@@ -110,27 +110,6 @@ struct wx_report ptdump_check_wx(void)
 }
 
 /*
- * Slot i's process: its mm with a reference taken, its pid and name
- * copied, all under tasks_lock; NULL if the slot holds no live process.
- */
-static struct mm_struct *get_slot_mm(int i, int *pid, char *comm)
-{
-	struct task *t = &tasks[i];
-	struct mm_struct *mm = 0;
-	unsigned long flags;
-
-	spin_lock_irqsave(&tasks_lock, flags);
-	if (t->mm && t->state != TASK_ZOMBIE && t->state != TASK_DEAD) {
-		mm = t->mm;
-		mmget(mm);
-		*pid = t->pid;
-		memcpy(comm, t->comm, TASK_COMM_LEN);
-	}
-	spin_unlock_irqrestore(&tasks_lock, flags);
-	return mm;
-}
-
-/*
  * The user half of every live process, from its own PDPT (Linux's W+X
  * check walks the user half too). The loader and mmap never make a W+X
  * user page; this is the proof from the page tables themselves. Each

@@ -94,6 +94,7 @@ struct task *find_get_task(int pid);
 void get_task_struct(struct task *t);
 void put_task_struct(struct task *t);
 unsigned long nr_running_tasks(void);
+struct mm_struct *get_slot_mm(int i, int *pid, char *comm);
 /*
  * A kill (Ctrl-C's SIGINT, kill's SIGKILL) waits for t on its way back to
  * ring 3. ronx has no signal handlers, so every signal is fatal: long

@@ -47,15 +47,13 @@ class Event:
 
 class _Stub(GdbStub):
     def next_stop(self, timeout):
-        """The next stop reply within timeout; None if the guest did not
-        stop by itself (it is stopped now, by us)."""
+        """The guest's next stop reply within timeout, or None (it runs on)."""
         try:
             reply = self._recv(timeout)
-        except GdbStubError:
-            self.sock.sendall(b"\x03")
-            reply = self._recv(5)
-            self.running = False
-            return reply if reply.startswith("T05") else None
+        except GdbStubError as e:
+            if "closed" in str(e):
+                raise
+            return None
         self.running = False
         return reply
 
@@ -104,17 +102,16 @@ class Watch:
                 stub.break_at(addr)
             stub.cont()
             g.guest.send(line.encode() + b"\r")
-            while True:
-                reply = stub.next_stop(0.3)
-                if reply is not None and stub.regs()["eip"] in self.names:
-                    events.append(self._event(stub, reply))
-                elif self._prompt(start, line) is not None:
-                    break
+            while self._prompt(start, line) is None:
+                reply = stub.next_stop(0.02)
+                if reply is not None:
+                    if stub.regs()["eip"] in self.names:
+                        events.append(self._event(stub, reply))
+                    stub.cont()
                 if time.monotonic() > deadline or g.guest.proc.poll() is not None:
                     g.dead = True
                     raise CheckFailed("expected `%s` to finish within %ds, found it still "
                                       "running:\n%s" % (line, timeout, g.guest.out[start:][-600:]))
-                stub.cont()
         except GdbStubError as e:
             g.dead = True
             raise CheckFailed("QEMU's gdbstub stopped answering during `%s`: %s" % (line, e))

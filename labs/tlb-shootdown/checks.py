@@ -264,8 +264,13 @@ def demos(ctx):
 def shootdown_off(ctx):
     r = ctx.rng("tlb-shootdown off")
     bad = []
-    g = ctx.boot(cmdline="cpa_shootdown=off", tag="tlb-off-one")
-    ro_round(ctx, g, r, r.randrange(1, CEILING + 1), 1, bad)
+    # this CPU's own flush, tried within one command: between two shell
+    # commands QEMU's TCG has dropped this CPU's entries anyway
+    try:
+        expect_ktap(ctx.boot(cmdline="cpa_shootdown=off", tag="tlb-off-one"), "pageattr",
+                    ["ro_takes_effect_at_once", "nx_takes_effect_at_once"])
+    except CheckFailed as e:
+        bad.append("one CPU, cpa_shootdown=off: %s" % e)
     g = watch_boot(ctx, "cpa_shootdown=off")
     va = free_page_run(r, 1)
     for cpu in range(CPUS):

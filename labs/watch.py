@@ -63,8 +63,9 @@ def registers(text):
 
 
 class Watch:
-    def __init__(self, ctx, g, faults=True, calls=None, on_fault=None):
+    def __init__(self, ctx, g, faults=True, calls=None, on_fault=None, reads=()):
         self.ctx, self.g = ctx, g
+        self.reads = list(reads)        # addresses whose every read stops the CPU ("read")
         self.names = {}
         if faults:
             self.names[ctx.sym("stub_14")] = "#PF"
@@ -100,12 +101,22 @@ class Watch:
         try:
             for addr in self.names:
                 stub.break_at(addr)
+            for addr in self.reads:
+                if stub.command("Z3,%x,1" % addr) != "OK":
+                    raise CheckFailed("QEMU refused a read watchpoint at 0x%08x" % addr)
             stub.cont()
             g.guest.send(line.encode() + b"\r")
             while self._prompt(start, line) is None:
                 reply = stub.next_stop(0.02)
                 if reply is not None:
-                    if stub.regs()["eip"] in self.names:
+                    w = re.search(r"[ar]?watch:([0-9a-f]+)", reply)
+                    if w:
+                        m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
+                        ev = Event("read", int(m.group(1), 16) - 1 if m else 0,
+                                   stub.regs()["eip"])
+                        ev.cr2 = int(w.group(1), 16)
+                        events.append(ev)
+                    elif stub.regs()["eip"] in self.names:
                         events.append(self._event(stub, reply))
                     stub.cont()
                 if time.monotonic() > deadline or g.guest.proc.poll() is not None:
@@ -117,6 +128,9 @@ class Watch:
             raise CheckFailed("QEMU's gdbstub stopped answering during `%s`: %s" % (line, e))
         finally:
             try:
+                stub.stop()
+                for addr in self.reads:
+                    stub.command("z3,%x,1" % addr)
                 stub.detach()
             except (OSError, GdbStubError):
                 g.dead = True

@@ -17,6 +17,7 @@ import struct
 
 from grading import CPU_NX, CheckFailed, check, expect_ktap, step
 from userlab import CPU_SMAP, TASK_SIZE, build_program, initrd_with, read_phys, work_dir
+from watch import Watch
 
 LAB = "uaccess"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -180,6 +181,11 @@ def ranges(ctx):
     for k in (r.randrange(1, 4000), r.randrange(0x10000, 0x8000000)):
         expect(g, "write buf:%d wrap:0x%x" % (r.randrange(0, 64), k), "-EFAULT",
                "a length that wraps the range round to 0x%x" % k, bad)
+    # a range of no bytes is a good range, wherever it is in user memory, up to TASK_SIZE
+    expect(g, "write buf:%d 0" % r.randrange(0, 4000), "0", "write(1, a good buffer, 0)", bad)
+    expect(g, "write top:0 0", "0", "write(1, TASK_SIZE, 0): no byte, ending at TASK_SIZE", bad)
+    expect(g, "sethostname buf:%d 0" % r.randrange(0, 4000), "0", "sethostname(a good buffer, 0)",
+           bad, r"^uaprobe: nodename now $")
     if bad:
         raise CheckFailed("\n".join(bad))
 
@@ -216,8 +222,10 @@ def holes(ctx):
     g, r, bad = boot(ctx), ctx.rng("uaccess/holes"), []
     before = oopses(g)
     n = r.randrange(1, 60)
-    expect(g, "write hole:%d %d fill=%s" % (n, n + r.randrange(1, 500), name(r, n)), str(n),
-           "write(1) of a buffer running into an unmapped page after %d bytes" % n, bad)
+    text = name(r, n)
+    expect(g, "write hole:%d %d fill=%s" % (n, n + r.randrange(1, 500), text), str(n),
+           "write(1) of a buffer running into an unmapped page after %d bytes (its %d bytes "
+           "on the console)" % (n, n), bad, re.escape(text))
     expect(g, "nanosleep hole:4", "-EFAULT", "nanosleep with tv_nsec on an unmapped page", bad)
     expect(g, "getcpu hole:%d" % r.choice((0, 2)), "-EFAULT",
            "getcpu into an unmapped page", bad)
@@ -245,6 +253,29 @@ def strings(ctx):
     n = r.randrange(1, 13)
     expect(g, "setname hole:%d fill=%s" % (n, name(r, n)), "-EFAULT",
            "a string running into an unmapped page after %d bytes" % n, bad)
+    # the edges: 15 letters, then the hole where the NUL would be (count is
+    # 15: the 16th byte is never read) ...
+    text = name(r, 15)
+    expect(g, "setname hole:15 fill=%s" % text, "0",
+           "15 letters and then an unmapped page: PR_SET_NAME takes all 15", bad,
+           r'^uaprobe: name now "%s"$' % text)
+    # ... a NUL as the last byte below TASK_SIZE, or the last before a hole
+    for where in ("top", "hole"):
+        n = r.randrange(2, 16)
+        text = name(r, n - 1)
+        expect(g, "setname %s:%d fillz=%s" % (where, n, text), "0",
+               "%d letters and their NUL as the last byte before %s" %
+               (n - 1, "TASK_SIZE" if where == "top" else "an unmapped page"), bad,
+               r'^uaprobe: name now "%s"$' % text)
+    # never a load at TASK_SIZE: QEMU's gdbstub watches the byte there
+    n = r.randrange(3, 13)
+    out, ev = Watch(ctx, g, faults=False, reads=[TASK_SIZE]).run(
+        "run uaprobe setname top:%d fill=%s" % (n, name(r, n)))
+    reads = [e for e in ev if e.kind == "read"]
+    if reads:
+        bad.append("a string with no NUL before TASK_SIZE: expected no read at TASK_SIZE "
+                   "(0x%08x), found %d by the kernel (QEMU's gdbstub; the first at ip %s)"
+                   % (TASK_SIZE, len(reads), ctx.where(reads[0].eip)))
     if oopses(g) != before:
         bad.append("expected no oops, found %d (meminfo's Oopses)" % (oopses(g) - before))
     if bad:

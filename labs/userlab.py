@@ -64,12 +64,13 @@ def cpio_write(path, files):
     return path
 
 
-def initrd_with(ctx, lab, programs):
+def initrd_with(ctx, lab, programs, d=None):
     """build/initrd.cpio of the tree with programs ({name: ELF path}) added
-    under bin/, stripped as the Makefile strips its own; returns the
-    initrd's path and {name: the stripped file's path}."""
+    under bin/, stripped as the Makefile strips its own, in d (default:
+    the lab's work directory); returns the initrd's path and {name: the
+    stripped file's path}."""
     files = cpio_files(os.path.join(ctx.root, "build", "initrd.cpio"))
-    d = work_dir(ctx, lab)
+    d = d or work_dir(ctx, lab)
     stripped = {}
     for name, elf in programs.items():
         stripped[name] = os.path.join(d, name + ".stripped")

@@ -108,6 +108,24 @@ class Layout:
     def has(self, n):
         return n in self.order
 
+    def cases(self):
+        """Which of CASES this layout plans (cases() checks the linked ELF)."""
+        got = set()
+        if PARTS["text2"][0] == PF_X and self.has("text2"):
+            got.add(CASES[0])
+        if self.has("rodata2"):
+            got.add(CASES[1])
+        if self.has("bssonly") and self.bases["bssonly"] % PAGE == 0:
+            got.add(CASES[2])
+        if self.ends_in_page & {"text2", "rodata", "rodata2"}:
+            got.add(CASES[3])
+        if self.ends_in_page & {"data", "bssonly"}:
+            got.add(CASES[4])
+        seq = [self.bases["text"]] + [self.bases[n] for n in self.order]
+        if any(b - a >= 512 * PAGE for a, b in zip(seq, seq[1:])):
+            got.add(CASES[5])
+        return got
+
     def section(self, n):
         return PARTS[n][2].replace("END", END_IN_PAGE if n in self.ends_in_page else "")
 
@@ -189,14 +207,15 @@ class Program:
     """The program linked for this grade: its ELF, symbols and segments."""
 
     def __init__(self, ctx):
-        d = work_dir(ctx, LAB)
+        d = os.path.join(work_dir(ctx, LAB), "seed-%d" % ctx.seed)
+        os.makedirs(d, exist_ok=True)
         self.layout = Layout(ctx.rng("process-pagetables/layout"))
         layout_files(self.layout, d)
         self.elf = build_program(ctx, os.path.join(d, "segments"),
                                  [os.path.join(HERE, "segments.c"), os.path.join(d, "layout.S")],
                                  os.path.join(d, "segments.ld"))
         self.syms = symbols(self.elf)
-        self.initrd, stripped = initrd_with(ctx, LAB, {"segments": self.elf})
+        self.initrd, stripped = initrd_with(ctx, LAB, {"segments": self.elf}, d)
         # the bytes the kernel loads: the stripped file the initrd holds
         self.segs, self.data = program_headers(stripped["segments"])
         missing = [c for c in CASES if c not in cases(self.segs)]
@@ -232,13 +251,23 @@ def flag_name(f):
     return "".join(c if f & b else "_" for c, b in (("R", PF_R), ("W", PF_W), ("E", PF_X)))
 
 
+_built = {}     # (tree, seed) -> Program: the same for every grade of the tree with the seed
+
+
 def program(ctx):
-    """The program of this grade, built once (or its failure, said once per check)."""
+    """The program of this grade, built once (or its failure, said once per
+    check). It depends on the seed and the tree's user library only (no
+    lab file), so a tree graded again under the same seed reuses it."""
     if getattr(ctx, "ptlab_program", None) is None:
-        try:
-            ctx.ptlab_program = Program(ctx)
-        except CheckFailed as e:
-            ctx.ptlab_program = str(e)
+        got = _built.get((ctx.root, ctx.seed))
+        if got is not None and os.path.exists(got.initrd):
+            ctx.rng("process-pagetables/layout")    # what it was drawn from, as if drawn again
+            ctx.ptlab_program = got
+        else:
+            try:
+                ctx.ptlab_program = _built[(ctx.root, ctx.seed)] = Program(ctx)
+            except CheckFailed as e:
+                ctx.ptlab_program = str(e)
     if isinstance(ctx.ptlab_program, str):
         raise CheckFailed(ctx.ptlab_program)
     return ctx.ptlab_program

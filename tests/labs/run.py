@@ -55,6 +55,7 @@ import gradeclass  # noqa: E402
 import lab  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
+import test_scenarios  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
@@ -608,8 +609,169 @@ def test_student_tree_stands_alone(t, tmp, name):
     shutil.rmtree(tree, ignore_errors=True)
 
 
+# -- every wrong solution under many seeds (issue 21: no lottery) -----------
+SEEDS = [SEED + 7919 * i for i in range(10)]     # SEED first: the class grade above is its run
+
+
+class RecordingContext:
+    """A grading.Context that notes which scenarios (ctx.rng names) each
+    check drew: a check that drew none does not depend on the seed, so one
+    failing run of it fails it under every seed."""
+
+    def __new__(cls, root, seed):
+        import grading
+
+        class Recording(grading.Context):
+            def rng(self, key):
+                self.drawn.add(key)
+                return grading.Context.rng(self, key)
+        ctx = Recording(root, seed)
+        ctx.drawn = set()
+        return ctx
+
+
+def run_recorded(ctx, name, c):
+    import grading
+    ctx.drawn = set()
+    o = grading.run_check(ctx, name, c)
+    return o.score < o.points, sorted(ctx.drawn), o
+
+
+def wrong_seeds_worker(name, tmp, out_path):
+    """For lab name, in a tree of its own: which checks depend on the seed
+    (the solved tree graded once, recording), then each wrong solution
+    under SEEDS. A wrong solution that failed, under SEED (the class grade),
+    a check that draws nothing from the seed fails it under every seed:
+    proven without another run. The others are built once and graded
+    under each further seed with the seeded checks only, the one that
+    failed last first, until one fails (that seed is not full marks)."""
+    import grading
+    checks, _ = lab.load_lab(name)
+    tree = os.path.join(tmp, "seeds-" + name)
+    copy_solved(tree)
+    lab.add_scaffold(tree)
+    out = {"seeded": {}, "wrong": {}}
+    failed = lab.build(tree)
+    if failed:
+        out["error"] = "the solved copy does not build: " + failed
+        return lab.write_json(out_path, out)
+    # a check run after one that drew from the seed may use what that one
+    # built (a program, a boot): it is run in a fresh context, so that what
+    # it drew is all it depends on
+    ctx = RecordingContext(tree, SEEDS[1])
+    drew = False
+    try:
+        for c in checks:
+            if drew:
+                ctx.close()
+                ctx = RecordingContext(tree, SEEDS[1])
+            _, drawn, _ = run_recorded(ctx, name, c)
+            out["seeded"][c.name] = drawn
+            drew = bool(drawn)
+    finally:
+        ctx.close()
+    wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
+    for p in sorted(x for x in os.listdir(wrong_dir) if x.endswith(".patch")):
+        w = p[:-len(".patch")]
+        t0 = time.monotonic()
+        try:
+            res = results_of(name, "wrong-" + w)
+        except OSError:
+            continue
+        fails = [x["name"][len(name) + 2:] for x in res["tests"] if x["score"] < x["max_score"]]
+        rec = {"fails": fails, "seeds": {str(SEEDS[0]): fails[0] if fails else None}}
+        out["wrong"][w] = rec
+        still = [f for f in fails if not out["seeded"].get(f, ["?"])]
+        if still:
+            rec["proof"] = "%s fails and draws nothing from the seed" % still[0]
+            continue
+        if not fails:
+            continue            # full marks under SEED: the class test says so already
+        ok, said = apply(os.path.join(wrong_dir, p), tree)
+        if not ok:
+            rec["error"] = "does not apply: " + said
+            continue
+        try:
+            broken = lab.build(tree)
+            if broken:
+                rec["proof"] = "does not build (0 under every seed)"
+                continue
+            order = [c for c in checks if c.name in fails] + \
+                    [c for c in checks if c.name not in fails and out["seeded"][c.name]]
+            for seed in SEEDS[1:]:
+                ctx = RecordingContext(tree, seed)
+                hit, first = None, True
+                try:
+                    for c in order:
+                        bad, drawn, _ = run_recorded(ctx, name, c)
+                        if bad:
+                            hit = c
+                            break
+                        first = False
+                finally:
+                    ctx.close()
+                rec["seeds"][str(seed)] = hit.name if hit else None
+                if hit:
+                    order.remove(hit)
+                    order.insert(0, hit)
+                    if not drawn and first:     # all it used, it built itself
+                        rec["proof"] = "%s fails and draws nothing from the seed" % hit.name
+                        break
+        finally:
+            apply_reverse(os.path.join(wrong_dir, p), tree)
+        rec["seconds"] = round(time.monotonic() - t0, 1)
+    lab.write_json(out_path, out)
+
+
+def apply_reverse(patch, tree):
+    subprocess.run(["patch", "-p1", "-s", "-R", "-i", patch], cwd=tree, capture_output=True)
+
+
+def test_wrong_under_seeds(t, names, tmp):
+    """Every wrong solution of every lab loses points under each of SEEDS
+    (at least 10), the labs in parallel, one per core."""
+    t0 = time.monotonic()
+    procs = []
+    pending = list(names)
+    outs = {}
+    while pending or procs:
+        while pending and len(procs) < (os.cpu_count() or 1):
+            n = pending.pop(0)
+            outs[n] = os.path.join(tmp, "seeds-%s.json" % n)
+            procs.append((n, subprocess.Popen([PYTHON, os.path.abspath(__file__), "--wrong-seeds",
+                                               n, tmp, outs[n]], cwd=ROOT,
+                                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                              text=True)))
+        n, p = procs.pop(0)
+        said = p.communicate()[0]
+        try:
+            with open(outs[n]) as f:
+                out = json.load(f)
+        except (OSError, ValueError):
+            t.fail("%s: the wrong solutions graded under %d seeds" % (n, len(SEEDS)), said[-1500:])
+            continue
+        if not t.check("error" not in out, "%s: the wrong solutions graded under %d seeds"
+                       % (n, len(SEEDS)), out.get("error", "")):
+            continue
+        for w, rec in sorted(out["wrong"].items()):
+            full = [s for s, hit in sorted(rec["seeds"].items()) if hit is None]
+            how = rec.get("proof") or "seeds %s" % ", ".join(
+                "%s: %s" % (s, hit) for s, hit in sorted(rec["seeds"].items())[:3])
+            t.check(not full and "error" not in rec and (rec.get("proof") or
+                                                         len(rec["seeds"]) >= len(SEEDS)),
+                    "%s: wrong/%s loses points under every one of %d seeds" % (n, w, len(SEEDS)),
+                    rec.get("error") or "full marks under seed %s (repeat: make grade LAB=%s "
+                    "SUBMISSION=... SEED=%s)" % (", ".join(full), n, full[0] if full else ""))
+            progress("  %s: wrong/%s under %d seeds: %s%s" % (
+                n, w, len(SEEDS), how[:100],
+                " (%.0fs)" % rec["seconds"] if "seconds" in rec else ""))
+    progress("labs: every wrong solution under %d seeds in %.0fs" % (len(SEEDS),
+                                                                    time.monotonic() - t0))
+
+
 def test_unit(t):
-    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading)):
+    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
+                        ("scenarios", test_scenarios)):
         for name, fn in mod.TESTS:
             try:
                 fn()
@@ -619,6 +781,9 @@ def test_unit(t):
 
 
 def main(argv):
+    if argv[:1] == ["--wrong-seeds"]:
+        wrong_seeds_worker(*argv[1:4])
+        return 0
     t = Results()
     t0 = time.monotonic()
     test_unit(t)
@@ -672,6 +837,7 @@ def test_labs(t, labs):
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)
+        test_wrong_under_seeds(t, list(classes), tmp)
         if one:
             v = classes[one][0]
             test_alone_equals_class(t, one, v, os.path.join(tmp, one))

@@ -63,8 +63,9 @@ def registers(text):
 
 
 class Watch:
-    def __init__(self, ctx, g, faults=True, calls=None, on_fault=None, reads=()):
+    def __init__(self, ctx, g, faults=True, calls=None, on_fault=None, reads=(), on_call=None):
         self.ctx, self.g = ctx, g
+        self.on_call = on_call          # on_call(event, stub) at a call's stop, the CPU stopped
         self.reads = list(reads)        # addresses whose every read stops the CPU ("read")
         self.names = {}
         if faults:
@@ -86,6 +87,10 @@ class Watch:
             ev.cr2, ev.cr3 = r.get("CR2"), r.get("CR3", 0) & 0xFFFFFFE0
             if self.on_fault:
                 self.on_fault(ev)
+        else:
+            ev.regs = regs
+            if self.on_call:
+                self.on_call(ev, stub)
         return ev
 
     def run(self, line, timeout=30):

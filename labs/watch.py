@@ -154,9 +154,31 @@ class Watch:
         return m.start() if m else None
 
 
+def syscalls(ctx, g, line, timeout=30):
+    """Runs the shell line with the CPU stopped at every int $0x80
+    (stub_128: its number and arguments in the registers) and every
+    ret_from_trap (the frame the kernel returns with: vector, ring, eax):
+    (what it printed, [(nr, ebx, ecx, edx, result)] of each system call
+    from ring 3, in order), each result as ring 3 received it."""
+    calls, entered = [], {}
+
+    def seen(ev, stub):
+        if ev.kind == "int80":
+            entered[ev.cpu] = (ev.regs["eax"], ev.regs["ebx"], ev.regs["ecx"], ev.regs["edx"])
+        elif ev.cpu in entered:
+            esp = ev.regs["esp"]
+            if stub.read32(esp + 48) == 0x80 and stub.read32(esp + 60) & 3 == 3:
+                ret = stub.read32(esp + 44)
+                calls.append(entered.pop(ev.cpu) + (ret - (1 << 32) if ret >> 31 else ret,))
+    out, _ = Watch(ctx, g, faults=False, on_call=seen,
+                   calls={"int80": ctx.sym("stub_128"),
+                          "ret_from_trap": ctx.sym("ret_from_trap")}).run(line, timeout)
+    return out, calls
+
+
 def faults(events, cpu=None, user=None):
     return [e for e in events if e.kind == "#PF" and (cpu is None or e.cpu == cpu)
             and (user is None or e.user == user)]
 
 
-__all__ = ["Watch", "Event", "faults", "GuestError"]
+__all__ = ["Watch", "Event", "faults", "syscalls", "GuestError"]

@@ -14,6 +14,7 @@ import os
 import re
 
 from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, step
+from watch import syscalls
 from userlab import (PAGE, PF_R, PF_W, PF_X, STACK_BOTTOM, STACK_GUARD, STACK_TOP, TASK_SIZE,
                      build_program, died, fault_said, initrd_with, kill, read_phys,
                      start_background, stopped_in, symbols, walk, watched_run, work_dir)
@@ -23,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 _PRESENT, _RW, _USER, _GLOBAL, _PROTNONE, _NX = 1, 2, 4, 0x100, 0x200, 1 << 63
 PFN = 0x000FFFFFFFFFF000
 READY = r"^segments: ready jit=(\S+) protnone=(\S+)$"
+NR_MMAP2, ENOMEM = 192, 12
 
 # -- the steps: each verb of labs/process-pagetables/strip's hints --------
 US = step("vm_get_page_prot", "US on every user page", wrong="no-user-bit")
@@ -419,11 +421,20 @@ def stack_and_guard(ctx):
         bad.append("segments overflow: expected the CPU to fault writing the unmapped guard page "
                    "0x%08x (error 6), found %s" % (STACK_GUARD, fault_said(f, out)))
     for start, end, want, what in map_fixed_ranges(ctx):
-        out = g.sh("run segments mapfixed 0x%x 0x%x" % (start, end - start))
+        # the result as the program received it (QEMU's gdbstub at
+        # ret_from_trap), and as it printed it
+        out, calls = syscalls(ctx, g, "run segments mapfixed 0x%x 0x%x" % (start, end - start))
+        got = [c[4] & 0xFFFFFFFF for c in calls if c[0] == NR_MMAP2 and c[1] == start]
         said = re.findall(r"^segments: mmap fixed .*$", out, re.M)
-        if said != ["segments: mmap fixed 0x%x+0x%x: %s" % (start, end - start, want)]:
-            bad.append("mmap(MAP_FIXED) of 0x%08x-0x%08x (%s): expected %s, found: %s"
-                       % (start, end, what, want, " / ".join(said) or died(out)))
+        ok = got == [start] if want == "mapped" else got == [(-ENOMEM) & 0xFFFFFFFF]
+        if not ok or said != ["segments: mmap fixed 0x%x+0x%x: %s" % (start, end - start, want)]:
+            bad.append("mmap(MAP_FIXED) of 0x%08x-0x%08x (%s): expected %s, found %s (the "
+                       "program printed: %s)" % (start, end, what, want,
+                                                 "mmap2 returned %s" % ", ".join(
+                                                     "-%d" % (-x & 0xFFFFFFFF) if x >> 12 == 0xFFFFF
+                                                     else "0x%x" % x for x in got)
+                                                 if got else "no mmap2 call",
+                                                 " / ".join(said) or died(out)))
     if bad:
         raise CheckFailed(bad_lines(bad))
 

@@ -17,7 +17,7 @@ import struct
 
 from grading import CPU_NX, CheckFailed, check, expect_ktap, step
 from userlab import CPU_SMAP, TASK_SIZE, build_program, initrd_with, read_phys, work_dir
-from watch import Watch
+from watch import Watch, syscalls
 
 LAB = "uaccess"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,28 +78,6 @@ def boot(ctx, cpu=CPU_SMAP):
 NR = {"write": 4, "nanosleep": 162, "getcpu": 318, "setname": 172, "getname": 172,
       "sethostname": 74}
 ERRNO = {14: "-EFAULT", 22: "-EINVAL", 9: "-EBADF"}
-
-
-def syscalls(ctx, g, line):
-    """Runs the shell line with QEMU's gdbstub stopping the CPU at every
-    int $0x80 (stub_128: its number and arguments in the registers) and
-    every ret_from_trap (the frame the kernel returns with: vector, ring,
-    eax): (what it printed, [(nr, ebx, ecx, edx, result)] of each system
-    call of ring 3, in order), the results as ring 3 received them."""
-    calls, entered = [], {}
-
-    def seen(ev, stub):
-        if ev.kind == "int80":
-            entered[ev.cpu] = (ev.regs["eax"], ev.regs["ebx"], ev.regs["ecx"], ev.regs["edx"])
-        elif ev.cpu in entered:
-            esp = ev.regs["esp"]
-            if stub.read32(esp + 48) == 0x80 and stub.read32(esp + 60) & 3 == 3:
-                ret = struct.unpack("<i", struct.pack("<I", stub.read32(esp + 44)))[0]
-                calls.append(entered.pop(ev.cpu) + (ret,))
-    out, _ = Watch(ctx, g, faults=False, on_call=seen,
-                   calls={"int80": ctx.sym("stub_128"),
-                          "ret_from_trap": ctx.sym("ret_from_trap")}).run(line)
-    return out, calls
 
 
 def probe(ctx, g, args):

@@ -185,7 +185,8 @@ def good_pointers(ctx):
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=15, name="access_ok(): into the kernel half, up to TASK_SIZE exactly, wrapping round",
+@check(points=15, name="access_ok(): into the kernel half, up to TASK_SIZE exactly, wrapping "
+       "round, no bytes",
        steps=[WHOLE, UP_TO, NO_WRAP])
 def ranges(ctx):
     g, r, bad = boot(ctx), ctx.rng("uaccess/ranges"), []

@@ -671,7 +671,10 @@ def run_recorded(ctx, name, c):
     return o.score < o.points, sorted(ctx.drawn), o
 
 
-def wrong_seeds_worker(name, tmp, out_path):
+CHUNK = 7       # wrong solutions per worker: a lab's are graded by several at once
+
+
+def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
     """For lab name, in a tree of its own: which checks depend on the seed
     (the solved tree graded once, recording), then each wrong solution
     under SEEDS. A wrong solution that failed, under SEED (the class grade),
@@ -681,7 +684,8 @@ def wrong_seeds_worker(name, tmp, out_path):
     failed last first, until one fails (that seed is not full marks)."""
     import grading
     checks, _ = lab.load_lab(name)
-    tree = os.path.join(tmp, "seeds-" + name)
+    part, parts = (int(x) for x in chunk.split("/"))
+    tree = os.path.join(tmp, "seeds-%s-%d" % (name, part))
     copy_solved(tree)
     lab.add_scaffold(tree)
     out = {"seeded": {}, "wrong": {}}
@@ -705,7 +709,7 @@ def wrong_seeds_worker(name, tmp, out_path):
     finally:
         ctx.close()
     wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
-    for p in sorted(x for x in os.listdir(wrong_dir) if x.endswith(".patch")):
+    for p in sorted(x for x in os.listdir(wrong_dir) if x.endswith(".patch"))[part::parts]:
         w = p[:-len(".patch")]
         t0 = time.monotonic()
         try:
@@ -755,6 +759,7 @@ def wrong_seeds_worker(name, tmp, out_path):
             apply_reverse(os.path.join(wrong_dir, p), tree)
         rec["seconds"] = round(time.monotonic() - t0, 1)
     lab.write_json(out_path, out)
+    shutil.rmtree(tree, ignore_errors=True)
 
 
 def apply_reverse(patch, tree):
@@ -763,31 +768,48 @@ def apply_reverse(patch, tree):
 
 def test_wrong_under_seeds(t, names, tmp):
     """Every wrong solution of every lab loses points under each of SEEDS
-    (at least 10), the labs in parallel, one per core."""
+    (at least 10). The work is split into workers of CHUNK wrong solutions,
+    each in a tree of its own, two per core at a time: a worker mostly
+    waits for QEMU's answers."""
     t0 = time.monotonic()
-    procs = []
-    pending = list(names)
-    outs = {}
-    while pending or procs:
-        while pending and len(procs) < (os.cpu_count() or 1):
-            n = pending.pop(0)
-            outs[n] = os.path.join(tmp, "seeds-%s.json" % n)
-            procs.append((n, subprocess.Popen([PYTHON, os.path.abspath(__file__), "--wrong-seeds",
-                                               n, tmp, outs[n]], cwd=ROOT,
-                                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                              text=True)))
-        n, p = procs.pop(0)
+    jobs = []
+    for n in names:
+        wrong_dir = os.path.join(ROOT, "labs", n, "wrong")
+        count = len([x for x in os.listdir(wrong_dir) if x.endswith(".patch")]) \
+            if os.path.isdir(wrong_dir) else 0
+        parts = max(1, (count + CHUNK - 1) // CHUNK)
+        jobs += [(n, "%d/%d" % (i, parts)) for i in range(parts)]
+    procs, outs, merged = [], {}, {}
+    while jobs or procs:
+        while jobs and len(procs) < 2 * (os.cpu_count() or 1):
+            n, chunk = jobs.pop(0)
+            path = os.path.join(tmp, "seeds-%s-%s.json" % (n, chunk.replace("/", "-")))
+            outs[(n, chunk)] = path
+            procs.append(((n, chunk), subprocess.Popen(
+                [PYTHON, os.path.abspath(__file__), "--wrong-seeds", n, tmp, path, chunk],
+                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+        done = next((x for x in procs if x[1].poll() is not None), None)
+        if done is None:
+            time.sleep(0.2)
+            continue
+        procs.remove(done)
+        (n, chunk), p = done
         said = p.communicate()[0]
         try:
-            with open(outs[n]) as f:
+            with open(outs[(n, chunk)]) as f:
                 out = json.load(f)
         except (OSError, ValueError):
-            t.fail("%s: the wrong solutions graded under %d seeds" % (n, len(SEEDS)), said[-1500:])
+            out = {"error": "the worker (%s) failed:\n%s" % (chunk, said[-1500:])}
+        m = merged.setdefault(n, {"wrong": {}, "errors": []})
+        if "error" in out:
+            m["errors"].append(out["error"])
+        m["wrong"].update(out.get("wrong", {}))
+    for n in names:
+        m = merged.get(n, {"wrong": {}, "errors": ["no worker ran"]})
+        if not t.check(not m["errors"], "%s: the wrong solutions graded under %d seeds"
+                       % (n, len(SEEDS)), "\n".join(m["errors"])):
             continue
-        if not t.check("error" not in out, "%s: the wrong solutions graded under %d seeds"
-                       % (n, len(SEEDS)), out.get("error", "")):
-            continue
-        for w, rec in sorted(out["wrong"].items()):
+        for w, rec in sorted(m["wrong"].items()):
             full = [s for s, hit in sorted(rec["seeds"].items()) if hit is None]
             how = rec.get("proof") or "seeds %s" % ", ".join(
                 "%s: %s" % (s, hit) for s, hit in sorted(rec["seeds"].items())[:3])
@@ -816,7 +838,7 @@ def test_unit(t):
 
 def main(argv):
     if argv[:1] == ["--wrong-seeds"]:
-        wrong_seeds_worker(*argv[1:4])
+        wrong_seeds_worker(*argv[1:5])
         return 0
     t = Results()
     t0 = time.monotonic()

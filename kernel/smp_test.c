@@ -290,8 +290,8 @@ static cpumask_t canary_rounds(struct kt *t, pteval_t *pte, int n, bool *bad)
 		if (loaded != cpu_online_mask && !*bad) {
 			*bad = true;
 			kt_fail(t, __FILE__, __LINE__,
-				"CPUs %#lx did not write the canary before a flush of %d pages: they did not run the call that asked them to",
-				cpu_online_mask & ~loaded, n);
+				"CPUs %#lx did not write the canary before %s %d: they did not run the call that asked them to",
+				cpu_online_mask & ~loaded, n ? "a flush of pages:" : "a bare invlpg, round", n ? n : i + 1);
 		}
 	}
 	return kept;

@@ -22,6 +22,11 @@ labs/ORDER (results: build/results/labs.ktap):
       * every graded check fails in the stripped tree or a wrong solution;
       * a cheat that edits only other files scores what the stripped tree
         scores (its real lab code), one that remembers answers loses points;
+  - every wrong solution loses points under each of ten seeds (SEEDS:
+    built once per worker; a check that draws nothing from the seed,
+    seen failing once, fails under all of them), and the scenarios of 400
+    seeds each have every case (tests/labs/test_scenarios.py);
+  - the grades' words where the trials found them misleading (MESSAGES);
   - a submission graded alone scores what it scored in the class, and one
     whose kernel hangs is stopped at its time limit with nothing left running;
   - submissions that are broken (missing a lab file, not compiling, not a

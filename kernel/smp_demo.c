@@ -28,6 +28,7 @@ struct remote_touch {
 	void *addr;
 	bool exec;
 	bool faulted;
+	bool ran;		/* the other CPU ran touch_loudly(): it answered the call */
 };
 
 /* On the other CPU, under a loud recovery of its own: the oops prints there. */
@@ -36,6 +37,7 @@ static void touch_loudly(void *info)
 	struct remote_touch *d = info;
 	struct recovery r;
 
+	d->ran = true;
 	if (catch_faults(&r, false)) {
 		d->faulted = true;
 		return;
@@ -57,6 +59,16 @@ static int partner_cpu(const char *demo)
 	return cpu;
 }
 
+/* The other CPU never answered: say so, not what it would have seen. */
+static bool answered(int cpu, int ret, const char *what)
+{
+	if (ret != -ENODEV)
+		return true;
+	pr_err("lkdtm: FAIL: CPU %d did not run the %s: no answer to the call (smp_call_function_many() did not reach it)\n",
+	       cpu, what);
+	return false;
+}
+
 static const char *shootdown_state(void)
 {
 	return cpa_shootdown ? "on" : "OFF: cpa_shootdown=off";
@@ -66,18 +78,23 @@ static void lkdtm_SMP_STALE_WRITE(void)
 {
 	int cpu = partner_cpu("SMP_STALE_WRITE"), me = smp_processor_id();
 	unsigned long pa = cpu < 0 ? 0 : alloc_page(), va = (unsigned long)__va(pa);
-	struct remote_touch d = { (void *)va, false, false };
+	struct remote_touch d = { (void *)va, false, false, false };
 
 	if (!pa)
 		return;
-	probe_write_on(cpu, (void *)va);
+	if (!answered(cpu, probe_write_on(cpu, (void *)va), "first write")) {
+		free_page(pa);
+		return;
+	}
 	pr_info("lkdtm: CPU %d wrote to %08lx: its TLB holds the page, writable\n", cpu, va);
 	set_memory_ro(va, 1);
 	pr_info("lkdtm: CPU %d: set_memory_ro(%08lx, 1) returned (TLB shootdown %s)\n", me, va,
 		shootdown_state());
 	pr_info("lkdtm: attempting bad write at %08lx on CPU %d\n", va, cpu);
 	smp_call_function_single(cpu, touch_loudly, &d, true);
-	if (d.faulted)
+	if (!d.ran)
+		answered(cpu, -ENODEV, "write");
+	else if (d.faulted)
 		pr_info("lkdtm: the write faulted on CPU %d: set_memory_ro() on CPU %d flushed its TLB too\n",
 			cpu, me);
 	else
@@ -91,7 +108,7 @@ static void lkdtm_SMP_STALE_EXEC(void)
 {
 	int cpu = partner_cpu("SMP_STALE_EXEC"), me = smp_processor_id();
 	unsigned long pa = cpu < 0 ? 0 : alloc_page(), va = (unsigned long)__va(pa);
-	struct remote_touch d = { (void *)va, true, false };
+	struct remote_touch d = { (void *)va, true, false, false };
 
 	if (!pa)
 		return;
@@ -103,14 +120,21 @@ static void lkdtm_SMP_STALE_EXEC(void)
 	*(unsigned char *)va = RET;
 	set_memory_ro(va, 1);
 	set_memory_x(va, 1);
-	probe_exec_on(cpu, (void *)va, 0);
+	if (!answered(cpu, probe_exec_on(cpu, (void *)va, 0), "first call")) {
+		set_memory_nx(va, 1);
+		set_memory_rw(va, 1);
+		free_page(pa);
+		return;
+	}
 	pr_info("lkdtm: CPU %d ran code at %08lx: its TLB holds the page, executable\n", cpu, va);
 	set_memory_nx(va, 1);
 	pr_info("lkdtm: CPU %d: set_memory_nx(%08lx, 1) returned (TLB shootdown %s)\n", me, va,
 		shootdown_state());
 	pr_info("lkdtm: attempting bad execution at %08lx on CPU %d\n", va, cpu);
 	smp_call_function_single(cpu, touch_loudly, &d, true);
-	if (d.faulted)
+	if (!d.ran)
+		answered(cpu, -ENODEV, "call");
+	else if (d.faulted)
 		pr_info("lkdtm: the call faulted on CPU %d: set_memory_nx() on CPU %d flushed its TLB too\n",
 			cpu, me);
 	else

@@ -32,6 +32,7 @@ static void exec_here(void *info)
 	p->ret = probe_exec(p->addr, &p->fi);
 }
 
+/* -ENODEV (what p.ret starts as) if cpu never ran the probe: no answer to the call. */
 int probe_write_on(int cpu, void *addr)
 {
 	struct probe_call p = { addr, { 0, 0, 0, 0 }, -ENODEV };
@@ -96,9 +97,12 @@ static int cmd_cpuwrite(int argc, char **argv)
 		cprintf("cpuwrite: CPU %u is not online\n", cpu);
 		return -ENODEV;
 	}
-	w = (struct cpuwrite){ addr, (unsigned char)byte, -1, { 0, 0, 0, 0 } };
+	w = (struct cpuwrite){ addr, (unsigned char)byte, -ENODEV, { 0, 0, 0, 0 } };
 	smp_call_function_single((int)cpu, cpuwrite_here, &w, true);
-	if (w.ret == 0)
+	if (w.ret == -ENODEV)	/* cpuwrite_here() never ran: nothing was tried */
+		cprintf("cpuwrite: CPU %u did not run the write: no answer to the call "
+			"(smp_call_function_many() did not reach it)\n", cpu);
+	else if (w.ret == 0)
 		cprintf("cpuwrite: CPU %u wrote %#x at %08x\n", cpu, byte, addr);
 	else
 		cprintf("cpuwrite: CPU %u's write at %08x faulted (#PF error %#x)\n", cpu, addr,

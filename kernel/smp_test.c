@@ -216,16 +216,20 @@ KTEST(smp, a_long_request_is_flushed_whole_on_every_cpu)
  * outside the range is loaded writable into every CPU's TLB, then loses
  * RW in its pte with no flush. A CPU that invalidated only the range's
  * pages still writes it through its old entry; one that flushed
- * everything faults. So a request of TLB_FLUSH_CEILING pages must leave
- * the canary writable on every CPU (in one of a few rounds: an entry may
- * also be evicted), and one of TLB_FLUSH_CEILING + 1 pages on none. This
- * tells an off-by-one at the ceiling, which flushes every page correctly
- * and so leaves no stale entry the other tests could see.
+ * everything faults. So a request of up to TLB_FLUSH_CEILING pages must
+ * leave the canary writable on every CPU (in one of a few rounds: an
+ * entry may also be evicted), one of more pages on none. Every size from
+ * 1 to TLB_FLUSH_CEILING + 1 is tried, and one well past it: this tells
+ * an off-by-one at the ceiling, or a flush that picks its way by one
+ * size, which flush every page correctly and so leave no stale entry the
+ * other tests could see.
  *
  * The canary and the range are in the alias area: QEMU turns an invlpg
  * near a 2 MiB entry it holds into a whole flush. A first round with a
  * bare invlpg of the range on every CPU checks that the canary survives
- * one here; on a machine where it does not, the test skips.
+ * one here; on a machine where it does not, the test skips. A CPU that
+ * does not write the canary before the flush has not run the call that
+ * asks it to: that is a failure, not this machine's way.
  */
 #define CANARY_VA	(ALIAS_VADDR + 256 * PAGE_SIZE)
 #define RANGE_VA	(CANARY_VA + PAGE_SIZE)
@@ -250,14 +254,19 @@ static void invlpg_canary(void *info)
 	__flush_tlb_one(CANARY_VA);
 }
 
-/* One round: the CPUs that still wrote the canary after a flush of n pages (0: a bare invlpg). */
-static cpumask_t canary_kept(pteval_t *pte, int n)
+/*
+ * One round: the CPUs that still wrote the canary after a flush of n
+ * pages (0: a bare invlpg); *loaded, those that wrote it before.
+ */
+static cpumask_t canary_kept(pteval_t *pte, int n, cpumask_t *loaded)
 {
 	cpumask_t kept = 0;
 	int cpu;
 
+	*loaded = 0;
 	for_each_online_cpu(cpu)
-		canary_write_on(cpu);
+		if (canary_write_on(cpu) == 0)
+			*loaded |= 1UL << cpu;
 	set_pte_atomic(pte, *pte & ~(pteval_t)_PAGE_RW);
 	if (n)
 		flush_tlb_kernel_range(RANGE_VA, RANGE_VA + n * PAGE_SIZE);
@@ -271,11 +280,30 @@ static cpumask_t canary_kept(pteval_t *pte, int n)
 	return kept;
 }
 
+/* The CPUs (online) that kept the canary in one of CANARY_ROUNDS rounds of n pages. */
+static cpumask_t canary_rounds(struct kt *t, pteval_t *pte, int n, bool *bad)
+{
+	cpumask_t kept = 0, loaded;
+
+	for (int i = 0; i < CANARY_ROUNDS && kept != cpu_online_mask; i++) {
+		kept |= canary_kept(pte, n, &loaded);
+		if (loaded != cpu_online_mask && !*bad) {
+			*bad = true;
+			kt_fail(t, __FILE__, __LINE__,
+				"CPUs %#lx did not write the canary before %s %d: they did not run the call that asked them to",
+				cpu_online_mask & ~loaded, n ? "a flush of pages:" : "a bare invlpg, round", n ? n : i + 1);
+		}
+	}
+	return kept;
+}
+
 KTEST(smp, the_ceiling_decides_page_by_page_or_everything_on_every_cpu)
 {
 	unsigned long pa = alloc_page();
-	cpumask_t precise = 0, by_page = 0, whole = 0;
+	const int past[] = { TLB_FLUSH_CEILING + 1, 2 * TLB_FLUSH_CEILING + 7 };
+	cpumask_t precise;
 	enum pg_level level;
+	bool bad = false;
 	pteval_t *pte;
 
 	if (num_online_cpus() < 2 || !pa || map_page(CANARY_VA, pa, PAGE_KERNEL)) {
@@ -284,27 +312,126 @@ KTEST(smp, the_ceiling_decides_page_by_page_or_everything_on_every_cpu)
 		return kt_skip(t, pa ? one_cpu : "no free page");
 	}
 	pte = lookup_address(CANARY_VA, &level);
-	for (int i = 0; i < CANARY_ROUNDS; i++)
-		precise |= canary_kept(pte, 0);
+	precise = canary_rounds(t, pte, 0, &bad);
+	if (bad)
+		goto out;
 	if (precise != cpu_online_mask) {
-		kt_skip(t, "a bare invlpg of another page flushed the canary too: "
-			   "this machine's flushes cannot be told apart");
+		kt_skip(t, "a bare invlpg of another page flushed the canary too, though every CPU "
+			   "wrote it first: this machine's flushes cannot be told apart");
 		goto out;
 	}
-	for (int i = 0; i < CANARY_ROUNDS; i++) {
-		by_page |= canary_kept(pte, TLB_FLUSH_CEILING);
-		whole |= canary_kept(pte, TLB_FLUSH_CEILING + 1);
+	for (int n = 1; n <= TLB_FLUSH_CEILING && !bad; n++) {
+		cpumask_t by_page = canary_rounds(t, pte, n, &bad);
+
+		KT_EXPECT(t, bad || by_page == cpu_online_mask,
+			  "a request of %d pages flushed everything on CPUs %#lx in all %d rounds "
+			  "(expected one invlpg per page up to TLB_FLUSH_CEILING, %d)",
+			  n, cpu_online_mask & ~by_page, CANARY_ROUNDS, TLB_FLUSH_CEILING);
 	}
-	KT_EXPECT(t, by_page == cpu_online_mask,
-		  "a request of %d pages flushed everything on CPUs %#lx in all %d rounds "
-		  "(expected one invlpg per page up to TLB_FLUSH_CEILING)",
-		  TLB_FLUSH_CEILING, cpu_online_mask & ~by_page, CANARY_ROUNDS);
-	KT_EXPECT(t, !whole,
-		  "a request of %d pages left another page's entry on CPUs %#lx "
-		  "(expected the whole TLB past TLB_FLUSH_CEILING)", TLB_FLUSH_CEILING + 1, whole);
+	for (unsigned i = 0; i < ARRAY_SIZE(past) && !bad; i++) {
+		cpumask_t whole = 0, loaded;
+
+		for (int r = 0; r < CANARY_ROUNDS; r++)
+			whole |= canary_kept(pte, past[i], &loaded);
+		KT_EXPECT(t, !whole,
+			  "a request of %d pages left another page's entry on CPUs %#lx "
+			  "(expected the whole TLB past TLB_FLUSH_CEILING, %d)", past[i], whole,
+			  TLB_FLUSH_CEILING);
+	}
 out:
 	unmap_page(CANARY_VA);
 	free_page(pa);
+}
+
+/*
+ * flush_tlb_kernel_range() may run on two CPUs at once (a process's
+ * mprotect on one, flush_tlb_all() or an unmap on another): each must
+ * flush its own range everywhere. Two alias pages are loaded writable into
+ * every CPU's TLB and lose RW with no flush; then this CPU flushes the
+ * first while another flushes the second, started together. Afterwards no
+ * CPU may write either: a flush that shares its request with another
+ * (one static flush_tlb_info) or a call sent without call_lock (the other
+ * CPU's call overwrites it) leaves one of them stale somewhere.
+ */
+#define PAIR_VA		(ALIAS_VADDR + 300 * PAGE_SIZE)
+#define PAIR_ROUNDS	100
+
+struct pair_flush {
+	unsigned long va;
+	volatile int go;
+};
+
+static void flush_when_told(void *arg)
+{
+	struct pair_flush *p = arg;
+
+	while (!__atomic_load_n(&p->go, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	flush_tlb_kernel_range(p->va, p->va + PAGE_SIZE);
+}
+
+static void invlpg_pair(void *info)
+{
+	(void)info;
+	__flush_tlb_one(PAIR_VA);
+	__flush_tlb_one(PAIR_VA + 2 * PAGE_SIZE);
+}
+
+static int pair_write_on(int cpu, unsigned long va)
+{
+	if (cpu == smp_processor_id())
+		return probe_write_same((void *)va);
+	return probe_write_on(cpu, (void *)va);
+}
+
+KTEST(smp, two_cpus_flushing_at_once_each_flush_their_own_range)
+{
+	unsigned long pa[2] = { alloc_page(), alloc_page() }, va[2] = { PAIR_VA, PAIR_VA + 2 * PAGE_SIZE };
+	int other = next_other_cpu(0), stale[2] = { 0, 0 }, unloaded = 0, cpu;
+	pteval_t *pte[2];
+	enum pg_level level;
+
+	if (other < 0 || !pa[0] || !pa[1] || map_page(va[0], pa[0], PAGE_KERNEL) ||
+	    map_page(va[1], pa[1], PAGE_KERNEL)) {
+		kt_skip(t, other < 0 ? one_cpu : "no free page");
+		goto out;
+	}
+	for (int i = 0; i < 2; i++)
+		pte[i] = lookup_address(va[i], &level);
+	for (int r = 0; r < PAIR_ROUNDS; r++) {
+		struct pair_flush theirs = { va[1], 0 };
+
+		for_each_online_cpu(cpu)
+			for (int i = 0; i < 2; i++)
+				unloaded += pair_write_on(cpu, va[i]) != 0;
+		for (int i = 0; i < 2; i++)
+			set_pte_atomic(pte[i], *pte[i] & ~(pteval_t)_PAGE_RW);
+		if (start_cpu_work(other, flush_when_told, &theirs)) {
+			kt_fail(t, __FILE__, __LINE__, "CPU %d is busy with other work", other);
+			break;
+		}
+		__atomic_store_n(&theirs.go, 1, __ATOMIC_RELEASE);
+		flush_tlb_kernel_range(va[0], va[0] + PAGE_SIZE);
+		wait_cpu_work(other);
+		for_each_online_cpu(cpu)
+			for (int i = 0; i < 2; i++)
+				stale[i] += pair_write_on(cpu, va[i]) == 0;
+		for (int i = 0; i < 2; i++)
+			set_pte_atomic(pte[i], *pte[i] | _PAGE_RW);
+		on_each_cpu(invlpg_pair, 0, true);
+	}
+	KT_EXPECT(t, !unloaded, "%d writes of the RW pages failed before the flushes: a CPU did not run the call",
+		  unloaded);
+	KT_EXPECT(t, !stale[0] && !stale[1],
+		  "after CPU %d flushed %08lx while CPU %d flushed %08lx, %d writes of the first and %d of the second went through in %d rounds: stale TLB entries",
+		  smp_processor_id(), va[0], other, va[1], stale[0], stale[1], PAIR_ROUNDS);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (pa[i] && lookup_address(va[i], &level))
+			unmap_page(va[i]);
+		if (pa[i])
+			free_page(pa[i]);
+	}
 }
 
 /*

@@ -223,7 +223,14 @@ KTEST(uaccess, fault_fixed_up)
 		  "get_user of an unmapped user address");
 	KT_EXPECT(t, put_user(7u, (unsigned int *)(p + 8)) == 0 && get_user(v, (unsigned int *)(p + 8)) == 0 &&
 		  v == 7, "put_user then get_user");
-	KT_EXPECT(t, page_fault_count >= faults + 2, "the fixed-up faults were real faults");
+	/* the contract is 0 or -EFAULT, never a count of bytes left */
+	KT_EXPECT(t, put_user(7u, (unsigned int *)(p + 2 * PAGE_SIZE)) == -EFAULT,
+		  "put_user of an unmapped user address must be -EFAULT");
+	KT_EXPECT(t, put_user(7u, (unsigned int *)(p + PAGE_SIZE - 2)) == -EFAULT,
+		  "put_user across the end of the page must be -EFAULT");
+	KT_EXPECT(t, get_user(v, (unsigned int *)(p + PAGE_SIZE - 2)) == -EFAULT,
+		  "get_user across the end of the page must be -EFAULT");
+	KT_EXPECT(t, page_fault_count >= faults + 5, "the fixed-up faults were real faults");
 	unmap_user_demo_page();
 }
 

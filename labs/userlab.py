@@ -64,12 +64,13 @@ def cpio_write(path, files):
     return path
 
 
-def initrd_with(ctx, lab, programs):
+def initrd_with(ctx, lab, programs, d=None):
     """build/initrd.cpio of the tree with programs ({name: ELF path}) added
-    under bin/, stripped as the Makefile strips its own; returns the
-    initrd's path and {name: the stripped file's path}."""
+    under bin/, stripped as the Makefile strips its own, in d (default:
+    the lab's work directory); returns the initrd's path and {name: the
+    stripped file's path}."""
     files = cpio_files(os.path.join(ctx.root, "build", "initrd.cpio"))
-    d = work_dir(ctx, lab)
+    d = d or work_dir(ctx, lab)
     stripped = {}
     for name, elf in programs.items():
         stripped[name] = os.path.join(d, name + ".stripped")
@@ -173,3 +174,29 @@ def read_phys(g, pa, size, tmpdir):
     os.remove(path)
     return data
 
+
+
+def watched_run(ctx, g, line, timeout=30):
+    """Runs `run LINE` with QEMU's gdbstub stopping the CPU at every page
+    fault (labs/watch.py): (what it printed, the first fault the CPU took in
+    ring 3 or None). That fault is the CPU's own: its error code and
+    faulting instruction from the exception frame, CR2 and CR3 from QEMU,
+    and fault.pte the leaf entry the walk from that CR3 reads then (xp),
+    or None if the walk ends above it."""
+    from watch import Watch, faults
+
+    def pte(ev):
+        if ev.user:
+            e = walk(g, ev.cr3, ev.cr2)
+            ev.pte = e[2][2] if len(e) == 3 else None
+    out, events = Watch(ctx, g, on_fault=pte).run("run " + line, timeout)
+    user = faults(events, user=True)
+    return out, (user[0] if user else None)
+
+
+def fault_said(f, out):
+    """A fault (or its absence) and how the run ended, for a message."""
+    if f is None:
+        return "no fault in ring 3 (QEMU's gdbstub at the #PF entry); the run: %s" % died(out)
+    return "the CPU's fault at 0x%08x, error %#x, ip 0x%08x%s" % (
+        f.cr2, f.err, f.fault_ip, "" if f.pte is None else ", pte 0x%016x" % f.pte)

@@ -19,6 +19,7 @@
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/x86.h>
+#include <ronx/spinlock.h>
 #include <ronx/smp.h>
 #include <ronx/spinlock.h>	/* local_irq_save(): a CPU's part runs with interrupts off */
 #include <ronx/tlbflush.h>
@@ -48,9 +49,12 @@ void do_kernel_range_flush(void *info)
 void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 {
 	struct flush_tlb_info info = { start & PAGE_MASK, PFN_ALIGN(end) };
+	unsigned long flags;
 
 	if (!cpa_shootdown) {
+		local_irq_save(flags);	/* this CPU's part runs with interrupts off, as on_each_cpu's */
 		do_kernel_range_flush(&info);
+		local_irq_restore(flags);
 		return;
 	}
 	if (num_online_cpus() > 1)

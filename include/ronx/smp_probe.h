@@ -7,7 +7,8 @@
 #define RONX_SMP_PROBE_H
 #include <ronx/recovery.h>
 
-int probe_write_on(int cpu, void *addr);		/* probe_write_same(): 0 or -EFAULT */
-int probe_exec_on(int cpu, const void *addr, struct fault_info *fi);	/* probe_exec() */
+/* probe_write_same(): 0 or -EFAULT; -ENODEV if cpu never ran the probe (no answer to the call) */
+int probe_write_on(int cpu, void *addr);
+int probe_exec_on(int cpu, const void *addr, struct fault_info *fi);	/* probe_exec(); -ENODEV too */
 int next_other_cpu(int after);		/* the next online CPU after after, not this one; -1 if none */
 #endif

@@ -14,15 +14,17 @@ import os
 import re
 
 from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, step
+from watch import syscalls
 from userlab import (PAGE, PF_R, PF_W, PF_X, STACK_BOTTOM, STACK_GUARD, STACK_TOP, TASK_SIZE,
-                     build_program, died, initrd_with, kill, read_phys, segfault,
-                     start_background, stopped_in, symbols, walk, work_dir)
+                     build_program, died, fault_said, initrd_with, kill, read_phys,
+                     start_background, stopped_in, symbols, walk, watched_run, work_dir)
 
 LAB = "process-pagetables"
 HERE = os.path.dirname(os.path.abspath(__file__))
 _PRESENT, _RW, _USER, _GLOBAL, _PROTNONE, _NX = 1, 2, 4, 0x100, 0x200, 1 << 63
 PFN = 0x000FFFFFFFFFF000
 READY = r"^segments: ready jit=(\S+) protnone=(\S+)$"
+NR_MMAP2, ENOMEM = 192, 12
 
 # -- the steps: each verb of labs/process-pagetables/strip's hints --------
 US = step("vm_get_page_prot", "US on every user page", wrong="no-user-bit")
@@ -48,36 +50,44 @@ FIXED_GUARD = step("touches_guard", "true for any range covering a byte of the g
 
 # -- the test program, linked at grade time ---------------------------------
 # The segments besides the text (always first, with the ELF headers): name,
-# p_flags, the pages it may need at most, its output sections, and what
-# stands in for it when the layout leaves it out.
+# p_flags, the pages it may need at most, its output sections (END marks
+# where a segment chosen to end one byte into a page gets its padding).
 PARTS = {
-    "text2": (None, 3, "\t.lab.text2 : { *(.lab.text2) } :text2", None),
-    "rodata": (PF_R, 5, "\t.rodata : { *(.rodata .rodata.*) lab_rodata = .; *(.lab.rodata) "
-               "lab_rodata_end = .; } :rodata", None),
-    "rodata2": (PF_R, 3, "\t.lab.rodata2 : { lab_rodata2 = .; *(.lab.rodata2) lab_rodata2_end = .; }"
-                " :rodata2", "\tlab_rodata2 = 0; lab_rodata2_end = 0;"),
-    "data": (PF_R | PF_W, 8, "\t.data : { *(.data .data.*) lab_data = .; *(.lab.data) "
+    "text2": (PF_X, 4, "\t.lab.text2 : { *(.lab.text2) END } :text2"),
+    "rodata": (PF_R, 6, "\t.rodata : { *(.rodata .rodata.*) lab_rodata = .; *(.lab.rodata) "
+               "lab_rodata_end = .; END } :rodata"),
+    "rodata2": (PF_R, 4, "\t.lab.rodata2 : { lab_rodata2 = .; *(.lab.rodata2) lab_rodata2_end = .; "
+                "END } :rodata2"),
+    "data": (PF_R | PF_W, 9, "\t.data : { *(.data .data.*) lab_data = .; *(.lab.data) "
              "lab_data_end = .; } :data\n\t.bss : { *(.bss .bss.* COMMON) lab_bss = .; "
-             "*(.lab.bss) lab_bss_end = .; } :data", None),
-    "bssonly": (PF_R | PF_W, 4, "\t.lab.bssonly (NOLOAD) : { lab_bssonly = .; *(.lab.bssonly) "
-                "lab_bssonly_end = .; } :bssonly", "\tlab_bssonly = 0; lab_bssonly_end = 0;"),
+             "*(.lab.bss) lab_bss_end = .; END } :data"),
+    "bssonly": (PF_R | PF_W, 5, "\t.lab.bssonly (NOLOAD) : { lab_bssonly = .; *(.lab.bssonly) "
+                "lab_bssonly_end = .; END } :bssonly"),
 }
-OPTIONAL = ("text2", "rodata2", "bssonly")
+END_IN_PAGE = ". = ALIGN(4096) + 1;"
+# What every seed's program has, whatever else the seed varies (each a
+# case some check grades; Program checks the linked ELF has each one).
+CASES = ("a second text segment, PF_X alone (no PF_R)",
+         "a read-only segment besides rodata (rodata2)",
+         "a bss-only PT_LOAD starting on a page boundary",
+         "a segment that is neither text nor RW ending one byte into a page",
+         "a writable segment whose bss ends one byte into a page",
+         "a segment in another page table than the one before it")
 
 
 class Layout:
-    """Which segments the program has, in which order, where and how big,
-    all from the seed: a kernel that remembered one layout (three segments,
-    text, rodata, data, as user/user.ld makes them) fails the next."""
+    """Where the program's segments lie, in which order and how big, all
+    from the seed; which segments there are and their edge cases never
+    change (CASES): a kernel that remembered one layout (three segments,
+    text, rodata, data, as user/user.ld makes them) fails every seed, and
+    no seed lets a wrong kernel pass by leaving its case out."""
 
     def __init__(self, r):
-        have = [n for n in OPTIONAL if r.random() < 0.6]
-        if "text2" not in have and "rodata2" not in have:   # one that is not RW, at least
-            have.append(r.choice(("text2", "rodata2")))
-        self.order = [n for n in PARTS if n not in OPTIONAL or n in have]
+        self.order = list(PARTS)
         r.shuffle(self.order)
-        self.text2_flags = r.choice((PF_R | PF_X, PF_X))
         self.answer = r.randrange(1000, 100000)
+        # which segments end one byte into a page: one not writable, one writable
+        self.ends_in_page = {r.choice(("text2", "rodata", "rodata2")), r.choice(("data", "bssonly"))}
         self.sizes = {"text2_pad": r.randrange(0, 2 * PAGE),
                       "rodata": r.randrange(200, 3 * PAGE), "rodata2": r.randrange(16, 2 * PAGE),
                       "data": r.randrange(64, 2 * PAGE), "bss": r.randrange(PAGE, 4 * PAGE),
@@ -87,16 +97,61 @@ class Layout:
                                for b in [0xC3 if i % 16 == 0 else r.randrange(1, 256)])
                       for n in ("rodata", "rodata2", "data")}
         # each segment a few pages past the room the one before may need, or
-        # a page table or two further (another PDE)
+        # a page table or two further (another PDE): at least one of each
+        far = r.randrange(len(self.order))
         self.bases, at = {}, r.randrange(0x100, 0x8000) * PAGE
         self.bases["text"] = at
         room = 32
-        for n in self.order:
-            at += (room + r.choice((r.randrange(0, 20), r.randrange(512, 1600)))) * PAGE
+        for i, n in enumerate(self.order):
+            near = i != far and (i == (far + 1) % len(self.order) or r.random() < 0.5)
+            at += (room + (r.randrange(0, 20) if near else r.randrange(512, 1600))) * PAGE
             self.bases[n], room = at, PARTS[n][1]
 
     def has(self, n):
         return n in self.order
+
+    def cases(self):
+        """Which of CASES this layout plans (cases() checks the linked ELF)."""
+        got = set()
+        if PARTS["text2"][0] == PF_X and self.has("text2"):
+            got.add(CASES[0])
+        if self.has("rodata2"):
+            got.add(CASES[1])
+        if self.has("bssonly") and self.bases["bssonly"] % PAGE == 0:
+            got.add(CASES[2])
+        if self.ends_in_page & {"text2", "rodata", "rodata2"}:
+            got.add(CASES[3])
+        if self.ends_in_page & {"data", "bssonly"}:
+            got.add(CASES[4])
+        seq = [self.bases["text"]] + [self.bases[n] for n in self.order]
+        if any(b - a >= 512 * PAGE for a, b in zip(seq, seq[1:])):
+            got.add(CASES[5])
+        return got
+
+    def section(self, n):
+        return PARTS[n][2].replace("END", END_IN_PAGE if n in self.ends_in_page else "")
+
+
+def cases(segs):
+    """Which of CASES the program headers segs [(vaddr, memsz, filesz,
+    offset, flags)] show (the linked ELF's own, read on the host)."""
+    got = set()
+    texts = [s for s in segs if s[4] & PF_X]
+    if len(texts) >= 2 and any(s[4] == PF_X for s in texts):
+        got.add(CASES[0])
+    if len([s for s in segs if s[4] == PF_R]) >= 2:
+        got.add(CASES[1])
+    if any(s[2] == 0 and s[0] % PAGE == 0 and s[4] & PF_W for s in segs):
+        got.add(CASES[2])
+    ends = [s for s in segs if (s[0] + s[1] - 1) % PAGE == 0]
+    if any(not s[4] & PF_W and s is not segs[0] for s in ends):
+        got.add(CASES[3])
+    if any(s[4] & PF_W for s in ends):
+        got.add(CASES[4])
+    pdes = [s[0] >> 21 for s in sorted(segs)]
+    if len(set(pdes)) >= 2:
+        got.add(CASES[5])
+    return got
 
 
 def layout_files(lay, d):
@@ -110,25 +165,22 @@ def layout_files(lay, d):
            ".section .lab.rodata, \"a\"", "\t.incbin \"%s\"" % os.path.join(d, "rodata.bin"),
            ".section .lab.data, \"aw\"", "\t.incbin \"%s\"" % os.path.join(d, "data.bin"),
            ".section .lab.bss, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bss"]]
-    if lay.has("rodata2"):
-        asm += [".section .lab.rodata2, \"a\"",
-                "\t.incbin \"%s\"" % os.path.join(d, "rodata2.bin")]
-    if lay.has("bssonly"):
-        asm += [".section .lab.bssonly, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bssonly"]]
+    asm += [".section .lab.rodata2, \"a\"", "\t.incbin \"%s\"" % os.path.join(d, "rodata2.bin"),
+            ".section .lab.bssonly, \"aw\", @nobits", "\t.skip %d" % lay.sizes["bssonly"]]
     asm += [".section .note.GNU-stack, \"\", @progbits", ""]
     with open(os.path.join(d, "layout.S"), "w") as f:
         f.write("\n".join(asm))
-    flags = lambda n: lay.text2_flags if n == "text2" else PARTS[n][0]  # noqa: E731
+    flags = lambda n: PARTS[n][0]  # noqa: E731
     phdrs = ["\ttext PT_LOAD FILEHDR PHDRS FLAGS(5);"]
     phdrs += ["\t%s PT_LOAD FLAGS(%d);" % (n, flags(n)) for n in lay.order]
     phdrs += ["\tstack PT_GNU_STACK FLAGS(6);"]
     sec = ["\t. = 0x%x + SIZEOF_HEADERS;" % lay.bases["text"],
-           "\t.text : { *(.text.start) *(.text .text.*) %s } :text"
-           % ("" if lay.has("text2") else "*(.lab.text2)")]
+           "\t.text : { *(.text.start) *(.text .text.*) } :text"]
     for n in lay.order:
-        # the file offset and the address agree modulo the page size
-        sec += ["\t. = 0x%x + (. & 4095);" % lay.bases[n], PARTS[n][2]]
-    sec += [PARTS[n][3] for n in OPTIONAL if not lay.has(n) and PARTS[n][3]]
+        # the file offset and the address agree modulo the page size; the
+        # bss-only segment has no file bytes: it starts on its page boundary
+        sec += ["\t. = 0x%x%s;" % (lay.bases[n], "" if n == "bssonly" else " + (. & 4095)"),
+                lay.section(n)]
     sec += ["\t/DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame .eh_frame_hdr)"
             " *(__ksymtab) *(__ksymtab_strings) }"]
     ld = ["/* the process-pagetables lab's program: a layout drawn at grade time */",
@@ -157,16 +209,21 @@ class Program:
     """The program linked for this grade: its ELF, symbols and segments."""
 
     def __init__(self, ctx):
-        d = work_dir(ctx, LAB)
+        d = os.path.join(work_dir(ctx, LAB), "seed-%d" % ctx.seed)
+        os.makedirs(d, exist_ok=True)
         self.layout = Layout(ctx.rng("process-pagetables/layout"))
         layout_files(self.layout, d)
         self.elf = build_program(ctx, os.path.join(d, "segments"),
                                  [os.path.join(HERE, "segments.c"), os.path.join(d, "layout.S")],
                                  os.path.join(d, "segments.ld"))
         self.syms = symbols(self.elf)
-        self.initrd, stripped = initrd_with(ctx, LAB, {"segments": self.elf})
+        self.initrd, stripped = initrd_with(ctx, LAB, {"segments": self.elf}, d)
         # the bytes the kernel loads: the stripped file the initrd holds
         self.segs, self.data = program_headers(stripped["segments"])
+        missing = [c for c in CASES if c not in cases(self.segs)]
+        if missing:     # the grader's own bug: say it loudly, never pass quietly
+            raise CheckFailed("the grader's program for this seed lacks a case it must have: "
+                              "%s (segments: %s)" % ("; ".join(missing), describe(self)))
 
     def pages(self):
         """{page va: (rw, exec, what)} as the program headers ask."""
@@ -196,13 +253,23 @@ def flag_name(f):
     return "".join(c if f & b else "_" for c, b in (("R", PF_R), ("W", PF_W), ("E", PF_X)))
 
 
+_built = {}     # (tree, seed) -> Program: the same for every grade of the tree with the seed
+
+
 def program(ctx):
-    """The program of this grade, built once (or its failure, said once per check)."""
+    """The program of this grade, built once (or its failure, said once per
+    check). It depends on the seed and the tree's user library only (no
+    lab file), so a tree graded again under the same seed reuses it."""
     if getattr(ctx, "ptlab_program", None) is None:
-        try:
-            ctx.ptlab_program = Program(ctx)
-        except CheckFailed as e:
-            ctx.ptlab_program = str(e)
+        got = _built.get((ctx.root, ctx.seed))
+        if got is not None and os.path.exists(got.initrd):
+            ctx.rng("process-pagetables/layout")    # what it was drawn from, as if drawn again
+            ctx.ptlab_program = got
+        else:
+            try:
+                ctx.ptlab_program = _built[(ctx.root, ctx.seed)] = Program(ctx)
+            except CheckFailed as e:
+                ctx.ptlab_program = str(e)
     if isinstance(ctx.ptlab_program, str):
         raise CheckFailed(ctx.ptlab_program)
     return ctx.ptlab_program
@@ -348,23 +415,47 @@ def stack_and_guard(ctx):
     if snap.pt.lookup(STACK_GUARD) or (e is not None and e & (_PRESENT | _PROTNONE)):
         bad.append("0x%08x (the guard page): expected nothing mapped, found a page there"
                    % STACK_GUARD)
-    out = g.sh("run segments overflow")
-    f = segfault(out)
-    if not f or not STACK_GUARD <= f[0] < STACK_BOTTOM or f[2] != 6:
-        bad.append("segments overflow: expected a segfault in the guard page 0x%08x (error 6), "
-                   "found: %s" % (STACK_GUARD, died(out)))
-    r = ctx.rng("process-pagetables/mapfixed")
-    below, above = r.randrange(1, 64), r.randrange(1, 8)
-    for start, end in ((STACK_GUARD - below * PAGE, STACK_GUARD + PAGE),     # ends in it
-                       (STACK_GUARD, STACK_BOTTOM + above * PAGE),           # starts in it
-                       (STACK_GUARD - below * PAGE, STACK_BOTTOM + above * PAGE)):  # spans it
-        out = g.sh("run segments mapfixed 0x%x 0x%x" % (start, end - start))
-        if "mmap fixed 0x%x+0x%x: ENOMEM" % (start, end - start) not in out:
-            bad.append("mmap(MAP_FIXED) of 0x%08x-0x%08x (over the guard page): expected ENOMEM, "
-                       "found: %s" % (start, end, (re.findall(r"^segments: mmap .*$", out, re.M)
-                                                    or [died(out)])[0]))
+    out, f = watched_run(ctx, g, "segments overflow")
+    if not f or not STACK_GUARD <= f.cr2 < STACK_BOTTOM or f.err != 6 or \
+            (f.pte is not None and f.pte & (_PRESENT | _PROTNONE)):
+        bad.append("segments overflow: expected the CPU to fault writing the unmapped guard page "
+                   "0x%08x (error 6), found %s" % (STACK_GUARD, fault_said(f, out)))
+    for start, end, want, what in map_fixed_ranges(ctx):
+        # the result as the program received it (QEMU's gdbstub at
+        # ret_from_trap), and as it printed it
+        out, calls = syscalls(ctx, g, "run segments mapfixed 0x%x 0x%x" % (start, end - start))
+        got = [c[4] & 0xFFFFFFFF for c in calls if c[0] == NR_MMAP2 and c[1] == start]
+        said = re.findall(r"^segments: mmap fixed .*$", out, re.M)
+        ok = got == [start] if want == "mapped" else got == [(-ENOMEM) & 0xFFFFFFFF]
+        if not ok or said != ["segments: mmap fixed 0x%x+0x%x: %s" % (start, end - start, want)]:
+            bad.append("mmap(MAP_FIXED) of 0x%08x-0x%08x (%s): expected %s, found %s (the "
+                       "program printed: %s)" % (start, end, what, want,
+                                                 "mmap2 returned %s" % ", ".join(
+                                                     "-%d" % (-x & 0xFFFFFFFF) if x >> 12 == 0xFFFFF
+                                                     else "0x%x" % x for x in got)
+                                                 if got else "no mmap2 call",
+                                                 " / ".join(said) or died(out)))
     if bad:
         raise CheckFailed(bad_lines(bad))
+
+
+def map_fixed_ranges(ctx):
+    """[(start, end, the result, what)]: MAP_FIXED ranges over the guard
+    page (ENOMEM) and ranges that end exactly where it starts or start
+    exactly where it ends (mapped: an interval is half-open), in every
+    seed; their sizes from the seed."""
+    r = ctx.rng("process-pagetables/mapfixed")
+    below, above = r.randrange(1, 64), r.randrange(1, 8)
+    out = [(STACK_GUARD - below * PAGE, STACK_GUARD + PAGE, "ENOMEM", "ends in the guard page"),
+           (STACK_GUARD, STACK_BOTTOM + above * PAGE, "ENOMEM", "starts in it"),
+           (STACK_GUARD - below * PAGE, STACK_BOTTOM + above * PAGE, "ENOMEM", "spans it"),
+           (STACK_GUARD, STACK_BOTTOM, "ENOMEM", "the guard page alone"),
+           (STACK_GUARD - r.randrange(1, 64) * PAGE, STACK_GUARD, "mapped",
+            "ends exactly where the guard page starts"),
+           (STACK_BOTTOM, STACK_BOTTOM + r.randrange(1, 8) * PAGE, "mapped",
+            "starts exactly where the guard page ends")]
+    r.shuffle(out)
+    return out
 
 
 @check(points=10, name="each page holds its file bytes and bss reads zero (pmemsave of its frames)",
@@ -395,33 +486,39 @@ def contents(ctx):
         raise CheckFailed(bad_lines(bad))
 
 
+def fault_tries(ctx, p):
+    """[(mode, address, the error code, what)]: a write to every segment
+    that is not writable, a run of every one that is not executable, at
+    addresses from the seed (every segment in every seed)."""
+    r = ctx.rng("process-pagetables/faults")
+    tries = [("write", r.choice(range(s[0], s[0] + s[1])), 7, "text %s" % flag_name(s[4]))
+             for s in p.segs if s[4] & PF_X]
+    for name in ("rodata", "rodata2"):
+        tries.append(("write", r.choice(range(p.syms["lab_" + name], p.syms["lab_%s_end" % name])),
+                      7, name))
+    tries += [("exec", p.block(n, r), 0x15, n) for n in ("rodata", "rodata2", "data")]
+    return tries
+
+
 @check(points=15, name="the CPU enforces them: writes to text and rodata, runs of rodata, data "
-       "and stack fault", steps=[RW_IF_WRITE, NX_UNLESS_EXEC, FLAGS, STACK_RW_NX])
+       "and stack fault (QEMU's gdbstub sees each fault)",
+       steps=[RW_IF_WRITE, NX_UNLESS_EXEC, FLAGS, STACK_RW_NX])
 def enforced(ctx):
     p, g = program(ctx), boot(ctx)
-    r = ctx.rng("process-pagetables/faults")
-    text = [s for s in p.segs if s[4] & PF_X]
-    tries = [("write", r.choice(range(s[0], s[0] + s[1])), 7, "text %s" % flag_name(s[4]))
-             for s in text]
-    tries += [("write", r.choice(range(p.syms["lab_rodata"], p.syms["lab_rodata_end"])), 7,
-               "rodata"),
-              ("exec", p.block("rodata", r), 0x15, "rodata"),
-              ("exec", p.block("data", r), 0x15, "data")]
-    if p.layout.has("rodata2"):
-        tries.append(("exec", p.block("rodata2", r), 0x15, "rodata2"))
     bad = []
-    for mode, addr, err, what in tries:
-        out = g.sh("run segments %s 0x%x" % (mode, addr))
-        f = segfault(out)
-        if not f or f[0] != addr or f[2] != err or (mode == "exec" and f[1] != addr):
-            bad.append("%s 0x%08x (%s): expected a segfault at it, error %x, found: %s"
-                       % (mode, addr, what, err, died(out)))
-    out = g.sh("run segments stack")
-    m = re.search(r"running the stack at (0x[0-9a-f]+)", out)
-    f = segfault(out)
-    if not m or not f or f[0] != int(m.group(1), 16) or f[2] != 0x15:
-        bad.append("running the stack: expected a segfault at the code's address, error 15, "
-                   "found: %s" % died(out))
+    for mode, addr, err, what in fault_tries(ctx, p):
+        out, f = watched_run(ctx, g, "segments %s 0x%x" % (mode, addr))
+        bit = _RW if mode == "write" else _NX
+        if not f or f.cr2 != addr or f.err != err or (mode == "exec" and f.fault_ip != addr) or \
+                f.pte is None or not f.pte & _PRESENT or bool(f.pte & bit) != (mode == "exec"):
+            bad.append("%s 0x%08x (%s): expected the CPU to fault there, error %x, on a present "
+                       "pte %s, found %s" % (mode, addr, what, err,
+                                             "without RW" if mode == "write" else "with NX",
+                                             fault_said(f, out)))
+    out, f = watched_run(ctx, g, "segments stack")
+    if not f or f.err != 0x15 or f.cr2 != f.fault_ip or not STACK_BOTTOM <= f.cr2 < STACK_TOP:
+        bad.append("running the stack: expected the CPU to fault fetching from the stack, "
+                   "error 15, found %s" % fault_said(f, out))
     if bad:
         raise CheckFailed(bad_lines(bad))
 
@@ -439,12 +536,10 @@ def prot_none(ctx):
     if "segments: jit returned 42" not in snap.printed:
         bad.append("mmap RW, write code, mprotect RX, call it: expected 42, found: %s"
                    % (re.findall(r"^segments: jit.*$", snap.printed, re.M) or ["nothing"])[0])
-    out = g.sh("run segments protnone")
-    m = re.search(r"reading PROT_NONE page (0x[0-9a-f]+)", out)
-    f = segfault(out)
-    if not m or not f or f[0] != int(m.group(1), 16) or f[2] != 4:
-        bad.append("reading a PROT_NONE page: expected a segfault at it, error 4 (not present), "
-                   "found: %s" % died(out))
+    out, f = watched_run(ctx, g, "segments protnone")
+    if not f or f.err != 4 or f.pte is None or f.pte & _PRESENT or not f.pte & _PROTNONE:
+        bad.append("reading a PROT_NONE page: expected the CPU to fault reading it, error 4, on "
+                   "a not-present _PAGE_PROTNONE pte, found %s" % fault_said(f, out))
     if bad:
         raise CheckFailed(bad_lines(bad))
 
@@ -467,6 +562,6 @@ def without_nx(ctx):
 @check(points=10, name="the kernel's own tests: process_mm and mmap (selftest)",
        steps=[US, RW_IF_WRITE, NX_UNLESS_EXEC, PDE_US, PDE_NO_NX, FIXED_GUARD])
 def selftests(ctx):
-    g = boot(ctx)
+    g = ctx.boot(tag=LAB)       # the tree's own initrd: nothing here depends on the seed
     expect_ktap(g, "process_mm")
     expect_ktap(g, "mmap")

@@ -17,6 +17,7 @@ import struct
 
 from grading import CPU_NX, CheckFailed, check, expect_ktap, step
 from userlab import CPU_SMAP, TASK_SIZE, build_program, initrd_with, read_phys, work_dir
+from watch import Watch, syscalls
 
 LAB = "uaccess"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,11 +75,31 @@ def boot(ctx, cpu=CPU_SMAP):
     return ctx.boot(initrd=program(ctx), cpu=cpu, tag=LAB)
 
 
-def probe(g, args):
-    """Runs uaprobe ARGS: (result as text or None, the whole output)."""
-    out = g.sh("run uaprobe " + args)
+NR = {"write": 4, "nanosleep": 162, "getcpu": 318, "setname": 172, "getname": 172,
+      "sethostname": 74}
+ERRNO = {14: "-EFAULT", 22: "-EINVAL", 9: "-EBADF"}
+
+
+def probe(ctx, g, args):
+    """Runs uaprobe ARGS: (its call's result as ring 3 received it, as text,
+    or None; the whole output). The result is read by QEMU's gdbstub from
+    the frame ret_from_trap returns with, not from what the program
+    printed (that passes through copy_from_user(), this lab's code); the
+    printed result must agree."""
+    out, calls = syscalls(ctx, g, "run uaprobe " + args)
+    call = args.split()[0]
+    mine = [c for c in calls if c[0] == NR[call] and
+            (call not in ("setname", "getname") or c[1] == (15 if call == "setname" else 16))]
+    if call == "write":     # the probe's own write: fd 1, its length; printf's come after
+        mine = [c for c in mine if c[1] == 1][:1]
+    if not mine:
+        return None, out
+    r = mine[0][4]
+    got = ERRNO.get(-r, "-%d" % -r) if -4096 < r < 0 else str(r)
     m = RESULT.search(out)
-    return (m.group(4) if m else None), out
+    if m and m.group(4) != got:
+        return "%s (the program printed %s)" % (got, m.group(4)), out
+    return got, out
 
 
 def said(out):
@@ -91,10 +112,10 @@ def said(out):
     return out.strip()[-300:]
 
 
-def expect(g, args, want, what, bad, extra=None):
+def expect(ctx, g, args, want, what, bad, extra=None):
     """Runs uaprobe ARGS; appends to bad unless it printed = want (and
     extra, a regex, if given)."""
-    got, out = probe(g, args)
+    got, out = probe(ctx, g, args)
     if got != want or (extra and not re.search(extra, out, re.M)):
         bad.append("%s (uaprobe %s): expected %s%s, found %s"
                    % (what, args, want, " and /%s/" % extra if extra else "",
@@ -145,41 +166,47 @@ def invalid_timespec(ctx, g, r):
 def good_pointers(ctx):
     g, r, bad = boot(ctx), ctx.rng("uaccess/good"), []
     text = name(r, r.randrange(8, 40))
-    out = expect(g, "write buf:%d %d fill=%s" % (r.randrange(0, 4000), len(text), text),
+    out = expect(ctx, g, "write buf:%d %d fill=%s" % (r.randrange(0, 4000), len(text), text),
                  str(len(text)), "write(1, a good buffer)", bad)
     if text not in out and not bad:
         bad.append("write(1, a good buffer): expected %r on the console, found:\n%s" % (text, out))
-    expect(g, "nanosleep buf:%d" % word(r, 0, 4000), "0", "nanosleep({0, 1 ms})", bad)
-    expect(g, "getcpu buf:%d" % word(r, 0, 4000), "0", "getcpu(a good pointer)", bad,
+    expect(ctx, g, "nanosleep buf:%d" % word(r, 0, 4000), "0", "nanosleep({0, 1 ms})", bad)
+    expect(ctx, g, "getcpu buf:%d" % word(r, 0, 4000), "0", "getcpu(a good pointer)", bad,
            r"^uaprobe: cpu 0$")
     nm = name(r, r.randrange(3, 15))
     off = r.randrange(0, 4000)
-    expect(g, "setname buf:%d fillz=%s" % (off, nm), "0", "prctl(PR_SET_NAME)", bad,
+    expect(ctx, g, "setname buf:%d fillz=%s" % (off, nm), "0", "prctl(PR_SET_NAME)", bad,
            r'^uaprobe: name now "%s"$' % nm)
-    expect(g, "getname buf:%d" % off, "0", "prctl(PR_GET_NAME)", bad, r'^uaprobe: got "uaprobe"$')
+    expect(ctx, g, "getname buf:%d" % off, "0", "prctl(PR_GET_NAME)", bad, r'^uaprobe: got "uaprobe"$')
     host = name(r, r.randrange(1, 64))
-    expect(g, "sethostname buf:%d %d fill=%s" % (r.randrange(0, 4000), len(host), host), "0",
+    expect(ctx, g, "sethostname buf:%d %d fill=%s" % (r.randrange(0, 4000), len(host), host), "0",
            "sethostname(a good buffer)", bad, r"^uaprobe: nodename now %s$" % host.encode().hex())
     if bad:
         raise CheckFailed("\n".join(bad))
 
 
-@check(points=15, name="access_ok(): into the kernel half, up to TASK_SIZE exactly, wrapping round",
+@check(points=15, name="access_ok(): into the kernel half, up to TASK_SIZE exactly, wrapping "
+       "round, no bytes",
        steps=[WHOLE, UP_TO, NO_WRAP])
 def ranges(ctx):
     g, r, bad = boot(ctx), ctx.rng("uaccess/ranges"), []
     n = r.randrange(4, 16)
     text = name(r, n)
-    expect(g, "write top:%d %d fill=%s" % (n, n + r.randrange(1, 3000), text), "-EFAULT",
+    expect(ctx, g, "write top:%d %d fill=%s" % (n, n + r.randrange(1, 3000), text), "-EFAULT",
            "a buffer from the stack's top into the kernel half", bad)
-    out = expect(g, "write top:%d %d fill=%s" % (n, n, text), str(n),
+    out = expect(ctx, g, "write top:%d %d fill=%s" % (n, n, text), str(n),
                  "a buffer ending exactly at TASK_SIZE", bad)
     if text not in out and not bad:
         bad.append("the buffer ending at TASK_SIZE: expected %r on the console" % text)
     # the buffer is above 0x08048000: an end below it is a wrap
     for k in (r.randrange(1, 4000), r.randrange(0x10000, 0x8000000)):
-        expect(g, "write buf:%d wrap:0x%x" % (r.randrange(0, 64), k), "-EFAULT",
+        expect(ctx, g, "write buf:%d wrap:0x%x" % (r.randrange(0, 64), k), "-EFAULT",
                "a length that wraps the range round to 0x%x" % k, bad)
+    # a range of no bytes is a good range, wherever it is in user memory, up to TASK_SIZE
+    expect(ctx, g, "write buf:%d 0" % r.randrange(0, 4000), "0", "write(1, a good buffer, 0)", bad)
+    expect(ctx, g, "write top:0 0", "0", "write(1, TASK_SIZE, 0): no byte, ending at TASK_SIZE", bad)
+    expect(ctx, g, "sethostname buf:%d 0" % r.randrange(0, 4000), "0", "sethostname(a good buffer, 0)",
+           bad, r"^uaprobe: nodename now $")
     if bad:
         raise CheckFailed("\n".join(bad))
 
@@ -190,17 +217,17 @@ def ranges(ctx):
 def kernel_pointers(ctx):
     g, r, bad = boot(ctx), ctx.rng("uaccess/kernel"), []
     ro = word(r, ctx.sym("_etext"), ctx.sym("__end_rodata") - 256)
-    expect(g, "write 0x%x %d" % (ro, r.randrange(16, 200)), "-EFAULT",
+    expect(ctx, g, "write 0x%x %d" % (ro, r.randrange(16, 200)), "-EFAULT",
            "write(1, kernel rodata %s)" % ctx.where(ro), bad)
     ro = word(r, ctx.sym("_etext"), ctx.sym("__end_rodata") - 256)
-    expect(g, "sethostname 0x%x %d" % (ro, r.randrange(4, 64)), "-EFAULT",
+    expect(ctx, g, "sethostname 0x%x %d" % (ro, r.randrange(4, 64)), "-EFAULT",
            "sethostname(kernel rodata %s)" % ctx.where(ro), bad)
     ts = invalid_timespec(ctx, g, r)
-    expect(g, "nanosleep 0x%x" % ts, "-EFAULT", "nanosleep(kernel rodata %s)" % ctx.where(ts),
+    expect(ctx, g, "nanosleep 0x%x" % ts, "-EFAULT", "nanosleep(kernel rodata %s)" % ctx.where(ts),
            bad)
     for call in ("getcpu", "getname"):
         va, before = kernel_target(ctx, g, r)
-        expect(g, "%s 0x%x" % (call, va), "-EFAULT", "%s(kernel data %s)" % (call, ctx.where(va)),
+        expect(ctx, g, "%s 0x%x" % (call, va), "-EFAULT", "%s(kernel data %s)" % (call, ctx.where(va)),
                bad)
         after = read_phys(g, va - TASK_SIZE, 16, work_dir(ctx, LAB))
         if after != before:
@@ -216,12 +243,14 @@ def holes(ctx):
     g, r, bad = boot(ctx), ctx.rng("uaccess/holes"), []
     before = oopses(g)
     n = r.randrange(1, 60)
-    expect(g, "write hole:%d %d fill=%s" % (n, n + r.randrange(1, 500), name(r, n)), str(n),
-           "write(1) of a buffer running into an unmapped page after %d bytes" % n, bad)
-    expect(g, "nanosleep hole:4", "-EFAULT", "nanosleep with tv_nsec on an unmapped page", bad)
-    expect(g, "getcpu hole:%d" % r.choice((0, 2)), "-EFAULT",
+    text = name(r, n)
+    expect(ctx, g, "write hole:%d %d fill=%s" % (n, n + r.randrange(1, 500), text), str(n),
+           "write(1) of a buffer running into an unmapped page after %d bytes (its %d bytes "
+           "on the console)" % (n, n), bad, re.escape(text))
+    expect(ctx, g, "nanosleep hole:4", "-EFAULT", "nanosleep with tv_nsec on an unmapped page", bad)
+    expect(ctx, g, "getcpu hole:%d" % r.choice((0, 2)), "-EFAULT",
            "getcpu into an unmapped page", bad)
-    expect(g, "getname hole:%d" % r.randrange(1, 16), "-EFAULT",
+    expect(ctx, g, "getname hole:%d" % r.randrange(1, 16), "-EFAULT",
            "PR_GET_NAME into a buffer running into an unmapped page", bad)
     after = oopses(g)
     if after != before:
@@ -236,15 +265,38 @@ def strings(ctx):
     g, r, bad = boot(ctx), ctx.rng("uaccess/strings"), []
     before = oopses(g)
     text = name(r, 16)
-    expect(g, "setname hole:16 fill=%s" % text, "0",
+    expect(ctx, g, "setname hole:16 fill=%s" % text, "0",
            "16 letters and no NUL before an unmapped page: PR_SET_NAME takes 15", bad,
            r'^uaprobe: name now "%s"$' % text[:15])
     n = r.randrange(3, 13)
-    expect(g, "setname top:%d fill=%s" % (n, name(r, n)), "-EFAULT",
+    expect(ctx, g, "setname top:%d fill=%s" % (n, name(r, n)), "-EFAULT",
            "a string with no NUL before TASK_SIZE", bad)
     n = r.randrange(1, 13)
-    expect(g, "setname hole:%d fill=%s" % (n, name(r, n)), "-EFAULT",
+    expect(ctx, g, "setname hole:%d fill=%s" % (n, name(r, n)), "-EFAULT",
            "a string running into an unmapped page after %d bytes" % n, bad)
+    # the edges: 15 letters, then the hole where the NUL would be (count is
+    # 15: the 16th byte is never read) ...
+    text = name(r, 15)
+    expect(ctx, g, "setname hole:15 fill=%s" % text, "0",
+           "15 letters and then an unmapped page: PR_SET_NAME takes all 15", bad,
+           r'^uaprobe: name now "%s"$' % text)
+    # ... a NUL as the last byte below TASK_SIZE, or the last before a hole
+    for where in ("top", "hole"):
+        n = r.randrange(2, 16)
+        text = name(r, n - 1)
+        expect(ctx, g, "setname %s:%d fillz=%s" % (where, n, text), "0",
+               "%d letters and their NUL as the last byte before %s" %
+               (n - 1, "TASK_SIZE" if where == "top" else "an unmapped page"), bad,
+               r'^uaprobe: name now "%s"$' % text)
+    # never a load at TASK_SIZE: QEMU's gdbstub watches the byte there
+    n = r.randrange(3, 13)
+    out, ev = Watch(ctx, g, faults=False, reads=[TASK_SIZE]).run(
+        "run uaprobe setname top:%d fill=%s" % (n, name(r, n)))
+    reads = [e for e in ev if e.kind == "read"]
+    if reads:
+        bad.append("a string with no NUL before TASK_SIZE: expected no read at TASK_SIZE "
+                   "(0x%08x), found %d by the kernel (QEMU's gdbstub; the first at ip %s)"
+                   % (TASK_SIZE, len(reads), ctx.where(reads[0].eip)))
     if oopses(g) != before:
         bad.append("expected no oops, found %d (meminfo's Oopses)" % (oopses(g) - before))
     if bad:
@@ -314,10 +366,10 @@ def selftests(ctx):
 def without_smap(ctx):
     g, r, bad = boot(ctx, cpu=CPU_NX), ctx.rng("uaccess/nosmap"), []
     text = name(r, r.randrange(8, 30))
-    expect(g, "write buf:%d %d fill=%s" % (r.randrange(0, 4000), len(text), text),
+    expect(ctx, g, "write buf:%d %d fill=%s" % (r.randrange(0, 4000), len(text), text),
            str(len(text)), "write(1, a good buffer)", bad)
     nm = name(r, r.randrange(3, 15))
-    expect(g, "setname buf:0 fillz=%s" % nm, "0", "prctl(PR_SET_NAME)", bad,
+    expect(ctx, g, "setname buf:0 fillz=%s" % nm, "0", "prctl(PR_SET_NAME)", bad,
            r'^uaprobe: name now "%s"$' % nm)
     if bad:
         raise CheckFailed("\n".join(bad))

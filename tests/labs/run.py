@@ -27,6 +27,11 @@ labs/ORDER (results: build/results/labs.ktap):
       * every graded check fails in the stripped tree or a wrong solution;
       * a cheat that edits only other files scores what the stripped tree
         scores (its real lab code), one that remembers answers loses points;
+  - every wrong solution loses points under each of ten seeds (SEEDS:
+    built once per worker; a check that draws nothing from the seed,
+    seen failing once, fails under all of them), and the scenarios of 400
+    seeds each have every case (tests/labs/test_scenarios.py);
+  - the grades' words where the trials found them misleading (MESSAGES);
   - a submission graded alone scores what it scored in the class, and one
     whose kernel hangs is stopped at its time limit with nothing left running;
   - submissions that are broken (missing a lab file, not compiling, not a
@@ -365,14 +370,15 @@ def test_lab(t, name, v, checks, steps, solved_tree):
                                                      "; ".join(fails) or "nothing failed"))
     test_steps(t, name, checks, steps, v, scores)
     test_cheats(t, name, v, scores, res)
-    test_messages(t, name, v, res)
+    test_end_line_messages(t, name, v, res)
+    test_pinned_messages(t, name, res)
     for c in checks:
         key = "%s: %s" % (name, c.name)
         t.check(key in failed_somewhere, "%s fails in a stripped tree or a wrong solution" % key,
                 "no stripped tree and no wrong/*.patch makes this check fail: it cannot fail")
 
 
-def test_messages(t, name, v, res):
+def test_end_line_messages(t, name, v, res):
     """No failure message of the stripped tree or a wrong solution says a
     program left no end line while the lines it quotes hold one (issue 21:
     the segfault line after the prompt on the same line)."""
@@ -386,6 +392,39 @@ def test_messages(t, name, v, res):
                 bad.append("%s: %s: %s" % (sub, x["name"], out[i:i + 300]))
     t.check(not bad, "%s: no message says 'no end line' above the end line it quotes" % name,
             "\n".join(bad[:3]))
+
+
+# What a grade says, pinned where the trials found it misleading (issue
+# 21): (lab, submission, words its output must have, words it must not).
+MESSAGES = [
+    ("tlb-shootdown", "stripped", "CPU 1 never ran cpuwrite's write (QEMU's gdbstub saw "
+     "cpuwrite_here() on no CPU)", "CPU 1's write at"),
+    ("tlb-shootdown", "stripped", "cpuwrite: CPU 1 did not run the write: no answer to the call",
+     "faulted (#PF"),
+    ("tlb-shootdown", "stripped", "lkdtm: FAIL: CPU 1 did not run the first write: no answer to "
+     "the call", "its TLB holds the page"),
+    ("tlb-shootdown", "stripped", "did not write the canary before", "cannot be told apart"),
+    ("tlb-shootdown", "wrong-local-only", "found no fault on that CPU", "never ran cpuwrite's write"),
+    ("tlb-shootdown", "wrong-local-only", "its TLB holds the page", "did not run the first write"),
+    ("tlb-shootdown", "wrong-local-only", "stale TLB entries", "cannot be told apart"),
+    ("process-pagetables", "wrong-guard-closed-interval",
+     "(ends exactly where the guard page starts): expected mapped, found mmap2 returned -12",
+     None),
+    ("process-pagetables", "wrong-no-guard", "expected the CPU to fault writing the unmapped "
+     "guard page", None),
+    ("uaccess", "wrong-sn-task-size-after-load", "expected no read at TASK_SIZE (0xc0000000), "
+     "found 1 by the kernel", None),
+]
+
+
+def test_pinned_messages(t, name, res):
+    for lab_, sub, want, never in MESSAGES:
+        if lab_ != name or sub not in res:
+            continue
+        out = "\n".join(x["output"] for x in res[sub]["tests"])
+        t.check(want in out and (never is None or never not in out),
+                "%s: %s's grade says %r%s" % (name, sub, want, "" if never is None
+                                              else ", never %r" % never), out[-1500:])
 
 
 def test_declarations(t, name, checks, steps):
@@ -794,6 +833,188 @@ def test_lab_start_output(t, tmp, name):
         shutil.rmtree(d, ignore_errors=True)
 
 
+# -- every wrong solution under many seeds (issue 21: no lottery) -----------
+SEEDS = [SEED + 7919 * i for i in range(10)]     # SEED first: the class grade above is its run
+
+
+class RecordingContext:
+    """A grading.Context that notes which scenarios (ctx.rng names) each
+    check drew: a check that drew none does not depend on the seed, so one
+    failing run of it fails it under every seed."""
+
+    def __new__(cls, root, seed):
+        import grading
+
+        class Recording(grading.Context):
+            def rng(self, key):
+                self.drawn.add(key)
+                return grading.Context.rng(self, key)
+        ctx = Recording(root, seed)
+        ctx.drawn = set()
+        return ctx
+
+
+def run_recorded(ctx, name, c):
+    import grading
+    ctx.drawn = set()
+    o = grading.run_check(ctx, name, c)
+    return o.score < o.points, sorted(ctx.drawn), o
+
+
+CHUNK = 7       # wrong solutions per worker: a lab's are graded by several at once
+
+
+def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
+    """For lab name, in a tree of its own: which checks depend on the seed
+    (the solved tree graded once, recording), then each wrong solution
+    under SEEDS. A wrong solution that failed, under SEED (the class grade),
+    a check that draws nothing from the seed fails it under every seed:
+    proven without another run. The others are built once and graded
+    under each further seed with the seeded checks only, the one that
+    failed last first, until one fails (that seed is not full marks)."""
+    import grading
+    checks, _ = lab.load_lab(name)
+    part, parts = (int(x) for x in chunk.split("/"))
+    tree = os.path.join(tmp, "seeds-%s-%d" % (name, part))
+    copy_solved(tree)
+    lab.add_scaffold(tree)
+    out = {"seeded": {}, "wrong": {}}
+    failed = lab.build(tree)
+    if failed:
+        out["error"] = "the solved copy does not build: " + failed
+        return lab.write_json(out_path, out)
+    # a check run after one that drew from the seed may use what that one
+    # built (a program, a boot): it is run in a fresh context, so that what
+    # it drew is all it depends on
+    ctx = RecordingContext(tree, SEEDS[1])
+    drew = False
+    try:
+        for c in checks:
+            if drew:
+                ctx.close()
+                ctx = RecordingContext(tree, SEEDS[1])
+            _, drawn, _ = run_recorded(ctx, name, c)
+            out["seeded"][c.name] = drawn
+            drew = bool(drawn)
+    finally:
+        ctx.close()
+    wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
+    for p in sorted(x for x in os.listdir(wrong_dir) if x.endswith(".patch"))[part::parts]:
+        w = p[:-len(".patch")]
+        t0 = time.monotonic()
+        try:
+            res = results_of(name, "wrong-" + w)
+        except OSError:
+            continue
+        fails = [x["name"][len(name) + 2:] for x in res["tests"] if x["score"] < x["max_score"]]
+        rec = {"fails": fails, "seeds": {str(SEEDS[0]): fails[0] if fails else None}}
+        out["wrong"][w] = rec
+        still = [f for f in fails if not out["seeded"].get(f, ["?"])]
+        if still:
+            rec["proof"] = "%s fails and draws nothing from the seed" % still[0]
+            continue
+        if not fails:
+            continue            # full marks under SEED: the class test says so already
+        ok, said = apply(os.path.join(wrong_dir, p), tree)
+        if not ok:
+            rec["error"] = "does not apply: " + said
+            continue
+        try:
+            broken = lab.build(tree)
+            if broken:
+                rec["proof"] = "does not build (0 under every seed)"
+                continue
+            order = [c for c in checks if c.name in fails] + \
+                    [c for c in checks if c.name not in fails and out["seeded"][c.name]]
+            for seed in SEEDS[1:]:
+                ctx = RecordingContext(tree, seed)
+                hit, first = None, True
+                try:
+                    for c in order:
+                        bad, drawn, _ = run_recorded(ctx, name, c)
+                        if bad:
+                            hit = c
+                            break
+                        first = False
+                finally:
+                    ctx.close()
+                rec["seeds"][str(seed)] = hit.name if hit else None
+                if hit:
+                    order.remove(hit)
+                    order.insert(0, hit)
+                    if not drawn and first:     # all it used, it built itself
+                        rec["proof"] = "%s fails and draws nothing from the seed" % hit.name
+                        break
+        finally:
+            apply_reverse(os.path.join(wrong_dir, p), tree)
+        rec["seconds"] = round(time.monotonic() - t0, 1)
+    lab.write_json(out_path, out)
+    shutil.rmtree(tree, ignore_errors=True)
+
+
+def apply_reverse(patch, tree):
+    subprocess.run(["patch", "-p1", "-s", "-R", "-i", patch], cwd=tree, capture_output=True)
+
+
+def test_wrong_under_seeds(t, names, tmp):
+    """Every wrong solution of every lab loses points under each of SEEDS
+    (at least 10). The work is split into workers of CHUNK wrong solutions,
+    each in a tree of its own, two per core at a time: a worker mostly
+    waits for QEMU's answers."""
+    t0 = time.monotonic()
+    jobs = []
+    for n in names:
+        wrong_dir = os.path.join(ROOT, "labs", n, "wrong")
+        count = len([x for x in os.listdir(wrong_dir) if x.endswith(".patch")]) \
+            if os.path.isdir(wrong_dir) else 0
+        parts = max(1, (count + CHUNK - 1) // CHUNK)
+        jobs += [(n, "%d/%d" % (i, parts)) for i in range(parts)]
+    procs, outs, merged = [], {}, {}
+    while jobs or procs:
+        while jobs and len(procs) < 2 * (os.cpu_count() or 1):
+            n, chunk = jobs.pop(0)
+            path = os.path.join(tmp, "seeds-%s-%s.json" % (n, chunk.replace("/", "-")))
+            outs[(n, chunk)] = path
+            procs.append(((n, chunk), subprocess.Popen(
+                [PYTHON, os.path.abspath(__file__), "--wrong-seeds", n, tmp, path, chunk],
+                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+        done = next((x for x in procs if x[1].poll() is not None), None)
+        if done is None:
+            time.sleep(0.2)
+            continue
+        procs.remove(done)
+        (n, chunk), p = done
+        said = p.communicate()[0]
+        try:
+            with open(outs[(n, chunk)]) as f:
+                out = json.load(f)
+        except (OSError, ValueError):
+            out = {"error": "the worker (%s) failed:\n%s" % (chunk, said[-1500:])}
+        m = merged.setdefault(n, {"wrong": {}, "errors": []})
+        if "error" in out:
+            m["errors"].append(out["error"])
+        m["wrong"].update(out.get("wrong", {}))
+    for n in names:
+        m = merged.get(n, {"wrong": {}, "errors": ["no worker ran"]})
+        if not t.check(not m["errors"], "%s: the wrong solutions graded under %d seeds"
+                       % (n, len(SEEDS)), "\n".join(m["errors"])):
+            continue
+        for w, rec in sorted(m["wrong"].items()):
+            full = [s for s, hit in sorted(rec["seeds"].items()) if hit is None]
+            how = rec.get("proof") or "seeds %s" % ", ".join(
+                "%s: %s" % (s, hit) for s, hit in sorted(rec["seeds"].items())[:3])
+            t.check(not full and "error" not in rec and (rec.get("proof") or
+                                                         len(rec["seeds"]) >= len(SEEDS)),
+                    "%s: wrong/%s loses points under every one of %d seeds" % (n, w, len(SEEDS)),
+                    rec.get("error") or "full marks under seed %s (repeat: make grade LAB=%s "
+                    "SUBMISSION=... SEED=%s)" % (", ".join(full), n, full[0] if full else ""))
+            progress("  %s: wrong/%s under %d seeds: %s%s" % (
+                n, w, len(SEEDS), how[:100],
+                " (%.0fs)" % rec["seconds"] if "seconds" in rec else ""))
+    progress("labs: every wrong solution under %d seeds in %.0fs" % (len(SEEDS),
+                                                                    time.monotonic() - t0))
+
+
 def test_unit(t):
     for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
                         ("inspect", test_inspect), ("scenarios", test_scenarios)):
@@ -806,6 +1027,9 @@ def test_unit(t):
 
 
 def main(argv):
+    if argv[:1] == ["--wrong-seeds"]:
+        wrong_seeds_worker(*argv[1:5])
+        return 0
     t = Results()
     t0 = time.monotonic()
     test_unit(t)
@@ -865,6 +1089,7 @@ def test_labs(t, labs):
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)
+        test_wrong_under_seeds(t, list(classes), tmp)
         if one:
             v = classes[one][0]
             test_alone_equals_class(t, one, v, os.path.join(tmp, one))

@@ -129,6 +129,8 @@ def test_smp_stale_tlb_without_shootdown(t):
                           ("the_ceiling_decides_page_by_page_or_everything_on_every_cpu",
                            "left another page's entry"),
                           ("set_memory_ro_waits_for_every_cpu", "did not wait for the flush"),
+                          ("two_cpus_flushing_at_once_each_flush_their_own_range",
+                           "stale TLB entries"),
                           ("process_mapping_changes_reach_a_cpu_that_has_it_loaded",
                            "stale TLB entries")):
             st, detail = res.get(name, ("missing", ""))

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the labs see happen through QEMU's gdbstub, not through anything
+the kernel prints: a shell command run with breakpoints set, each stop
+recorded with the CPU that made it (the gdbstub's thread) and, for a
+page fault, what the CPU itself pushed and loaded: the error code, the
+faulting instruction and its privilege (the exception frame at the #PF
+vector's entry, stub_14 in boot/traps.asm), CR2 and CR3.
+
+A lab file can print any line it likes; it cannot make the CPU take a
+page fault it did not take, nor make another CPU run the teacher's code.
+
+    w = Watch(ctx, g, calls={"cpuwrite_here": ctx.sym("cpuwrite_here")})
+    out, events = w.run("cpuwrite 1 c5000000 90")
+    [e for e in events if e.kind == "#PF" and e.cpu == 1]
+
+on_fault(event), if given, runs while the CPU is still stopped at the
+fault (to read the page tables as the CPU saw them: walk(), xp).
+"""
+import re
+import time
+
+from gdbstub import GdbStub, GdbStubError
+from grading import CheckFailed, GuestError
+
+PROMPT = "ronx> "
+
+
+class Event:
+    """One stop: kind ("#PF" or a call's name), cpu (QEMU's index), eip;
+    for "#PF": err, the faulting eip (fault_ip), its cs, cr2, cr3."""
+
+    def __init__(self, kind, cpu, eip):
+        self.kind, self.cpu, self.eip = kind, cpu, eip
+        self.err = self.fault_ip = self.cs = self.cr2 = self.cr3 = None
+        self.pte = None
+
+    @property
+    def user(self):
+        return self.cs is not None and self.cs & 3 == 3
+
+    def __repr__(self):
+        if self.kind == "#PF":
+            return ("#PF on CPU %d at 0x%08x, error %#x, ip 0x%08x (ring %d)"
+                    % (self.cpu, self.cr2, self.err, self.fault_ip, self.cs & 3))
+        return "%s on CPU %d" % (self.kind, self.cpu)
+
+
+class _Stub(GdbStub):
+    def next_stop(self, timeout):
+        """The guest's next stop reply within timeout, or None (it runs on)."""
+        try:
+            reply = self._recv(timeout)
+        except GdbStubError as e:
+            if "closed" in str(e):
+                raise
+            return None
+        self.running = False
+        return reply
+
+
+def registers(text):
+    return {k: int(v, 16) for k, v in re.findall(r"\b(CR[0234]|EIP|ESP)=([0-9a-f]+)", text)}
+
+
+class Watch:
+    def __init__(self, ctx, g, faults=True, calls=None, on_fault=None, reads=(), on_call=None):
+        self.ctx, self.g = ctx, g
+        self.on_call = on_call          # on_call(event, stub) at a call's stop, the CPU stopped
+        self.reads = list(reads)        # addresses whose every read stops the CPU ("read")
+        self.names = {}
+        if faults:
+            self.names[ctx.sym("stub_14")] = "#PF"
+        for name, addr in (calls or {}).items():
+            self.names[addr] = name
+        self.on_fault = on_fault
+
+    def _event(self, stub, reply):
+        m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
+        cpu = int(m.group(1), 16) - 1 if m else 0
+        regs = stub.regs()
+        ev = Event(self.names.get(regs["eip"], "0x%08x" % regs["eip"]), cpu, regs["eip"])
+        if ev.kind == "#PF":
+            esp = regs["esp"]
+            ev.err, ev.fault_ip, ev.cs = (stub.read32(esp), stub.read32(esp + 4),
+                                          stub.read32(esp + 8) & 0xFFFF)
+            r = registers(self.g.guest.monitor("info registers", cpu=cpu))
+            ev.cr2, ev.cr3 = r.get("CR2"), r.get("CR3", 0) & 0xFFFFFFE0
+            if self.on_fault:
+                self.on_fault(ev)
+        else:
+            ev.regs = regs
+            if self.on_call:
+                self.on_call(ev, stub)
+        return ev
+
+    def run(self, line, timeout=30):
+        """Runs the shell line with the breakpoints set: (what it printed
+        before the next prompt, [Event])."""
+        g, events = self.g, []
+        try:
+            stub = _Stub(g.guest)
+        except (OSError, GdbStubError) as e:
+            raise CheckFailed("the grader could not reach QEMU's gdbstub: %s" % e)
+        start = len(g.guest.out)
+        deadline = time.monotonic() + timeout
+        try:
+            for addr in self.names:
+                stub.break_at(addr)
+            for addr in self.reads:
+                if stub.command("Z3,%x,1" % addr) != "OK":
+                    raise CheckFailed("QEMU refused a read watchpoint at 0x%08x" % addr)
+            stub.cont()
+            g.guest.send(line.encode() + b"\r")
+            while self._prompt(start, line) is None:
+                reply = stub.next_stop(0.02)
+                if reply is not None:
+                    w = re.search(r"[ar]?watch:([0-9a-f]+)", reply)
+                    if w:
+                        m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
+                        ev = Event("read", int(m.group(1), 16) - 1 if m else 0,
+                                   stub.regs()["eip"])
+                        ev.cr2 = int(w.group(1), 16)
+                        events.append(ev)
+                    elif stub.regs()["eip"] in self.names:
+                        events.append(self._event(stub, reply))
+                    stub.cont()
+                if time.monotonic() > deadline or g.guest.proc.poll() is not None:
+                    g.dead = True
+                    raise CheckFailed("expected `%s` to finish within %ds, found it still "
+                                      "running:\n%s" % (line, timeout, g.guest.out[start:][-600:]))
+        except GdbStubError as e:
+            g.dead = True
+            raise CheckFailed("QEMU's gdbstub stopped answering during `%s`: %s" % (line, e))
+        finally:
+            try:
+                stub.stop()
+                for addr in self.reads:
+                    stub.command("z3,%x,1" % addr)
+                stub.detach()
+            except (OSError, GdbStubError):
+                g.dead = True
+        end = self._prompt(start, line)
+        text = g.guest.out[start:end]
+        echo = text.find(line + "\n")
+        return (text[echo + len(line) + 1:] if echo >= 0 else text), events
+
+    def _prompt(self, start, line):
+        """Where the prompt after the echo of line is, or None."""
+        text = self.g.guest.out
+        echo = text.find(line + "\n", start)
+        if echo < 0:
+            return None
+        m = re.compile("^" + re.escape(PROMPT), re.M).search(text, echo + len(line) + 1)
+        return m.start() if m else None
+
+
+def syscalls(ctx, g, line, timeout=30):
+    """Runs the shell line with the CPU stopped at every int $0x80
+    (stub_128: its number and arguments in the registers) and every
+    ret_from_trap (the frame the kernel returns with: vector, ring, eax):
+    (what it printed, [(nr, ebx, ecx, edx, result)] of each system call
+    from ring 3, in order), each result as ring 3 received it."""
+    calls, entered = [], {}
+
+    def seen(ev, stub):
+        if ev.kind == "int80":
+            entered[ev.cpu] = (ev.regs["eax"], ev.regs["ebx"], ev.regs["ecx"], ev.regs["edx"])
+        elif ev.cpu in entered:
+            esp = ev.regs["esp"]
+            if stub.read32(esp + 48) == 0x80 and stub.read32(esp + 60) & 3 == 3:
+                ret = stub.read32(esp + 44)
+                calls.append(entered.pop(ev.cpu) + (ret - (1 << 32) if ret >> 31 else ret,))
+    out, _ = Watch(ctx, g, faults=False, on_call=seen,
+                   calls={"int80": ctx.sym("stub_128"),
+                          "ret_from_trap": ctx.sym("ret_from_trap")}).run(line, timeout)
+    return out, calls
+
+
+def faults(events, cpu=None, user=None):
+    return [e for e in events if e.kind == "#PF" and (cpu is None or e.cpu == cpu)
+            and (user is None or e.user == user)]
+
+
+__all__ = ["Watch", "Event", "faults", "syscalls", "GuestError"]

@@ -27,7 +27,7 @@ being graded: a scratch tree sits inside or beside the teacher's, whose
 solved files are one `#include "../../../../../mm/tlb.c"` away.
 
 A linker script (lab layout) is compared with the stub's as text: only
-`. = ALIGN(...);` statements may differ.
+`. = ALIGN(...);` statements and ALIGN(...) section addresses may differ.
 
 labs/<lab>/interface, one item a line (# comments):
     insn invlpg cr3 cli popf      privileged instructions the lab may use
@@ -374,16 +374,20 @@ def deps_problem(tree, rel):
 
 # -- linker scripts -----------------------------------------------------------------
 ALIGN_STMT = re.compile(r"^\.\s*=\s*ALIGN\s*\([^;]*\)$")
+# an output section's address given as ALIGN(...): `.data ALIGN(PAGE_SIZE) : ...`
+SECTION_ALIGN = re.compile(r"^(\.\S+)\s+ALIGN\s*\([^)]*\)\s*:")
 
 
 def ld_statements(text):
-    """The script's statements without comments, whitespace and
-    `. = ALIGN(...)` assignments: [(line, statement)]."""
+    """The script's statements without comments, whitespace,
+    `. = ALIGN(...)` assignments and output-section addresses given as
+    ALIGN(...) (a student may place alignment either way): [(line, statement)]."""
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
     out = []
     for n, ln in enumerate(text.splitlines(), 1):
         for part in re.split(r"(?<=[;{}])", ln):
             st = " ".join(part.split())
+            st = SECTION_ALIGN.sub(r"\1 :", st)
             st_core = st.rstrip(";").strip()
             if st and not ALIGN_STMT.match(st_core):
                 out.append((n, st))
@@ -395,7 +399,7 @@ def ld_problem(text, stub_text):
     for i, (n, st) in enumerate(got):
         if i >= len(want) or st != want[i][1]:
             return ("line %d, `%s`, differs from the lab's linker script (only `. = ALIGN(...);` "
-                    "lines may)" % (n, st[:80]))
+                    "lines and ALIGN(...) section addresses may)" % (n, st[:80]))
     if len(want) > len(got):
         return "ends before `%s`: the lab's linker script goes on" % want[len(got)][1][:80]
     return None

@@ -124,9 +124,16 @@ def test_linker_script_only_align_lines_may_differ():
     good = "SECTIONS {\n .text : {\n  *(.text)\n  . = ALIGN(PAGE_SIZE);\n }\n}\n"
     bad = "SECTIONS {\n .text : {\n  *(.text)\n  . = ALIGN(PAGE_SIZE);\n }\n" \
           " /DISCARD/ : { *(.ktests) }\n}\n"
+    # alignment given as the output section's address is alignment too
+    good_addr = "SECTIONS {\n .text ALIGN(PAGE_SIZE) : {\n  *(.text)\n }\n}\n"
+    # but not any other address
+    bad_addr = "SECTIONS {\n .text 0x100000 : {\n  *(.text)\n }\n}\n"
     assert labinspect.ld_problem(good, stub) is None
+    assert labinspect.ld_problem(good_addr, stub) is None
     p = labinspect.ld_problem(bad, stub)
     assert p and "line 6" in p and "/DISCARD/" in p, p
+    p = labinspect.ld_problem(bad_addr, stub)
+    assert p and "line 2" in p and "0x100000" in p, p
 
 
 def test_includes_by_name_only():

@@ -18,24 +18,6 @@ static void check(int ok, const char *name)
 	printf("    %sok %d %s\n", ok ? "" : "not ", n, name);
 }
 
-static const char *res(long r)
-{
-	static char bufs[2][32];
-	static int next;
-	char *buf = bufs[next++ % 2];
-
-	if (r == -1)
-		snprintf(buf, sizeof(bufs[0]), "-1 %s", errno_name(errno));
-	else
-		snprintf(buf, sizeof(bufs[0]), "%#lx", (unsigned long)r);
-	return buf;
-}
-
-static int fails_with(long r, int e)
-{
-	return r == -1 && errno == e;
-}
-
 /* The page is still mapped and writable, and holds what it held. */
 static int page_intact(volatile unsigned char *p, unsigned char v)
 {
@@ -66,17 +48,17 @@ int main(void)
 
 		q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		r = q == MAP_FAILED ? -1 : (long)q;
-		printf("    # mmap(NULL, %#lx) = %s\n", len, res(r));
+		printf("    # mmap(NULL, %#lx) = %s\n", len, result_str(r));
 		bad_mmap += !fails_with(r, ENOMEM);
 		q = mmap(p, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		r = q == MAP_FAILED ? -1 : (long)q;
-		printf("    # mmap(%p, %#lx, MAP_FIXED) = %s\n", (void *)p, len, res(r));
+		printf("    # mmap(%p, %#lx, MAP_FIXED) = %s\n", (void *)p, len, result_str(r));
 		bad_fixed += !fails_with(r, ENOMEM);
 		r = munmap(p, len);
-		printf("    # munmap(%p, %#lx) = %s\n", (void *)p, len, res(r));
+		printf("    # munmap(%p, %#lx) = %s\n", (void *)p, len, result_str(r));
 		bad_munmap += !fails_with(r, EINVAL);
 		r = mprotect(p, len, PROT_READ);
-		printf("    # mprotect(%p, %#lx, PROT_READ) = %s\n", (void *)p, len, res(r));
+		printf("    # mprotect(%p, %#lx, PROT_READ) = %s\n", (void *)p, len, result_str(r));
 		bad_mprotect += !fails_with(r, ENOMEM);
 	}
 	check(!bad_mmap, "mmap_wrapping_length_enomem");
@@ -87,13 +69,13 @@ int main(void)
 
 	/* end past 4 GiB: addr + len wraps to a small number */
 	r = munmap(p, 0U - (unsigned long)p + PAGE_SIZE);
-	printf("    # munmap(%p, %#lx) = %s\n", (void *)p, 0U - (unsigned long)p + PAGE_SIZE, res(r));
+	printf("    # munmap(%p, %#lx) = %s\n", (void *)p, 0U - (unsigned long)p + PAGE_SIZE, result_str(r));
 	check(fails_with(r, EINVAL), "munmap_end_wraps_einval");
 	r = mprotect(p, 0U - (unsigned long)p + PAGE_SIZE, PROT_READ);
-	printf("    # mprotect(%p, %#lx) = %s\n", (void *)p, 0U - (unsigned long)p + PAGE_SIZE, res(r));
+	printf("    # mprotect(%p, %#lx) = %s\n", (void *)p, 0U - (unsigned long)p + PAGE_SIZE, result_str(r));
 	check(fails_with(r, ENOMEM), "mprotect_end_wraps_enomem");
 	r = mprotect(p, 0U - (unsigned long)p, PROT_READ);
-	printf("    # mprotect(%p, %#lx) = %s\n", (void *)p, 0U - (unsigned long)p, res(r));
+	printf("    # mprotect(%p, %#lx) = %s\n", (void *)p, 0U - (unsigned long)p, result_str(r));
 	check(fails_with(r, ENOMEM), "mprotect_end_at_4g_enomem");
 	check(page_intact(p, 0x5a), "page_still_mapped_rw_after_all");
 	printf("%sok 1 mmap_wrap\n# mmapwrap: %d of %d checks passed\n", failed ? "not " : "",

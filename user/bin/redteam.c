@@ -126,20 +126,6 @@ static void set_eflags(uint32_t v)
 	__asm__ volatile("pushl %0; popfl" : : "r"(v) : "cc", "memory");
 }
 
-/* "-1 EFAULT" or "0x1234", as usertest shows results (four buffers) */
-static const char *res(long r)
-{
-	static char bufs[4][32];
-	static int next;
-	char *buf = bufs[next++ % 4];
-
-	if (r == -1)
-		snprintf(buf, sizeof(bufs[0]), "-1 %s", errno_name(errno));
-	else
-		snprintf(buf, sizeof(bufs[0]), "%#lx", (unsigned long)r);
-	return buf;
-}
-
 /* the raw call's -errno as the wrappers would give it */
 static long wrap(long r)
 {
@@ -159,7 +145,7 @@ static void check(int ok, const char *what, const char *got)
 
 static void check_errno(long r, int e, const char *what)
 {
-	check(r == -1 && errno == e, what, res(r));
+	check(r == -1 && errno == e, what, result_str(r));
 }
 
 static int finish(void)
@@ -211,7 +197,7 @@ static int held_pointers(void)
 	char what[80];
 
 	check(hole != 0 && none != MAP_FAILED, "set-up: a hole and a PROT_NONE page",
-	      hole ? res((long)none) : "no hole");
+	      hole ? result_str((long)none) : "no hole");
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		void *p = (void *)bad[i];
 
@@ -271,7 +257,7 @@ static int held_syscalls(void)
 		snprintf(what, sizeof(what), "system call %#lx", nrs[i]);
 		check_errno(wrap(r), ENOSYS, what);
 	}
-	check(getpid() > 0, "getpid() after them", res(getpid()));
+	check(getpid() > 0, "getpid() after them", result_str(getpid()));
 	return finish();
 }
 
@@ -295,9 +281,9 @@ static int held_segments(void)
 			 "movw %w3, %%es"
 			 : "=a"(r), "=&r"(ds_after), "=&r"(gs_after)
 			 : "r"(ds), "0"(__NR_getpid) : "ecx", "memory");
-	check(r == pid, "getpid with null ds/es/fs/gs", res((long)r));
+	check(r == pid, "getpid with null ds/es/fs/gs", result_str((long)r));
 	check((ds_after & 0xffff) == 0 && (gs_after & 0xffff) == 0,
-	      "ds and gs still null after it (the kernel gave the user's back)", res(ds_after & 0xffff));
+	      "ds and gs still null after it (the kernel gave the user's back)", result_str(ds_after & 0xffff));
 	/* the user's own data selector in fs and gs */
 	__asm__ volatile("movw %w2, %%fs\n\t"
 			 "movw %w2, %%gs\n\t"
@@ -305,7 +291,7 @@ static int held_segments(void)
 			 "movl %%fs, %1"
 			 : "=a"(r), "=&r"(fs_after) : "r"(ds), "0"(__NR_getpid) : "memory");
 	check(r == pid && (fs_after & 0xffff) == ds, "getpid with fs = gs = the user data selector",
-	      res((long)r));
+	      result_str((long)r));
 	__asm__ volatile("movw %w0, %%fs\n\tmovw %w0, %%gs" : : "r"(0));
 	return finish();
 }
@@ -353,7 +339,7 @@ static int held_eflags(void)
 				 : "0"(__NR_getpid), "r"(bits[i].bit), "r"(f0) : "cc", "memory");
 		snprintf(what, sizeof(what), "getpid with %s set (and %s still set after)", bits[i].name,
 			 bits[i].name);
-		check(r == pid && (f & bits[i].bit), what, res((long)r));
+		check(r == pid && (f & bits[i].bit), what, result_str((long)r));
 		/* system calls that copy to and from the process: the kernel's own DF and AC */
 		__asm__ volatile("pushfl\n\t"
 				 "orl %4, (%%esp)\n\t"
@@ -365,7 +351,7 @@ static int held_eflags(void)
 				 : "0"(__NR_getcpu), "b"(&len), "c"(0), "r"(bits[i].bit), "r"(f0)
 				 : "cc", "memory");
 		snprintf(what, sizeof(what), "getcpu(&cpu, 0) with %s set", bits[i].name);
-		check(w == 0, what, res(wrap(w)));
+		check(w == 0, what, result_str(wrap(w)));
 		len = snprintf(line, sizeof(line), "redteam: %s: this line written with %s set\n", me,
 			       bits[i].name);
 		__asm__ volatile("pushfl\n\t"
@@ -378,7 +364,7 @@ static int held_eflags(void)
 				 : "0"(__NR_write), "b"(1), "c"(line), "d"(len), "r"(bits[i].bit), "r"(f0)
 				 : "cc", "memory");
 		snprintf(what, sizeof(what), "write(1, line, %d) with %s set", len, bits[i].name);
-		check(w == len, what, res(wrap(w)));
+		check(w == len, what, result_str(wrap(w)));
 	}
 	return finish();
 }
@@ -399,7 +385,7 @@ static int held_kstack(void)
 				 "movl %%edi, %%esp"
 				 : "=a"(r) : "0"(__NR_getpid), "r"(sps[i]) : "edi", "memory");
 		snprintf(what, sizeof(what), "getpid with esp = %#x", sps[i]);
-		check(r == pid, what, res((long)r));
+		check(r == pid, what, result_str((long)r));
 	}
 	return finish();
 }
@@ -425,7 +411,7 @@ static int held_mmap(void)
 		check_errno((long)anon(k, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_FIXED), ENOMEM, what);
 		p = anon(k, PAGE_SIZE, PROT_READ | PROT_WRITE, 0);
 		snprintf(what, sizeof(what), "mmap(%#lx, 4096, RW) as a hint: below 3G", kernel[i]);
-		check(p != MAP_FAILED && (unsigned long)p < TASK_SIZE, what, res((long)p));
+		check(p != MAP_FAILED && (unsigned long)p < TASK_SIZE, what, result_str((long)p));
 		if (p != MAP_FAILED)
 			munmap(p, PAGE_SIZE);
 		snprintf(what, sizeof(what), "mprotect(%#lx, 4096, RW)", kernel[i]);
@@ -448,28 +434,28 @@ static int held_mmap(void)
 	char *a = anon(0, 3 * PAGE_SIZE, PROT_READ | PROT_WRITE, 0);
 
 	if (a == MAP_FAILED) {
-		check(0, "mmap 3 pages", res((long)a));
+		check(0, "mmap 3 pages", result_str((long)a));
 		return finish();
 	}
 	memset(a, 0x5a, 3 * PAGE_SIZE);
 	p = anon(a + PAGE_SIZE, PAGE_SIZE, PROT_READ, MAP_FIXED);
 	check(p == a + PAGE_SIZE && a[PAGE_SIZE] == 0 && a[0] == 0x5a && a[2 * PAGE_SIZE] == 0x5a,
-	      "MAP_FIXED RO over the middle page: it reads 0, its neighbours kept", res((long)p));
+	      "MAP_FIXED RO over the middle page: it reads 0, its neighbours kept", result_str((long)p));
 	r = munmap(a, 3 * PAGE_SIZE);
-	check(r == 0, "munmap of the three", res(r));
+	check(r == 0, "munmap of the three", result_str(r));
 	/* brk: into the kernel, to the top, far past memory, into a mapping */
 	unsigned long b0 = sys_brk(0);
 
-	check(sys_brk(0xc0000000UL) == b0, "brk(0xc0000000) refused", res((long)sys_brk(0)));
-	check(sys_brk(0xffffffffUL) == b0, "brk(0xffffffff) refused", res((long)sys_brk(0)));
-	check(sys_brk(b0 + 0x80000000UL) == b0, "brk(+2 GiB) refused", res((long)sys_brk(0)));
+	check(sys_brk(0xc0000000UL) == b0, "brk(0xc0000000) refused", result_str((long)sys_brk(0)));
+	check(sys_brk(0xffffffffUL) == b0, "brk(0xffffffff) refused", result_str((long)sys_brk(0)));
+	check(sys_brk(b0 + 0x80000000UL) == b0, "brk(+2 GiB) refused", result_str((long)sys_brk(0)));
 	unsigned long top = (b0 + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 
 	p = anon((void *)(top + 2 * PAGE_SIZE), PAGE_SIZE, PROT_READ, MAP_FIXED);
-	check(p == (void *)(top + 2 * PAGE_SIZE), "mmap a page two pages above the break", res((long)p));
-	check(sys_brk(top + 4 * PAGE_SIZE) == b0, "brk over that page refused", res((long)sys_brk(0)));
+	check(p == (void *)(top + 2 * PAGE_SIZE), "mmap a page two pages above the break", result_str((long)p));
+	check(sys_brk(top + 4 * PAGE_SIZE) == b0, "brk over that page refused", result_str((long)sys_brk(0)));
 	check(sys_brk(top + PAGE_SIZE) == top + PAGE_SIZE, "brk up to the page below it still works",
-	      res((long)sys_brk(0)));
+	      result_str((long)sys_brk(0)));
 	sys_brk(b0);
 	munmap(p, PAGE_SIZE);
 	return finish();
@@ -491,7 +477,7 @@ static int held_wx(int hold)
 	long r;
 
 	if (rw == MAP_FAILED) {
-		check(0, "mmap 2 pages RW", res((long)rw));
+		check(0, "mmap 2 pages RW", result_str((long)rw));
 		return finish();
 	}
 	memset(rw, 0x5a, 2 * PAGE_SIZE);
@@ -512,7 +498,7 @@ static int held_wx(int hold)
 		put_ret42(rx);
 		r = mprotect(rx, PAGE_SIZE, PROT_READ | PROT_EXEC);
 	}
-	check(r == 0, "a JIT page: RW, code written, then RX", res(r));
+	check(r == 0, "a JIT page: RW, code written, then RX", result_str(r));
 	r = mprotect(rx, PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC);
 	policy("mprotect RX to RWX", r);
 	r = mprotect((void *)((unsigned long)_start & ~(PAGE_SIZE - 1)), PAGE_SIZE,
@@ -562,7 +548,7 @@ static int held_hog(int hold)
 			p[off] = 1;
 		mib++;
 	}
-	check(mib > 0 && errno == ENOMEM, "1 MiB areas until mmap refuses", res(r));
+	check(mib > 0 && errno == ENOMEM, "1 MiB areas until mmap refuses", result_str(r));
 	unsigned long b0 = sys_brk(0), b = b0;
 
 	while (sys_brk(b + 64 * 1024) == b + 64 * 1024)
@@ -570,7 +556,7 @@ static int held_hog(int hold)
 	brk_kib = (unsigned)((b - b0) >> 10);
 	printf("redteam: %s: got %u MiB of mmap, then ENOMEM; the break grew %u KiB more\n", me, mib,
 	       brk_kib);
-	check(getpid() > 0, "the process still runs", res(getpid()));
+	check(getpid() > 0, "the process still runs", result_str(getpid()));
 	if (hold) {
 		printf("redteam: %s: holding, pid %d\n", me, getpid());
 		for (;;) {
@@ -793,7 +779,7 @@ static void fatal_iret_vm86_loop(void)
 	char *p = anon((void *)0x10000, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_FIXED);
 
 	if (p == MAP_FAILED) {
-		printf("redteam: %s: mmap(0x10000) = %s\n", me, res((long)p));
+		printf("redteam: %s: mmap(0x10000) = %s\n", me, result_str((long)p));
 		return;
 	}
 	p[0] = (char)0xeb;	/* jmp $ */

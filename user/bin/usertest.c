@@ -34,29 +34,6 @@ static void check(int ok, const char *name, const char *note)
 	       note ? " # " : "", note ? note : "");
 }
 
-/*
- * A result as the "#" lines show it: "-1 EFAULT" or "0x1234". Call it
- * right after the call (errno is read here), at most four times in one
- * printf (each call has its own buffer).
- */
-static const char *res(long r)
-{
-	static char bufs[4][32];
-	static int next;
-	char *buf = bufs[next++ % 4];
-
-	if (r == -1)
-		snprintf(buf, sizeof(bufs[0]), "-1 %s", errno_name(errno));
-	else
-		snprintf(buf, sizeof(bufs[0]), "%#lx", (unsigned long)r);
-	return buf;
-}
-
-static int fails_with(long r, int e)
-{
-	return r == -1 && errno == e;
-}
-
 static void *map(size_t len, int prot)
 {
 	return mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -101,7 +78,7 @@ static void suite_process(void)
 	check(t_argc >= 1 && t_argv[0] && !t_argv[t_argc], "argv_from_initial_stack", NULL);
 	check(t_envp == t_argv + t_argc + 1 && envc < 4096, "envp_after_argv", NULL);
 	r = sched_yield();
-	printf("    # sched_yield() = %s\n", res(r));
+	printf("    # sched_yield() = %s\n", result_str(r));
 	check(r == 0, "sched_yield_returns_0", NULL);
 	printf("    # syscall 600 = %ld, syscall 0x7fffffff = %ld, syscall -1 = %ld\n",
 	       syscall6(600, 0, 0, 0, 0, 0, 0), syscall6(0x7fffffff, 0, 0, 0, 0, 0, 0),
@@ -111,7 +88,7 @@ static void suite_process(void)
 	      syscall6(-1, 0, 0, 0, 0, 0, 0) == -ENOSYS, "unknown_syscall_enosys", NULL);
 	errno = 0;
 	r = write(-1, "x", 1);
-	printf("    # write(-1, \"x\", 1) = %s (the wrapper turns -EBADF into -1 and errno)\n", res(r));
+	printf("    # write(-1, \"x\", 1) = %s (the wrapper turns -EBADF into -1 and errno)\n", result_str(r));
 	check(fails_with(r, EBADF), "wrapper_sets_errno", NULL);
 }
 
@@ -124,25 +101,25 @@ static void suite_write(void)
 	r = write(1, line, sizeof(line) - 1);
 	check(r == (long)sizeof(line) - 1, "write_returns_count", NULL);
 	r = write(1, line, 0);
-	printf("    # write(1, buf, 0) = %s\n", res(r));
+	printf("    # write(1, buf, 0) = %s\n", result_str(r));
 	check(r == 0, "write_zero_length", NULL);
 	r = write(42, line, 1);
-	printf("    # write(42, buf, 1) = %s\n", res(r));
+	printf("    # write(42, buf, 1) = %s\n", result_str(r));
 	check(fails_with(r, EBADF), "write_bad_fd_ebadf", NULL);
 	r = write(1, NULL, 16);
-	printf("    # write(1, NULL, 16) = %s\n", res(r));
+	printf("    # write(1, NULL, 16) = %s\n", result_str(r));
 	check(fails_with(r, EFAULT), "write_null_efault", NULL);
 	r = write(1, (void *)LOW_ADDR, 16);
-	printf("    # write(1, %#lx, 16) = %s\n", LOW_ADDR, res(r));
+	printf("    # write(1, %#lx, 16) = %s\n", LOW_ADDR, result_str(r));
 	check(fails_with(r, EFAULT), "write_unmapped_efault", NULL);
 	r = write(1, (void *)KERNEL_ADDR, 16);
-	printf("    # write(1, %#lx, 16) = %s\n", KERNEL_ADDR, res(r));
+	printf("    # write(1, %#lx, 16) = %s\n", KERNEL_ADDR, result_str(r));
 	check(fails_with(r, EFAULT), "write_kernel_address_efault", NULL);
 	r = write(1, (void *)WRAP_ADDR, 0x2000);
-	printf("    # write(1, %#lx, 0x2000) = %s\n", WRAP_ADDR, res(r));
+	printf("    # write(1, %#lx, 0x2000) = %s\n", WRAP_ADDR, result_str(r));
 	check(fails_with(r, EFAULT), "write_wrapping_range_efault", NULL);
 	r = write(1, line, HUGE_LEN);
-	printf("    # write(1, buf, %#lx) = %s\n", HUGE_LEN, res(r));
+	printf("    # write(1, buf, %#lx) = %s\n", HUGE_LEN, result_str(r));
 	check(fails_with(r, EFAULT), "write_huge_length_efault", NULL);
 }
 
@@ -153,16 +130,16 @@ static void suite_read(void)
 	long r;
 
 	r = read(0, (void *)KERNEL_ADDR, 16);
-	printf("    # read(0, %#lx, 16) = %s\n", KERNEL_ADDR, res(r));
+	printf("    # read(0, %#lx, 16) = %s\n", KERNEL_ADDR, result_str(r));
 	check(fails_with(r, EFAULT), "read_kernel_address_efault", NULL);
 	r = read(0, (void *)WRAP_ADDR, 0x2000);
-	printf("    # read(0, %#lx, 0x2000) = %s\n", WRAP_ADDR, res(r));
+	printf("    # read(0, %#lx, 0x2000) = %s\n", WRAP_ADDR, result_str(r));
 	check(fails_with(r, EFAULT), "read_wrapping_range_efault", NULL);
 	r = read(0, buf, HUGE_LEN);
-	printf("    # read(0, buf, %#lx) = %s\n", HUGE_LEN, res(r));
+	printf("    # read(0, buf, %#lx) = %s\n", HUGE_LEN, result_str(r));
 	check(fails_with(r, EFAULT), "read_huge_length_efault", NULL);
 	r = read(42, buf, sizeof(buf));
-	printf("    # read(42, buf, 16) = %s\n", res(r));
+	printf("    # read(42, buf, 16) = %s\n", result_str(r));
 	check(fails_with(r, EBADF), "read_bad_fd_ebadf", NULL);
 }
 
@@ -187,7 +164,7 @@ static void suite_brk(void)
 	printf("    # brk(%#lx) = %#lx\n", base, r);
 	check(r == base, "brk_shrinks", NULL);
 	w = write(1, heap, 1);
-	printf("    # write(1, %#lx, 1) = %s\n", base, res(w));
+	printf("    # write(1, %#lx, 1) = %s\n", base, result_str(w));
 	check(fails_with(w, EFAULT), "brk_shrunk_pages_gone", NULL);
 	r = sys_brk(top);
 	check(r == top && all_zero(heap, 2 * PAGE_SIZE), "brk_regrown_memory_zeroed", NULL);
@@ -206,7 +183,7 @@ static void suite_mmap(void)
 	unsigned char *p = map(3 * PAGE_SIZE, PROT_READ | PROT_WRITE), *q;
 	void *r;
 
-	printf("    # mmap(3 pages, RW) = %s\n", res((long)p));
+	printf("    # mmap(3 pages, RW) = %s\n", result_str((long)p));
 	check(p != MAP_FAILED && !((unsigned long)p & (PAGE_SIZE - 1)) &&
 	      (unsigned long)p + 3 * PAGE_SIZE <= TASK_SIZE, "mmap_anon_rw", NULL);
 	if (p == MAP_FAILED)
@@ -214,7 +191,7 @@ static void suite_mmap(void)
 	check(all_zero(p, 3 * PAGE_SIZE), "mmap_anon_zeroed", NULL);
 	check(fill_and_verify(p, 3 * PAGE_SIZE), "mmap_anon_writable", NULL);
 	q = map(PAGE_SIZE, PROT_READ | PROT_WRITE);
-	printf("    # a second mmap(1 page, RW) = %s\n", res((long)q));
+	printf("    # a second mmap(1 page, RW) = %s\n", result_str((long)q));
 	check(q != MAP_FAILED && (q + PAGE_SIZE <= p || q >= p + 3 * PAGE_SIZE),
 	      "mmap_second_does_not_overlap", NULL);
 	if (q != MAP_FAILED)
@@ -222,39 +199,39 @@ static void suite_mmap(void)
 	munmap(p, 3 * PAGE_SIZE);
 
 	r = map(0, PROT_READ);
-	printf("    # mmap(length 0) = %s\n", res((long)r));
+	printf("    # mmap(length 0) = %s\n", result_str((long)r));
 	check(fails_with((long)r, EINVAL), "mmap_zero_length_einval", NULL);
 	r = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS, -1, 0);
-	printf("    # mmap(neither MAP_PRIVATE nor MAP_SHARED) = %s\n", res((long)r));
+	printf("    # mmap(neither MAP_PRIVATE nor MAP_SHARED) = %s\n", result_str((long)r));
 	check(fails_with((long)r, EINVAL), "mmap_no_type_einval", NULL);
 	r = map(0xfffff000UL, PROT_READ);
-	printf("    # mmap(length 0xfffff000) = %s\n", res((long)r));
+	printf("    # mmap(length 0xfffff000) = %s\n", result_str((long)r));
 	check(fails_with((long)r, ENOMEM), "mmap_huge_length_enomem", NULL);
 	r = mmap((void *)0xc0000000UL, PAGE_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-	printf("    # mmap(MAP_FIXED at 0xc0000000) = %s\n", res((long)r));
+	printf("    # mmap(MAP_FIXED at 0xc0000000) = %s\n", result_str((long)r));
 	check(fails_with((long)r, ENOMEM), "mmap_fixed_kernel_half_enomem", NULL);
 	r = mmap((void *)0xc0000000UL, PAGE_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	printf("    # mmap(hint 0xc0000000, no MAP_FIXED) = %s\n", res((long)r));
+	printf("    # mmap(hint 0xc0000000, no MAP_FIXED) = %s\n", result_str((long)r));
 	check(r != MAP_FAILED && (unsigned long)r + PAGE_SIZE <= TASK_SIZE,
 	      "mmap_kernel_hint_ignored", NULL);
 	if (r != MAP_FAILED)
 		munmap(r, PAGE_SIZE);
 	r = mmap((void *)0x10000001UL, PAGE_SIZE, PROT_READ,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-	printf("    # mmap(MAP_FIXED at 0x10000001) = %s\n", res((long)r));
+	printf("    # mmap(MAP_FIXED at 0x10000001) = %s\n", result_str((long)r));
 	check(fails_with((long)r, EINVAL), "mmap_fixed_unaligned_einval", NULL);
 	r = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_PRIVATE, 1000, 0);
-	printf("    # mmap(fd 1000, not anonymous) = %s\n", res((long)r));
+	printf("    # mmap(fd 1000, not anonymous) = %s\n", result_str((long)r));
 	check(fails_with((long)r, EBADF), "mmap_bad_fd_ebadf", NULL);
 
 	p = map(PAGE_SIZE, PROT_NONE);
-	printf("    # mmap(PROT_NONE) = %s\n", res((long)p));
+	printf("    # mmap(PROT_NONE) = %s\n", result_str((long)p));
 	if (p != MAP_FAILED) {
 		long w = write(1, p, 1);
 
-		printf("    # write(1, the PROT_NONE page, 1) = %s\n", res(w));
+		printf("    # write(1, the PROT_NONE page, 1) = %s\n", result_str(w));
 		check(fails_with(w, EFAULT), "mmap_prot_none_unreadable", NULL);
 		munmap(p, PAGE_SIZE);
 	} else {
@@ -262,7 +239,7 @@ static void suite_mmap(void)
 	}
 
 	p = map(PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC);
-	printf("    # mmap(PROT_READ|PROT_WRITE|PROT_EXEC) = %s\n", res((long)p));
+	printf("    # mmap(PROT_READ|PROT_WRITE|PROT_EXEC) = %s\n", result_str((long)p));
 	if (linux_policy)
 		check(p != MAP_FAILED, "mmap_wx_allowed", "linux only");
 	else
@@ -283,34 +260,34 @@ static void suite_munmap(void)
 	}
 	p[0] = p[2 * PAGE_SIZE] = 1;
 	r = munmap(p + PAGE_SIZE, PAGE_SIZE);
-	printf("    # munmap(the middle one of 3 pages) = %s\n", res(r));
+	printf("    # munmap(the middle one of 3 pages) = %s\n", result_str(r));
 	check(r == 0, "munmap_middle_page", NULL);
 	r = mprotect(p, PAGE_SIZE, PROT_READ | PROT_WRITE);
 	r2 = mprotect(p + 2 * PAGE_SIZE, PAGE_SIZE, PROT_READ | PROT_WRITE);
-	printf("    # mprotect(first page) = %s, mprotect(last page) = %s\n", res(r), res(r2));
+	printf("    # mprotect(first page) = %s, mprotect(last page) = %s\n", result_str(r), result_str(r2));
 	check(r == 0 && r2 == 0 && p[0] == 1 && p[2 * PAGE_SIZE] == 1, "munmap_neighbours_stay", NULL);
 	r = mprotect(p + PAGE_SIZE, PAGE_SIZE, PROT_READ);
-	printf("    # mprotect(the unmapped middle page) = %s\n", res(r));
+	printf("    # mprotect(the unmapped middle page) = %s\n", result_str(r));
 	check(fails_with(r, ENOMEM), "munmap_page_gone_mprotect_enomem", NULL);
 	r = write(1, p + PAGE_SIZE, 1);
-	printf("    # write(1, the unmapped middle page, 1) = %s\n", res(r));
+	printf("    # write(1, the unmapped middle page, 1) = %s\n", result_str(r));
 	check(fails_with(r, EFAULT), "munmap_page_gone_write_efault", NULL);
 	r = munmap(p, 3 * PAGE_SIZE);
 	r2 = write(1, p, 1);
 	printf("    # munmap(all 3 pages, one already gone) = %s, then write(1, first page, 1) = %s\n",
-	       res(r), res(r2));
+	       result_str(r), result_str(r2));
 	check(r == 0 && fails_with(r2, EFAULT), "munmap_whole_range", NULL);
 	r = munmap(p, 3 * PAGE_SIZE);
-	printf("    # munmap(the same range again) = %s\n", res(r));
+	printf("    # munmap(the same range again) = %s\n", result_str(r));
 	check(r == 0, "munmap_nothing_mapped_ok", NULL);
 	r = munmap(p + 1, PAGE_SIZE);
-	printf("    # munmap(unaligned) = %s\n", res(r));
+	printf("    # munmap(unaligned) = %s\n", result_str(r));
 	check(fails_with(r, EINVAL), "munmap_unaligned_einval", NULL);
 	r = munmap(p, 0);
-	printf("    # munmap(length 0) = %s\n", res(r));
+	printf("    # munmap(length 0) = %s\n", result_str(r));
 	check(fails_with(r, EINVAL), "munmap_zero_length_einval", NULL);
 	r = munmap((void *)0xc0000000UL, PAGE_SIZE);
-	printf("    # munmap(0xc0000000, 4096) = %s\n", res(r));
+	printf("    # munmap(0xc0000000, 4096) = %s\n", result_str(r));
 	check(fails_with(r, EINVAL), "munmap_kernel_half_einval", NULL);
 }
 
@@ -327,7 +304,7 @@ static void suite_mprotect(void)
 	}
 	p[0] = 7;
 	r = mprotect(p, PAGE_SIZE, PROT_READ);
-	printf("    # mprotect(RW page, PROT_READ) = %s\n", res(r));
+	printf("    # mprotect(RW page, PROT_READ) = %s\n", result_str(r));
 	check(r == 0 && p[0] == 7, "mprotect_read_only", NULL);
 	r = mprotect(p, PAGE_SIZE, PROT_READ | PROT_WRITE);
 	check(r == 0, "mprotect_back_to_rw", NULL);
@@ -335,22 +312,22 @@ static void suite_mprotect(void)
 	check(p[0] == 8, "mprotect_rw_writable_again", NULL);
 	fn = put_ret42(p);
 	r = mprotect(p, PAGE_SIZE, PROT_READ | PROT_EXEC);
-	printf("    # code written while RW, mprotect(PROT_READ|PROT_EXEC) = %s\n", res(r));
+	printf("    # code written while RW, mprotect(PROT_READ|PROT_EXEC) = %s\n", result_str(r));
 	check(r == 0 && fn() == 42, "mprotect_rx_then_call_returns_42", NULL);
 	r = mprotect(p, PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC);
-	printf("    # mprotect(PROT_READ|PROT_WRITE|PROT_EXEC) = %s\n", res(r));
+	printf("    # mprotect(PROT_READ|PROT_WRITE|PROT_EXEC) = %s\n", result_str(r));
 	if (linux_policy)
 		check(r == 0, "mprotect_wx_allowed", "linux only");
 	else
 		check(fails_with(r, EACCES), "mprotect_wx_refused_eacces", "ronx only");
 	r = mprotect(p + 1, PAGE_SIZE, PROT_READ);
-	printf("    # mprotect(unaligned) = %s\n", res(r));
+	printf("    # mprotect(unaligned) = %s\n", result_str(r));
 	check(fails_with(r, EINVAL), "mprotect_unaligned_einval", NULL);
 	r = mprotect(p, PAGE_SIZE, 0x100);
-	printf("    # mprotect(prot 0x100) = %s\n", res(r));
+	printf("    # mprotect(prot 0x100) = %s\n", result_str(r));
 	check(fails_with(r, EINVAL), "mprotect_bad_prot_einval", NULL);
 	r = mprotect(p, 0, PROT_READ);
-	printf("    # mprotect(length 0) = %s\n", res(r));
+	printf("    # mprotect(length 0) = %s\n", result_str(r));
 	check(r == 0, "mprotect_zero_length_ok", NULL);
 	munmap(p, PAGE_SIZE);
 
@@ -358,10 +335,10 @@ static void suite_mprotect(void)
 	if (hole != MAP_FAILED)
 		munmap(hole, PAGE_SIZE);
 	r = mprotect(hole, PAGE_SIZE, PROT_READ);
-	printf("    # mprotect(an unmapped page) = %s\n", res(r));
+	printf("    # mprotect(an unmapped page) = %s\n", result_str(r));
 	check(hole != MAP_FAILED && fails_with(r, ENOMEM), "mprotect_unmapped_enomem", NULL);
 	r = mprotect((void *)0xc0000000UL, PAGE_SIZE, PROT_READ);
-	printf("    # mprotect(0xc0000000, 4096) = %s\n", res(r));
+	printf("    # mprotect(0xc0000000, 4096) = %s\n", result_str(r));
 	check(fails_with(r, ENOMEM), "mprotect_kernel_half_enomem", NULL);
 }
 
@@ -372,26 +349,26 @@ static void suite_nanosleep(void)
 	long r;
 
 	r = nanosleep(&ts, NULL);
-	printf("    # nanosleep({0, 0}) = %s\n", res(r));
+	printf("    # nanosleep({0, 0}) = %s\n", result_str(r));
 	check(r == 0, "nanosleep_zero", NULL);
 	ts.tv_nsec = 1000000;
 	r = nanosleep(&ts, NULL);
-	printf("    # nanosleep({0, 1 ms}) = %s\n", res(r));
+	printf("    # nanosleep({0, 1 ms}) = %s\n", result_str(r));
 	check(r == 0, "nanosleep_1ms", NULL);
 	r = nanosleep(NULL, NULL);
-	printf("    # nanosleep(NULL) = %s\n", res(r));
+	printf("    # nanosleep(NULL) = %s\n", result_str(r));
 	check(fails_with(r, EFAULT), "nanosleep_null_efault", NULL);
 	r = nanosleep((void *)KERNEL_ADDR, NULL);
-	printf("    # nanosleep(%#lx) = %s\n", KERNEL_ADDR, res(r));
+	printf("    # nanosleep(%#lx) = %s\n", KERNEL_ADDR, result_str(r));
 	check(fails_with(r, EFAULT), "nanosleep_kernel_address_efault", NULL);
 	ts.tv_nsec = 1000000000;
 	r = nanosleep(&ts, NULL);
-	printf("    # nanosleep({0, 1000000000}) = %s\n", res(r));
+	printf("    # nanosleep({0, 1000000000}) = %s\n", result_str(r));
 	check(fails_with(r, EINVAL), "nanosleep_nsec_too_big_einval", NULL);
 	ts.tv_sec = -1;
 	ts.tv_nsec = 0;
 	r = nanosleep(&ts, NULL);
-	printf("    # nanosleep({-1, 0}) = %s\n", res(r));
+	printf("    # nanosleep({-1, 0}) = %s\n", result_str(r));
 	check(fails_with(r, EINVAL), "nanosleep_negative_einval", NULL);
 }
 

@@ -62,6 +62,9 @@ void *sbrk(long increment);
 
 /* errno as its name ("EFAULT"), so that ronx and Linux runs compare by text */
 const char *errno_name(int e);
+/* user/lib/result.c: "-1 EFAULT" or "0x1234" (four buffers); r == -1 && errno == e */
+const char *result_str(long r);
+int fails_with(long r, int e);
 
 /* stdio: unbuffered, every call is one write(1) */
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);

@@ -450,6 +450,16 @@ def _describe(m):
     return "%s%s%s" % (m.perm(), " GLB" if m.glb else "", " 2M" if m.pse else " 4K")
 
 
+def xp_byte(g, va):
+    """The byte at kernel address va (in the direct map), read by QEMU's xp
+    from physical memory: what is there, whatever the kernel says."""
+    out = g.monitor("xp /1bx 0x%x" % (va - 0xC0000000))
+    m = re.search(r":\s*0x([0-9a-f]+)", out)
+    if not m:
+        raise CheckFailed("expected QEMU's xp to read 0x%08x, found: %r" % (va, out))
+    return int(m.group(1), 16)
+
+
 def expect_pages(ctx, g, start, end, want, what=None):
     """Every 4 KiB page in [start, end) has the permission want: "RO+X",
     "RW+NX", ... or one half of it ("RO", "NX"); start and end may be

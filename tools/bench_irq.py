@@ -14,15 +14,14 @@ interrupts on in every system call costs a getpid() round trip.
 """
 import os
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 from guest import BUILD, Guest  # noqa: E402
 import bigwrite  # noqa: E402
+from bench_tree import build_tree_at  # noqa: E402
 
 BEFORE = "4ed76d4"      # main before system calls ran with interrupts on
 MIB = 1 << 20
@@ -31,24 +30,8 @@ GETPID = re.compile(r"getpid round trip: min (\d+) median (\d+) cycles")
 
 def build_before():
     """build/bench/before-irq/build/kernel.elf: the kernel at BEFORE, or None."""
-    dest = os.path.join(BUILD, "bench", "before-irq")
-    elf = os.path.join(dest, "build", "kernel.elf")
-    if os.path.exists(elf):
-        return elf
-    shutil.rmtree(dest, ignore_errors=True)
-    os.makedirs(dest)
-    arch = subprocess.run(["git", "-C", ROOT, "archive", BEFORE], capture_output=True)
-    if arch.returncode:
-        return None
-    subprocess.run(["tar", "-x", "-C", dest], input=arch.stdout, check=True)
-    # the tree's ../shared (the seeds) is the worktree's
-    shared = os.path.join(os.path.dirname(ROOT), "shared")
-    link = os.path.join(os.path.dirname(dest), "shared")
-    if os.path.isdir(shared) and not os.path.exists(link):
-        os.symlink(shared, link)
-    r = subprocess.run(["make", "-s", "-j2", "build/kernel.elf"], cwd=dest,
-                       capture_output=True, text=True)
-    return elf if r.returncode == 0 else None
+    built = build_tree_at(BEFORE, "before-irq", ["build/kernel.elf"])
+    return built[0] if built else None
 
 
 def guest(name, ncpus, kernel=None):

@@ -14,15 +14,14 @@ the other CPUs adds to the boot.
 """
 import os
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 from guest import BUILD, Guest  # noqa: E402
+from bench_tree import build_tree_at  # noqa: E402
 
 BEFORE = "b64d7f0"      # main before issue 16 (SMP) began
 CPABENCH = re.compile(r"cpabench: set_memory_ro\(\) of (\d+) pages? on (\d+) CPUs?, (\d+) calls: "
@@ -65,19 +64,7 @@ def boot_times(ncpus, runs, kernel=None, initrd=None, cmdline=""):
 
 def build_before():
     """build/bench/before/build/kernel.elf and initrd: the tree at BEFORE, or None."""
-    dest = os.path.join(BUILD, "bench", "before")
-    elf = os.path.join(dest, "build", "kernel.elf")
-    if os.path.exists(elf):
-        return elf, os.path.join(dest, "build", "initrd.cpio")
-    shutil.rmtree(dest, ignore_errors=True)
-    os.makedirs(dest)
-    arch = subprocess.run(["git", "-C", ROOT, "archive", BEFORE], capture_output=True)
-    if arch.returncode:
-        return None
-    subprocess.run(["tar", "-x", "-C", dest], input=arch.stdout, check=True)
-    r = subprocess.run(["make", "-s", "-j2", "build/kernel.elf", "build/initrd.cpio"], cwd=dest,
-                       capture_output=True, text=True)
-    return (elf, os.path.join(dest, "build", "initrd.cpio")) if r.returncode == 0 else None
+    return build_tree_at(BEFORE, "before", ["build/kernel.elf", "build/initrd.cpio"])
 
 
 def rows(row, runs=5):

@@ -11,7 +11,7 @@ split, with which frames and attributes, whether it came back whole, and
 what the policy kept from changing."""
 import re
 
-from grading import CheckFailed, check, expect_ktap, pages_check, step
+from grading import CheckFailed, check, expect_ktap, pages_check, step, xp_byte
 from tlb import PageTables
 
 PAGE, PAGE_OFFSET = 4096, 0xC0000000
@@ -275,14 +275,6 @@ def observe_policy(ctx):
                        % (how, what, ctx.where(va), want, m.perm() if m else "not mapped"))
     if bad:
         raise CheckFailed("\n".join(bad))
-
-
-def xp_byte(g, va):
-    out = g.monitor("xp /1bx 0x%x" % (va - PAGE_OFFSET))
-    m = re.search(r":\s*0x([0-9a-f]+)", out)
-    if not m:
-        raise CheckFailed("expected QEMU's xp to read 0x%08x, found: %r" % (va, out))
-    return int(m.group(1), 16)
 
 
 def other_cpu_runs(ctx):

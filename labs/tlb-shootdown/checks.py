@@ -26,7 +26,7 @@ first (the deadlock it looks for is prevented by cpu_relax(), which the
 lab leaves alone), and it is the slow half of the SMP tests."""
 import re
 
-from grading import CheckFailed, GuestError, check, expect_ktap, step
+from grading import CheckFailed, GuestError, check, expect_ktap, step, xp_byte
 from watch import Watch, faults
 
 CPUS = 3
@@ -121,14 +121,6 @@ def concurrent(ctx):
        steps=[SEND, WAIT])
 def process(ctx):
     expect_ktap(smp_boot(ctx), "smp", ["process_mapping_changes_reach_a_cpu_that_has_it_loaded"])
-
-
-def xp_byte(g, va):
-    out = g.monitor("xp /1bx 0x%x" % (va - PAGE_OFFSET))
-    m = re.search(r":\s*0x([0-9a-f]+)", out)
-    if not m:
-        raise CheckFailed("expected QEMU's xp to read 0x%08x, found: %r" % (va, out))
-    return int(m.group(1), 16)
 
 
 def cpuwrite(ctx, g, cpu, va, byte, want):

@@ -4,14 +4,22 @@
 
 Each test_* function takes a Results and boots what it needs. A scenario
 that raises is one failed check (with the guest's last output), and the
-run goes on. Results go to build/results/qemu.ktap.
+run goes on. Results go to build/results/qemu.ktap, in the files' order
+whatever order they ran in.
 
     tests/qemu/run.py               all of them
     tests/qemu/run.py image pci     only files/functions whose name has these
+    QEMU_JOBS=1 tests/qemu/run.py   one scenario file at a time
+
+Scenario files run in parallel, one QEMU per CPU by default (each guest
+has its own sockets and temporary directory); the scenarios of one file
+run in order, in one worker.
 """
 import glob
 import importlib
+import multiprocessing
 import os
+import re
 import sys
 import time
 import traceback
@@ -21,6 +29,13 @@ sys.path.insert(0, HERE)
 
 from guest import BUILD  # noqa: E402
 from results import Results, progress  # noqa: E402
+
+# a file that reads what another one wrote runs after it, in its worker
+RUNS_AFTER = {"test_ronx_checks_user": "test_peer"}
+# the longest files start first, so that the last one to finish is short
+LONGEST_FIRST = ("test_matrix", "test_fork", "test_lab", "test_redteam", "test_smp",
+                 "test_lifetimes", "test_syscall_irq", "test_fpu", "test_user")
+TAP_LINE = re.compile(r"^(ok|not ok) \d+ ")
 
 
 def discover(filters):
@@ -32,22 +47,72 @@ def discover(filters):
                 yield full, getattr(mod, name)
 
 
+def batches(tests):
+    """[[(index, name)]]: one list per file, a file that depends on
+    another appended to that one's list, longest files first."""
+    by_file = {}
+    for i, (name, _) in enumerate(tests):
+        by_file.setdefault(name.split(".")[0], []).append((i, name))
+    for later, first in RUNS_AFTER.items():
+        if later in by_file and first in by_file:
+            by_file[first] += by_file.pop(later)
+    rank = {f: n for n, f in enumerate(LONGEST_FIRST)}
+    return [by_file[f] for f in sorted(by_file, key=lambda f: rank.get(f, len(rank)))]
+
+
+def run_one(fn, name, results):
+    results.group = name.split(".", 1)[1][len("test_"):]
+    try:
+        fn(results)
+    except Exception as e:  # a scenario that breaks is a failure, not a stop
+        results.fail("scenario completed", "%s\n%s" % (e, traceback.format_exc(limit=3)))
+
+
+def run_batch(batch):
+    """In a worker: each scenario of the batch, its KTAP lines apart."""
+    tests = dict(_TESTS)
+    out = []
+    for i, name in batch:
+        progress("[%d/%d] %s" % (i + 1, len(_TESTS), name))
+        r = Results()
+        run_one(tests[name], name, r)
+        out.append((i, r.lines, r.failed))
+    return out
+
+
+def merge(done, results):
+    """The workers' lines, in the order of the files, numbered again."""
+    for _, lines, failed in sorted(done):
+        for line in lines:
+            m = TAP_LINE.match(line)
+            if m:
+                results.count += 1
+                line = "%s %d %s" % (m.group(1), results.count, line[m.end():])
+            results.lines.append(line)
+        results.failed += failed
+
+
+_TESTS = []
+
+
 def main():
+    _TESTS.extend(discover(sys.argv[1:]))
+    jobs = int(os.environ.get("QEMU_JOBS") or os.cpu_count() or 1)
     results = Results()
-    tests = list(discover(sys.argv[1:]))
     t0 = time.monotonic()
-    for i, (name, fn) in enumerate(tests, 1):
-        progress("[%d/%d] %s" % (i, len(tests), name))
-        results.group = name.split(".", 1)[1][len("test_"):]
-        try:
-            fn(results)
-        except Exception as e:  # a scenario that breaks is a failure, not a stop
-            results.fail("scenario completed", "%s\n%s" % (e, traceback.format_exc(limit=3)))
-    results.group = ""
+    work = batches(_TESTS)
+    if jobs > 1 and len(work) > 1:
+        progress("qemu: %d scenarios in %d files, %d at a time (QEMU_JOBS=1: one at a time)"
+                 % (len(_TESTS), len(work), jobs))
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            done = [x for out in pool.imap_unordered(run_batch, work) for x in out]
+    else:
+        done = [x for batch in work for x in run_batch(batch)]
+    merge(done, results)
     os.makedirs(os.path.join(BUILD, "results"), exist_ok=True)
     results.write(os.path.join(BUILD, "results", "qemu.ktap"))
     progress("qemu: %d scenarios in %.1fs, %d checks failed"
-             % (len(tests), time.monotonic() - t0, results.failed))
+             % (len(_TESTS), time.monotonic() - t0, results.failed))
     return 1 if results.failed else 0
 
 

@@ -545,6 +545,16 @@ def test_time_limit(t, name, tmp):
     t.check(not r.stdout.strip(), "... and no QEMU or make of it is left running", r.stdout)
 
 
+def first_check_of_file(name, rel):
+    """The number (from 1) of the lab's first check that grades a step of
+    a function in rel, or None."""
+    functions = {it.target for it in lab.read_strip(name) if it.path == rel}
+    for n, c in enumerate(lab.load_checks(name), 1):
+        if any(s.function in functions for s in c.steps):
+            return n
+    return None
+
+
 def test_broken_submissions(t, name, tmp):
     """Submissions that cannot be graded as such: a one-line reason each,
     0 on what cannot run, a results.json, and never a traceback."""
@@ -604,11 +614,14 @@ def test_broken_submissions(t, name, tmp):
                    "instruction `out %%al,$0xe9` at forged_ktap()+0x" % files[-1], "below"),
                   ("includes-solved", "%s: refused before compiling: it includes ../"
                    % files[-1], "below")]
+    own = first_check_of_file(name, files[-1])
     for sub, said, want in cases:
-        # a submission that builds is graded with its first two checks: what
-        # is tested here is what is taken, and the one-line reason
+        # a submission that builds is graded with its first two checks (and,
+        # for a forged file, the first of that file's own): what is tested
+        # here is what is taken, and the one-line reason
+        only = "1,2" + (",%d" % own if sub in forged and own and own > 2 else "")
         res, out = grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"),
-                               only="1,2")
+                               only=only)
         ok = res is not None and "Traceback" not in out
         score = res["score"] if res else None
         total = res["extra_data"]["max_score"] if res else None

@@ -117,18 +117,23 @@ static void start_thread(struct trap_frame *regs, uint32_t eip, uint32_t esp)
 	regs->esp = esp;
 }
 
-struct mm_struct *load_elf_binary(const char *path, const void *data, size_t size, int argc,
-				  char **argv, struct trap_frame *regs)
+/*
+ * The new mm, or NULL with *err set: -ENOEXEC for a file the checks
+ * refuse (the line naming why is printed), -ENOMEM without memory.
+ */
+struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t size,
+				      int argc, char **argv, struct trap_frame *regs, long *err)
 {
 	struct exec_image img;
-	char err[200];
-	struct errmsg e = { err, sizeof(err) };
+	char msg[200];
+	struct errmsg e = { msg, sizeof(msg) };
 	struct mm_struct *mm;
 	uint32_t sp;
 	int ret = 0;
 
 	if (elf_exec_check(&img, data, size, &e)) {
-		pr_err("exec: %s: %s\n", path, err);
+		pr_err("exec: %s: %s\n", path, msg);
+		*err = -ENOEXEC;
 		return 0;
 	}
 	if (img.stack_exec_asked)
@@ -157,5 +162,14 @@ fail:
 		pr_err("exec: %s: out of memory\n", path);
 	else
 		pr_err("exec: %s: cannot map it (error %d)\n", path, ret);
+	*err = ret == -ENOMEM ? -ENOMEM : -ENOEXEC;
 	return 0;
+}
+
+struct mm_struct *load_elf_binary(const char *path, const void *data, size_t size, int argc,
+				  char **argv, struct trap_frame *regs)
+{
+	long err;
+
+	return load_elf_binary_err(path, data, size, argc, argv, regs, &err);
 }

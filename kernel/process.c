@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Processes: start one from bin/NAME in the initrd, end one, wait for one,
- * kill one. ronx has no fork: spawn_process() is fork and exec in one (as
- * posix_spawn), run by the shell.
+ * kill one. The shell's `run` starts one with spawn_process(), fork and
+ * exec in one (as posix_spawn); processes make more with fork, vfork and
+ * execve (kernel/fork.c, kernel/execve.c).
  *
  * A process's kernel stack (THREAD_SIZE) holds, from the top: its user
  * registers (struct trap_frame, what the CPU and boot/traps.asm push on
@@ -30,7 +31,7 @@ static void ret_from_fork(void)
 	spin_unlock(&tasks_lock);
 }
 
-static struct task *new_process_task(const char *name)
+struct task *new_process_task(const char *name)
 {
 	struct task *t = alloc_task(name);
 	unsigned long stack;
@@ -105,6 +106,7 @@ void do_exit(int status)
 	}
 	if (foreground_task == t)
 		foreground_task = 0;
+	exit_notify();
 	task_dead();
 }
 

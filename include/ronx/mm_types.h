@@ -13,12 +13,13 @@
 #define VM_READ		0x1
 #define VM_WRITE	0x2
 #define VM_EXEC		0x4
+#define VM_SHARED	0x8	/* MAP_SHARED: fork shares its frames writable, never copies */
 
 enum vma_kind { VMA_TEXT, VMA_RODATA, VMA_DATA, VMA_BSS, VMA_HEAP, VMA_MMAP, VMA_STACK };
 
 struct vm_area_struct {
 	uint32_t vm_start, vm_end;	/* [start, end), page-aligned */
-	uint16_t vm_flags;		/* VM_READ | VM_WRITE | VM_EXEC */
+	uint16_t vm_flags;		/* VM_READ | VM_WRITE | VM_EXEC | VM_SHARED */
 	uint16_t kind;			/* enum vma_kind */
 };
 

@@ -56,6 +56,8 @@ struct task {
 	struct recovery *recovery;	/* its catch_faults() stack */
 	unsigned long runtime;		/* timer ticks it was running for */
 	int cpu;			/* the CPU it runs on, or ran on last */
+	int pgid;			/* its process group (kill(0, sig)); 0: its own pid */
+	struct task *vfork_child;	/* a vfork parent: the child it waits for (exec or exit) */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -75,6 +77,7 @@ void schedule(void);
 void yield(void);
 void sleep_on(void *chan);
 void sleep_on_unless(void *chan, bool (*ready)(void));
+void sleep_on_until(void *chan, bool (*ready)(void *), void *arg);
 void wakeup(void *chan);
 void wake_up_task(struct task *t);
 void task_dead(void) __attribute__((noreturn));

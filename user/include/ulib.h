@@ -21,10 +21,6 @@
 /* prctl's options that name a process */
 #define PR_SET_NAME	15
 #define PR_GET_NAME	16
-/* Linux only (ronx answers -ENOSYS): the spawn benchmark's */
-#define __NR_execve		11
-#define __NR_wait4		114
-#define __NR_vfork		190
 
 /* Linux's errno values, and mmap's PROT_ and MAP_ flags: the kernel's lists */
 #include <ronx/errno.h>

@@ -9,7 +9,8 @@ RONX_USER_MK := 1
 USER_PROGS := hello echo cat spin sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment \
-	usertest fuzz bench_getpid bench_yield bench_spawn getcpu
+	usertest fuzz bench_getpid bench_yield bench_spawn getcpu \
+	forktest cowtest zerotest stackgrow forkbomb oomtouch bench_fork
 UB := $(B)/user
 USER_BINS := $(USER_PROGS:%=$(UB)/bin/%)
 

@@ -107,6 +107,31 @@ long wait4(int pid, int *status, int options, void *rusage)
 	return ret(syscall6(__NR_wait4, pid, (long)status, options, (long)rusage, 0, 0));
 }
 
+int waitpid(int pid, int *status, int options)
+{
+	return (int)ret(SYSCALL(__NR_waitpid, pid, status, options));
+}
+
+int fork(void)
+{
+	return (int)ret(SYSCALL(__NR_fork, 0, 0, 0));
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return (int)ret(SYSCALL(__NR_execve, path, argv, envp));
+}
+
+int getppid(void)
+{
+	return (int)SYSCALL(__NR_getppid, 0, 0, 0);
+}
+
+int kill(int pid, int sig)
+{
+	return (int)ret(SYSCALL(__NR_kill, pid, sig, 0));
+}
+
 static const char *const errno_names[] = {
 	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH", [EINTR] = "EINTR",
 	[EIO] = "EIO", [E2BIG] = "E2BIG", [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",

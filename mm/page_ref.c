@@ -16,9 +16,6 @@
 #include <ronx/init.h>
 #include <ronx/memlayout.h>
 #include <ronx/mm.h>
-#include <ronx/mm_types.h>
-#include <ronx/pgd.h>
-#include <ronx/sched.h>
 #include <ronx/page_ref.h>
 
 static uint8_t *frame_refs;
@@ -68,45 +65,4 @@ void put_user_frame(unsigned long pa)
 		free_page(pa);
 	else if (left == 0xff)
 		pr_err("page_ref: frame %#lx dropped below zero references\n", pa);
-}
-
-/* The user PTEs of one mm, tallied into s (meminfo). */
-static void count_mm(struct mm_struct *mm, struct share_stats *s)
-{
-	for (int i = 0; i < mm->vmas.nr; i++) {
-		const struct vm_area_struct *v = &mm->vmas.v[i];
-
-		for (uint32_t va = v->vm_start; va < v->vm_end; va += PAGE_SIZE) {
-			pteval_t *pte = user_pte(mm, va, false);
-			unsigned long pa;
-
-			if (!pte || !pte_has_frame(*pte))
-				continue;
-			pa = (unsigned long)(*pte & PTE_PFN_MASK);
-			if (is_zero_frame(pa))
-				s->zero_ptes++;
-			else if ((v->vm_flags & VM_WRITE) && !(v->vm_flags & VM_SHARED) &&
-				 !(*pte & _PAGE_RW))
-				s->cow_ptes++;
-		}
-	}
-}
-
-/*
- * Frames shared are counted from the table (every frame with a count
- * above 1), PTEs from each live process's tables. It reads other
- * processes' tables without their lock, as ps reads their CR3: a number
- * for a person, not for the kernel's decisions.
- */
-void count_share_stats(struct share_stats *s)
-{
-	*s = (struct share_stats){ 0 };
-	for (unsigned long pfn = 0; pfn < max_low_pfn; pfn++)
-		s->shared_frames += frame_refs[pfn] > 1;
-	for (int i = 0; i < NR_TASKS; i++) {
-		struct task *t = &tasks[i];
-
-		if (t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_ZOMBIE && t->mm)
-			count_mm(t->mm, s);
-	}
 }

@@ -13,6 +13,7 @@
 #include <ronx/ptdump.h>
 #include <ronx/mm_types.h>
 #include <ronx/process.h>
+#include <ronx/page_ref.h>
 
 /* The kernel's own tables, read through the direct map. */
 void ptdump_walk(struct ptdump_state *st)
@@ -33,10 +34,12 @@ static int cmd_ptdump(int argc, char **argv)
 	if (argc == 2 && !(t = find_process_arg("ptdump", argv[1])))
 		return -ENOENT;
 	ptdump_begin(&st, ptdump_address_markers, shell_print_line, 0);
-	if (t)
+	if (t) {
 		ptdump_walk_tables(&st, t->mm->pgd, pt_read_direct_map, 0);
-	else
+		ptdump_sharing(t);	/* COW, zero-page and shared runs, if any */
+	} else {
 		ptdump_walk(&st);
+	}
 	return 0;
 }
 SHELL_COMMAND("ptdump", cmd_ptdump, "ptdump [PID]",

@@ -19,6 +19,7 @@
 #include <ronx/walk.h>
 #include <ronx/mm_types.h>
 #include <ronx/process.h>
+#include <ronx/page_ref.h>
 
 /* Each loaded module's core and init (or freed init) region. */
 static int module_spans(struct mod_span *s, int max)
@@ -83,6 +84,9 @@ static void user_region_of(struct task *t, uint32_t va, char *buf, size_t size)
 	else if (va >= STACK_GUARD && va < STACK_GUARD + PAGE_SIZE)
 		snprintf(buf, size, "user guard page of %s[%d]: never mapped, so a stack overflow faults",
 			 t->comm, t->pid);
+	else if (va >= STACK_LIMIT && va < STACK_TOP)
+		snprintf(buf, size, "user stack room of %s[%d]: not yet used; a fault here grows the stack (8 MiB limit)",
+			 t->comm, t->pid);
 	else
 		snprintf(buf, size, "user space of %s[%d]: no area here (a fault)", t->comm, t->pid);
 }
@@ -113,6 +117,11 @@ static int cmd_walk(int argc, char **argv)
 	else
 		region_of(va, region, sizeof(region));
 	pt_walk_print(&w, region, shell_print_line, 0);
+	if (t && va < TASK_SIZE) {
+		walk_frame_line(t, va, region, sizeof(region));	/* who else maps the frame */
+		if (region[0])
+			cprintf("%s\n", region);
+	}
 	return 0;
 }
 SHELL_COMMAND("walk", cmd_walk, "walk VA|FUNCTION [PID]",

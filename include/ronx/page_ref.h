@@ -12,6 +12,8 @@
 #ifndef RONX_PAGE_REF_H
 #define RONX_PAGE_REF_H
 #include <stdbool.h>
+#include <stdint.h>
+#include <ronx/pgtable_types.h>
 
 void page_ref_init(void);
 unsigned page_ref_count(unsigned long pa);	/* 0 for the zero page and kernel frames */
@@ -25,11 +27,31 @@ static inline bool is_zero_frame(unsigned long pa)
 	return pa == zero_page_pa;
 }
 
-/* What meminfo prints about sharing: filled by walking every process. */
+/*
+ * What a person is told about sharing (mm/cow_show.c): meminfo's counts,
+ * ptdump PID's "Shared frames" section, walk VA PID's frame line. They
+ * read live processes' tables without stopping them: numbers for a
+ * person, never for the kernel's decisions.
+ */
+enum frame_share {
+	FRAME_PRIVATE,		/* this PTE's alone, writable if the area is */
+	FRAME_ZERO,		/* the zero page: read-only, every process's */
+	FRAME_COW,		/* shared with another PTE, read-only: a write copies */
+	FRAME_COW_LAST,		/* read-only in a writable area, no one else left: a write takes it back */
+	FRAME_SHARED,		/* shared read-only (text, rodata) or MAP_SHARED */
+};
 struct share_stats {
 	unsigned long shared_frames;	/* frames mapped by more than one PTE */
-	unsigned long cow_ptes;		/* PTEs read-only in a writable area: a write copies */
+	unsigned long cow_ptes;		/* PTEs FRAME_COW or FRAME_COW_LAST */
 	unsigned long zero_ptes;	/* PTEs on the zero page */
+	unsigned long shared_ptes;	/* PTEs FRAME_SHARED */
 };
+struct mm_struct;
+struct task;
+enum frame_share classify_frame(struct mm_struct *mm, uint32_t va, pteval_t pte);
+const char *frame_share_name(enum frame_share s);
 void count_share_stats(struct share_stats *s);
+void ptdump_sharing(struct task *t);
+void walk_frame_line(struct task *t, uint32_t va, char *buf, unsigned long size);
+void meminfo_sharing(void);
 #endif

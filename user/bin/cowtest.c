@@ -11,9 +11,9 @@
  *   cowtest kernel   only that last experiment: with CR0.WP cleared
  *                    (ronx's cr0_wp=off) the kernel's write lands in the
  *                    frame the parent still maps, and this says so
- *   cowtest hold     for the tests that read the page tables from
- *                    outside: one page, the child waits for a line
- *                    before it writes and again before it exits
+ *   cowtest hold S1 S2   for the tests that read the page tables from
+ *                    outside: one page; the child writes it when process
+ *                    S1 is gone, and exits when S2 is (wait_gone())
  */
 #include <ulib.h>
 
@@ -103,20 +103,20 @@ static int kernel_write(void)
 	return strcmp(name_page, "parent's bytes") == 0;
 }
 
-static void hold(void)
+static void hold(char **argv)
 {
-	char line[16];
 	int pid;
 
 	memset(pages[0], 'P', PAGE_SIZE);
 	printf("cowtest: page at %p holds 'P'\n", (void *)pages[0]);
 	pid = fork();
 	if (pid == 0) {
-		printf("cowtest: child %d of %d: shared; Enter to write\n", getpid(), getppid());
-		read(0, line, sizeof(line));
+		printf("cowtest: child %d of %d: shared; it writes when %s is gone\n", getpid(),
+		       getppid(), argv[2]);
+		wait_gone(argv[2]);
 		memset(pages[0], 'C', PAGE_SIZE);
-		printf("cowtest: child wrote 'C'; Enter to exit\n");
-		read(0, line, sizeof(line));
+		printf("cowtest: child wrote 'C'; it exits when %s is gone\n", argv[3]);
+		wait_gone(argv[3]);
 		_exit(0);
 	}
 	check(child_status(pid) == 0 && pages[0][0] == 'P' && pages[0][PAGE_SIZE - 1] == 'P',
@@ -132,8 +132,8 @@ int main(int argc, char **argv)
 					   : "the kernel's write reached the parent's page (CR0.WP off?)");
 		return ok ? 0 : 1;
 	}
-	if (argc > 1 && strcmp(argv[1], "hold") == 0) {
-		hold();
+	if (argc > 3 && strcmp(argv[1], "hold") == 0) {
+		hold(argv);
 		return failed;
 	}
 	both_ways();

@@ -6,21 +6,22 @@
  * child touches 8 MiB and 64 KiB below main's frame, beyond the limit,
  * and must die of SIGSEGV.
  *
- *   stackgrow hold   grows to 1 MiB, waits for a line, to 2 MiB, waits
- *                    again (for the tests that watch the pages appear)
+ *   stackgrow hold S1 S2   grows to 1 MiB, waits until process S1 is
+ *                    gone, to 2 MiB, waits for S2 (for the tests that
+ *                    watch the pages appear from outside)
  */
 #include <ulib.h>
 
 #define FRAME	(64 << 10)
 
-static int hold;
+static char **hold;
 
-static void wait_line(unsigned kib)
+static void wait_step(unsigned kib)
 {
-	char line[16];
+	const char *pid = hold[kib == 1024 ? 2 : 3];
 
-	printf("stackgrow: %u KiB deep; Enter to go on\n", kib);
-	read(0, line, sizeof(line));
+	printf("stackgrow: %u KiB deep; goes on when %s is gone\n", kib, pid);
+	wait_gone(pid);
 }
 
 static __attribute__((noinline)) int grow(unsigned kib, unsigned target)
@@ -31,7 +32,7 @@ static __attribute__((noinline)) int grow(unsigned kib, unsigned target)
 	for (unsigned i = 0; i < FRAME; i += PAGE_SIZE)
 		frame[i] = (char)(kib + i / PAGE_SIZE);
 	if (hold && (kib == 1024 || kib == 2048))
-		wait_line(kib);
+		wait_step(kib);
 	ok = kib + 64 >= target ? 1 : grow(kib + 64, target);
 	for (unsigned i = 0; i < FRAME; i += PAGE_SIZE)
 		ok &= frame[i] == (char)(kib + i / PAGE_SIZE);
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 	volatile char here = 1;
 	int status = -1, pid;
 
-	hold = argc > 1 && strcmp(argv[1], "hold") == 0;
+	hold = argc > 3 && strcmp(argv[1], "hold") == 0 ? argv : 0;
 	if (hold)
 		target = 2048;
 	else if (argc > 1 && (parse_uint(argv[1], &target) || target < 64 || target > 7168)) {

@@ -7,9 +7,9 @@
  * ones only read still read zero.
  *
  *   zerotest         the checks
- *   zerotest hold    for the tests that read the page tables from
- *                    outside: after reading 8 pages, and again after
- *                    writing 4 of them, it waits for a line
+ *   zerotest hold S0 S1 S2   for the tests that read the page tables
+ *                    from outside: it reads when process S0 is gone,
+ *                    writes when S1 is, ends when S2 is (wait_gone())
  */
 #include <ulib.h>
 
@@ -34,17 +34,15 @@ static int zeros(const volatile char *p, size_t n)
 	return sum == 0;
 }
 
-static void wait_line(const char *what)
+static void step(char **argv, int i, const char *done)
 {
-	char line[16];
-
-	printf("zerotest: %s; Enter to go on\n", what);
-	read(0, line, sizeof(line));
+	printf("zerotest: %s; goes on when %s is gone\n", done, argv[2 + i]);
+	wait_gone(argv[2 + i]);
 }
 
 int main(int argc, char **argv)
 {
-	int hold = argc > 1 && strcmp(argv[1], "hold") == 0;
+	int hold = argc > 4 && strcmp(argv[1], "hold") == 0;
 	volatile char *m = mmap(NULL, NPAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	volatile char *h = sbrk(NPAGES * PAGE_SIZE);
@@ -54,16 +52,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("zerotest: mmap at %p, heap at %p, %d pages each\n", (void *)m, (void *)h, NPAGES);
+	if (hold)
+		step(argv, 0, "mapped, nothing touched");
 	check(zeros(m, NPAGES * PAGE_SIZE), "mmap_untouched_reads_zero");
 	check(zeros(h, NPAGES * PAGE_SIZE), "brk_untouched_reads_zero");
 	if (hold)
-		wait_line("read every page");
+		step(argv, 1, "read every page");
 	for (int i = 0; i < NPAGES; i += 2) {
 		m[i * PAGE_SIZE + 1] = (char)(i + 1);
 		h[i * PAGE_SIZE + 1] = (char)(i + 1);
 	}
 	if (hold)
-		wait_line("wrote the even pages");
+		step(argv, 2, "wrote the even pages");
 	int ok_m = 1, ok_h = 1;
 
 	for (int i = 0; i < NPAGES; i++) {

@@ -110,6 +110,8 @@ long wait4(int pid, int *status, int options, void *rusage);
 int waitpid(int pid, int *status, int options);
 int getppid(void);
 int kill(int pid, int sig);
+/* waits until the process whose pid is the string pid_arg is gone (test steps) */
+void wait_gone(const char *pid_arg);
 
 /* wait4's status, as Linux's <sys/wait.h> reads it */
 #define WNOHANG		1

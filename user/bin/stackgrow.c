@@ -33,7 +33,7 @@ static __attribute__((noinline)) int grow(unsigned kib, unsigned target)
 		frame[i] = (char)(kib + i / PAGE_SIZE);
 	if (hold && (kib == 1024 || kib == 2048))
 		wait_step(kib);
-	ok = kib + 64 >= target ? 1 : grow(kib + 64, target);
+	ok = kib >= target ? 1 : grow(kib + 64, target);
 	for (unsigned i = 0; i < FRAME; i += PAGE_SIZE)
 		ok &= frame[i] == (char)(kib + i / PAGE_SIZE);
 	return ok;

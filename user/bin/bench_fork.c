@@ -53,9 +53,10 @@ static int bench_cow(unsigned int n)
 	if (pid < 0)
 		return 1;
 	for (unsigned int i = 0; i < n; i++) {
+		volatile char *p = shared[i];	/* volatile: the store stays between the two rdtsc */
 		uint64_t t0 = rdtsc();
 
-		shared[i][1] = 2;
+		p[1] = 2;
 		t[i] = (uint32_t)(rdtsc() - t0);
 	}
 	kill(pid, SIGKILL);

@@ -85,3 +85,19 @@ long sys_kill(uint32_t upid, uint32_t usig)
 		return -ESRCH;
 	return send_sig_all(sig, pid ? -pid : task_pgid(current), false);
 }
+
+/*
+ * Ctrl-C: every process of the foreground job's group gets sig, as a
+ * Linux tty signals its foreground process group (the children a
+ * foreground program forked die with it).
+ */
+void kill_pgrp(int pgid, int sig)
+{
+	for (int i = 0; i < NR_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_ZOMBIE &&
+		    t->mm && task_pgid(t) == pgid)
+			kill_task(t, sig);
+	}
+}

@@ -125,7 +125,7 @@ void kill_task(struct task *t, int sig)
 	wake_up_task(t);
 }
 
-/* Ctrl-C: the foreground process dies of SIGINT; false if there is none. */
+/* Ctrl-C: the foreground process and its group die of SIGINT; false if there is none. */
 bool tty_intr_foreground(void)
 {
 	struct task *t = foreground_task;
@@ -133,6 +133,7 @@ bool tty_intr_foreground(void)
 	if (!t)
 		return false;
 	kill_task(t, SIGINT);
+	kill_pgrp(task_pgid(t), SIGINT);
 	return true;
 }
 

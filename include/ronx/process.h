@@ -52,6 +52,7 @@ long sys_wait4(uint32_t pid, uint32_t stat_addr, uint32_t options, uint32_t ru);
 long sys_waitpid(uint32_t pid, uint32_t stat_addr, uint32_t options);
 long sys_getppid(void);
 long sys_kill(uint32_t pid, uint32_t sig);
+void kill_pgrp(int pgid, int sig);		/* Ctrl-C: the foreground job's whole group */
 int task_pgid(const struct task *t);		/* kill(0), wait4(0): the process group */
 void vfork_child_done(struct task *child);	/* exec or exit: a vfork parent goes on */
 void exit_notify(void);				/* exit: children to the shell, vfork parent on */

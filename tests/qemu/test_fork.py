@@ -257,6 +257,19 @@ def test_fork_programs_and_cycles(t):
                 break
             time.sleep(0.2)
         t.check(list(ps(g)) == [0], "the shell answers, and only it is left", g.command("ps"))
+        spin = run_spin_in_background(g)[0]
+        mark = len(g.out)
+        g.send(b"run cowtest hold %d %d\r" % (spin, spin))
+        g.wait_for(r"cowtest: child \d+ of \d+: shared", start=mark)
+        time.sleep(0.3)
+        g.send(b"\x03")
+        g.wait_for(r"\[\d+\] cowtest: killed by SIGINT", start=mark)
+        g.wait_for("^" + re.escape(PROMPT), start=mark)
+        time.sleep(0.3)
+        left = [p for p, (st, _, name) in ps(g).items() if name == "cowtest" and st != "zombie"]
+        t.check(not left, "Ctrl-C kills the foreground job's whole group: the forked child too",
+                g.command("ps"))
+        reap(g, spin)
         t.check(free_pages(g) == before, "every page back after the fork bombs",
                 "before %d after %d" % (before, free_pages(g)))
         t.check(g.poweroff() == 1, "poweroff after the fork programs")

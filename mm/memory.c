@@ -59,22 +59,14 @@ static unsigned long alloc_user_frame(struct mm_struct *mm)
 /* The stack's area, grown down to cover address if it may (Linux: expand_stack()). */
 static struct vm_area_struct *expand_stack(struct mm_struct *mm, uint32_t address)
 {
-	uint32_t start = address & PAGE_MASK;
+	struct vm_area_struct *v;
 
-	if (address < STACK_LIMIT || address >= STACK_TOP)
+	if (address >= STACK_TOP)
 		return 0;
-	for (int i = 0; i < mm->vmas.nr; i++) {
-		struct vm_area_struct *v = &mm->vmas.v[i];
-
-		if (v->kind != VMA_STACK || v->vm_start <= start)
-			continue;
-		if (!vma_range_free(&mm->vmas, start, v->vm_start))
-			return 0;
-		v->vm_start = start;
+	v = vma_grow_down(&mm->vmas, VMA_STACK, address, STACK_LIMIT);
+	if (v)
 		count(&fault_stats.stack_grows);
-		return v;
-	}
-	return 0;
+	return v;
 }
 
 /* May this access touch area v at all? (x86: a write or a fetch implies a read) */

@@ -50,4 +50,6 @@ int vma_add(struct vma_list *l, uint32_t start, uint32_t end, unsigned flags, un
 void vma_remove(struct vma_list *l, uint32_t start, uint32_t end);
 void vma_merge(struct vma_list *l);
 uint32_t vma_free_area(const struct vma_list *l, uint32_t len, uint32_t lo, uint32_t hi);
+struct vm_area_struct *vma_grow_down(struct vma_list *l, unsigned kind, uint32_t addr,
+				     uint32_t limit);
 #endif

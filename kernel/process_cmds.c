@@ -177,7 +177,8 @@ static int cmd_ps(int argc, char **argv)
 		if (t->state == TASK_UNUSED || t->state == TASK_NEW)
 			continue;
 		cprintf("%5d %-9s 0x%08lx %6lu %6lu %s%s\n", t->pid, state_name(t->state), cr3,
-			t->runtime, pages, t->comm, t->mm ? "" : " (kernel task)");
+			t->runtime, pages, t->comm,
+			t->mm || t->state == TASK_ZOMBIE ? "" : " (kernel task)");
 	}
 	return 0;
 }

@@ -10,8 +10,8 @@
  * The new mm is built whole (load_elf_binary_err(), kernel/exec.c) while
  * the old one still runs; only when it is complete does the process
  * switch to it and drop the old one, so a failed execve returns its error
- * to a process that is as it was. The environment is not passed on: ronx
- * has none, and the new program's envp is empty.
+ * to a process that is as it was. The environment (at most
+ * EXEC_MAX_ENV strings) goes to the new program's stack as Linux lays it.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -29,8 +29,9 @@
 /* The strings: path first, then each argument, packed in one page. */
 struct exec_args {
 	char *path;
-	int argc;
+	int argc, envc;
 	char *argv[EXEC_MAX_ARGS + 1];
+	char *envp[EXEC_MAX_ENV + 1];
 	char *next, *end;
 };
 
@@ -51,28 +52,37 @@ static long copy_string(struct exec_args *a, const char __user *s, char **out, l
 	return 0;
 }
 
-static long copy_args(struct exec_args *a, uint32_t upath, uint32_t uargv)
+/* A NULL-terminated array of user strings (argv or envp), at most max of them. */
+static long copy_strings(struct exec_args *a, uint32_t uvec, char **out, int *count, int max)
+{
+	for (*count = 0; uvec; (*count)++) {
+		uint32_t p;
+		long ret;
+
+		if (get_user(p, (const uint32_t __user *)uvec + *count))
+			return -EFAULT;
+		if (!p)
+			break;
+		if (*count == max)
+			return -E2BIG;
+		ret = copy_string(a, (const char __user *)p, &out[*count], PAGE_SIZE);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static long copy_args(struct exec_args *a, uint32_t upath, uint32_t uargv, uint32_t uenvp)
 {
 	long ret = copy_string(a, (const char __user *)upath, &a->path, EXEC_PATH_MAX);
 
 	if (ret == -E2BIG)
 		return -ENAMETOOLONG;
-	if (ret)
-		return ret;
-	for (a->argc = 0; uargv; a->argc++) {
-		uint32_t p;
-
-		if (get_user(p, (const uint32_t __user *)uargv + a->argc))
-			return -EFAULT;
-		if (!p)
-			break;
-		if (a->argc == EXEC_MAX_ARGS)
-			return -E2BIG;
-		ret = copy_string(a, (const char __user *)p, &a->argv[a->argc], PAGE_SIZE);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	if (!ret)
+		ret = copy_strings(a, uargv, a->argv, &a->argc, EXEC_MAX_ARGS);
+	if (!ret)
+		ret = copy_strings(a, uenvp, a->envp, &a->envc, EXEC_MAX_ENV);
+	return ret;
 }
 
 /* The initrd's file for path: "/bin/x" and "bin/x" alike. */
@@ -95,7 +105,8 @@ static long do_execve(struct exec_args *a)
 
 	if (err)
 		return err;
-	mm = load_elf_binary_err(a->path, f.data, f.size, a->argc, a->argv, t->regs, &err);
+	mm = load_elf_binary_err(a->path, f.data, f.size, a->argc, a->argv, a->envc, a->envp,
+				 t->regs, &err);
 	if (!mm)
 		return err;
 	/* point of no return: the registers are the new program's already */
@@ -115,12 +126,11 @@ long sys_execve(uint32_t upath, uint32_t uargv, uint32_t uenvp)
 	struct exec_args a = { 0 };
 	long ret;
 
-	(void)uenvp;
 	if (!page)
 		return -ENOMEM;
 	a.next = __va(page);
 	a.end = a.next + PAGE_SIZE;
-	ret = copy_args(&a, upath, uargv);
+	ret = copy_args(&a, upath, uargv, uenvp);
 	if (!ret)
 		ret = do_execve(&a);
 	free_page(page);

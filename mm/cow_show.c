@@ -91,8 +91,7 @@ static void count_page(void *arg, uint32_t va, pteval_t pte)
 void count_share_stats(struct share_stats *s)
 {
 	*s = (struct share_stats){ 0 };
-	for (unsigned long pfn = 0; pfn < max_low_pfn; pfn++)
-		s->shared_frames += page_ref_count(pfn << PAGE_SHIFT) > 1;
+	s->shared_frames = nr_shared_frames();
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
 		struct count_ctx c = { t->mm, s };

@@ -18,7 +18,6 @@
 #include <ronx/pfn_bitmap.h>
 #include <ronx/spinlock.h>
 #include <ronx/mm.h>
-#include <ronx/page_ref.h>
 
 static uint32_t pfn_bits[MAXMEM / PAGE_SIZE / 32];
 static struct pfn_bitmap frames;
@@ -72,7 +71,6 @@ void __init page_alloc_init(void)
 	if (frames.nr_free < MIN_FREE_PAGES)
 		refuse_boot(KERN_ERR "ronx: cannot boot: only %luK free after the kernel and initrd (RAM ends at %luK); ronx needs %luK free (2M of RAM will do)\n",
 			    frames.nr_free * 4, max_low_pfn * 4, MIN_FREE_PAGES * 4UL);
-	page_ref_init();
 }
 
 unsigned long alloc_page(void)

@@ -57,12 +57,17 @@ static pteval_t *pdpt_of(const struct mm_struct *mm)
 
 struct mm_struct *mm_alloc(void)
 {
-	unsigned long page = alloc_page();
+	unsigned long page;
 	struct mm_struct *mm;
 	pteval_t *pdpt;
 
-	if (!page)
+	if (page_ref_mm_get())
 		return 0;
+	page = alloc_page();
+	if (!page) {
+		page_ref_mm_put();
+		return 0;
+	}
 	mm = __va(page);
 	mm->pt_pages = 1;
 	mm->pgd = pt_page(mm);
@@ -328,6 +333,7 @@ void mmput(struct mm_struct *mm)
 		free_pt_page(mm, mm->pgd);
 	}
 	free_page(__pa(mm));
+	page_ref_mm_put();	/* every frame of it is put: the last mm takes the counts */
 }
 
 /*

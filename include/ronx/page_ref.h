@@ -6,8 +6,8 @@
  * A user frame is mapped by at least one PTE; fork makes two processes'
  * PTEs point at it (copy-on-write) and counts both. The frame goes back
  * to the allocator when its last PTE goes (put_user_frame()). The zero
- * page is never counted and never freed: every read of a never-written
- * anonymous page maps it, read-only.
+ * page is never counted, and freed only with the last mm: every read of
+ * a never-written anonymous page maps it, read-only.
  */
 #ifndef RONX_PAGE_REF_H
 #define RONX_PAGE_REF_H
@@ -15,13 +15,15 @@
 #include <stdint.h>
 #include <ronx/pgtable_types.h>
 
-void page_ref_init(void);
+int page_ref_mm_get(void);		/* mm_alloc(): the counts and the zero page exist while an mm does */
+void page_ref_mm_put(void);		/* an mm's last page is gone */
+unsigned long nr_shared_frames(void);
 unsigned page_ref_count(unsigned long pa);	/* 0 for the zero page and kernel frames */
 void get_user_frame(unsigned long pa);		/* one more PTE maps it */
 void put_user_frame(unsigned long pa);		/* one PTE less; freed at 0 */
 void set_user_frame_ref(unsigned long pa, unsigned n);	/* a new frame's first PTE */
 
-extern unsigned long zero_page_pa;		/* Linux's ZERO_PAGE(0) */
+extern unsigned long zero_page_pa;		/* Linux's ZERO_PAGE(0); 0 while no mm exists */
 static inline bool is_zero_frame(unsigned long pa)
 {
 	return pa == zero_page_pa;

@@ -20,6 +20,7 @@
 #define SIGSEGV	11
 
 #define EXEC_MAX_ARGS	16
+#define EXEC_MAX_ENV	16	/* execve's environment strings */
 /* Linux's RLIMIT_NPROC for ronx's one user: fork gets EAGAIN beyond it; the last slots stay the shell's */
 #define NPROC_MAX	(NR_TASKS - 8)
 
@@ -39,7 +40,8 @@ struct mm_struct;
 struct mm_struct *load_elf_binary(const char *path, const void *data, size_t size, int argc,
 				  char **argv, struct trap_frame *regs);
 struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t size,
-				      int argc, char **argv, struct trap_frame *regs, long *err);
+				      int argc, char **argv, int envc, char **envp,
+				      struct trap_frame *regs, long *err);
 
 /* kernel/process.c: a task with a kernel stack whose first switch returns to ring 3 */
 struct task *new_process_task(const char *name);

@@ -14,7 +14,7 @@
 
 static int passed, failed;
 static volatile int data_word = 100;
-static char exit_path[64];
+static char exit_path[64], self_path[64];
 
 static void check(int ok, const char *name, const char *fmt, ...)
 {
@@ -189,6 +189,16 @@ static void test_exec(void)
 	status = -1;
 	check(wait4(pid, &status, 0, NULL) == pid && status == 7 << 8, "fork_execve_exit_7",
 	      "status %#x", status);
+	pid = fork();
+	if (pid == 0) {
+		char *self[] = { "forktest", "envcheck", NULL }, *e[] = { "RONX_TEST=42", NULL };
+
+		execve(self_path, self, e);
+		_exit(99);
+	}
+	status = -1;
+	check(wait4(pid, &status, 0, NULL) == pid && status == 0, "execve_passes_envp",
+	      "%s envcheck: status %#x", self_path, status);
 	check(execve("/no/such/program", args, env) == -1 && errno == ENOENT, "execve_enoent",
 	      "errno %s", errno_name(errno));
 	check(execve((char *)0xc0000000UL, args, env) == -1 && errno == EFAULT,
@@ -197,19 +207,33 @@ static void test_exec(void)
 	      "execve_kernel_argv_efault", "errno %s", errno_name(errno));
 }
 
-int main(int argc, char **argv)
+/* forktest envcheck: run by execve with one environment string; exit 0 if it came */
+static int envcheck(char **envp)
 {
-	const char *slash = strrchr(argv[0], '/');
+	return envp[0] && strcmp(envp[0], "RONX_TEST=42") == 0 && !envp[1] ? 0 : 1;
+}
 
-	(void)argc;
-	size_t dir = slash ? (size_t)(slash - argv[0]) : 0;
+static void dir_of_self(const char *argv0, const char *name, char *out, size_t size)
+{
+	const char *slash = strrchr(argv0, '/');
+	size_t dir = slash ? (size_t)(slash - argv0) : 0, n = strlen(name) + 1;
 
-	if (slash && dir + sizeof("/exit") <= sizeof(exit_path)) {
-		memcpy(exit_path, argv[0], dir);
-		memcpy(exit_path + dir, "/exit", sizeof("/exit"));
+	if (slash && dir + 1 + n <= size) {
+		memcpy(out, argv0, dir);
+		out[dir] = '/';
+		memcpy(out + dir + 1, name, n);
 	} else {
-		memcpy(exit_path, "/bin/exit", sizeof("/bin/exit"));
+		memcpy(out, "/bin/", 5);
+		memcpy(out + 5, name, n);
 	}
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	if (argc > 1 && strcmp(argv[1], "envcheck") == 0)
+		return envcheck(envp);
+	dir_of_self(argv[0], "exit", exit_path, sizeof(exit_path));
+	dir_of_self(argv[0], "forktest", self_path, sizeof(self_path));
 	printf("forktest: pid %d, parent %d\n", getpid(), getppid());
 	test_fork_and_status();
 	test_cow_isolation();

@@ -12,7 +12,6 @@
 #include <ulib.h>
 
 #define MAXN	1024
-static char shared[MAXN][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 static uint32_t t[MAXN];
 
 static void summary(const char *what, unsigned int n)
@@ -42,10 +41,15 @@ static int bench_fork_exit_wait(unsigned int n)
 static int bench_cow(unsigned int n)
 {
 	struct timespec forever = { 1000, 0 };
+	/* mmap, not bss: an executable's bss is mapped whole at exec */
+	char *shared = mmap(NULL, n * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
 	int status, pid;
 
+	if (shared == MAP_FAILED)
+		return 1;
 	for (unsigned int i = 0; i < n; i++)
-		shared[i][0] = 1;
+		shared[i * PAGE_SIZE] = 1;
 	pid = fork();
 	if (pid == 0)
 		for (;;)
@@ -53,7 +57,7 @@ static int bench_cow(unsigned int n)
 	if (pid < 0)
 		return 1;
 	for (unsigned int i = 0; i < n; i++) {
-		volatile char *p = shared[i];	/* volatile: the store stays between the two rdtsc */
+		volatile char *p = shared + i * PAGE_SIZE;	/* volatile: the store stays between the rdtscs */
 		uint64_t t0 = rdtsc();
 
 		p[1] = 2;
@@ -61,6 +65,7 @@ static int bench_cow(unsigned int n)
 	}
 	kill(pid, SIGKILL);
 	wait4(pid, &status, 0, NULL);
+	munmap(shared, n * PAGE_SIZE);
 	summary("cow fault", n);
 	return 0;
 }

@@ -19,7 +19,7 @@
 
 #define NPAGES	16
 static char pages[NPAGES][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
-static char name_page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE))) = "parent's bytes";
+static char name_page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));	/* bss: a small file */
 static int passed, failed;
 
 static void check(int ok, const char *name, const char *why)
@@ -90,7 +90,10 @@ static void both_ways(void)
  */
 static int kernel_write(void)
 {
-	int pid = fork();
+	int pid;
+
+	memcpy(name_page, "parent's bytes", sizeof("parent's bytes"));	/* present before fork */
+	pid = fork();
 
 	if (pid == 0) {
 		syscall6(__NR_prctl, PR_SET_NAME, (long)"cow-child", 0, 0, 0, 0);

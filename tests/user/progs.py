@@ -106,6 +106,15 @@ TESTS = [
     Run("fpu", ["clean"], key="fpuclean",
         what="a new process's FPU registers (after fpusecret): fninit's state, zeros"),
     Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
+    Run("forktest", what="fork, getppid, wait4 status, COW both ways, vfork+execve, kill, errors"),
+    Run("cowtest", what="COW both ways, and the kernel's write into a COW page"),
+    Run("zerotest", what="untouched mmap and brk pages read zero, then take writes"),
+    Run("stackgrow", what="the stack grows to 6 MiB; a touch beyond 8 MiB is SIGSEGV"),
+    Run("forkbomb", ["200"], what="forks until EAGAIN or 200 children, kills and reaps them",
+        qemu_args=["20"]),
+    Run("oomtouch", ["64"], what="touches 64 MiB of anonymous memory",
+        qemu_args=["8"]),
+    Run("bench_fork", ["20"], what="fork+exit+wait, COW and first-touch faults (not asserted)"),
     Run("spin", timeout=2, what="loops until killed"),
     Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
     Run("readone", stdin="my-secret-password\n", what="one read() of one byte of a line"),
@@ -232,6 +241,7 @@ BENCH = [
     Run("bench_yield", ["20000"], key="bench_yield-alone"),
     Run("bench_yield", ["20000"], pair=True, key="bench_yield-pair"),
     Run("bench_spawn", ["1000", "/ubin/true"]),
+    Run("bench_fork", ["200"]),
 ]
 
 # qemu-user is Linux's system calls without Linux's memory manager: no
@@ -396,6 +406,33 @@ def checks(run, r, kernel, stack_nx=None):
              "mmap ENOMEM, munmap EINVAL, mprotect ENOMEM, the page untouched (9 checks)")
         for suite, name, ok, note in leaves:
             want(ok, "%s.%s" % (suite, name), "not ok; the # lines before it say what happened")
+    elif n in ("forktest", "cowtest", "zerotest"):
+        m = re.search(r"^%s: (\d+) of (\d+) checks passed$" % n, r.output, re.M)
+        want(m and m.group(1) == m.group(2) and int(m.group(2)) > 0 and r.status == 0,
+             "every check passes, exit 0 (%s)" % (m.group(0) if m else "no summary"),
+             "; ".join(re.findall(r"^%s: FAIL .*$" % n, r.output, re.M))[:300] or None)
+    elif n == "stackgrow":
+        want(r.status == 0 and r.has(r"^stackgrow: grew to 6144 KiB and read every frame back$"),
+             "the stack grows to 6 MiB and keeps every frame's bytes")
+        want(r.has(r"^stackgrow: the child beyond the limit: killed by signal 11$"),
+             "a touch 8 MiB + 64 KiB below is SIGSEGV")
+    elif n == "forkbomb":
+        eagain = r.has(r"^forkbomb: fork failed with EAGAIN after \d+ children$")
+        capped = r.has(r"^forkbomb: %s children and no failure" % run.argv(kernel)[0])
+        reaped = re.search(r"^forkbomb: killed and reaped (\d+) of (\d+) children$", r.output, re.M)
+        if kernel == "ronx":
+            want(eagain, "fork fails with EAGAIN at ronx's process limit")
+        else:
+            want(eagain or capped, "EAGAIN, or the cap with no limit (Linux's root has none)")
+        want(r.status == 0 and reaped and reaped.group(1) == reaped.group(2),
+             "kills and reaps every child (SIGKILL status), exit 0")
+    elif n == "oomtouch":
+        if kernel == "ronx":
+            want(r.signal == "SIGKILL" and r.has(r"^Out of memory: Killed process \d+ \(oomtouch\)"),
+                 "killed at ronx's 32 MiB per process, with Linux's Out of memory line")
+        else:
+            want(r.status == 0 and r.has(r"^oomtouch: touched all %s MiB$" % run.argv(kernel)[0]),
+                 "touches it all, exit 0")
     elif n.startswith("bench_"):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
     elif n == "redteam":

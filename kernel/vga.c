@@ -30,6 +30,12 @@ static void scroll(void)
 
 void vga_putc(char c)
 {
+	vga_putc_attr(c, ATTR >> 8);
+}
+
+/* One character in a colour of its own (memview's picture): attr is bg << 4 | fg. */
+void vga_putc_attr(char c, unsigned char attr)
+{
 	if (c == '\n') {
 		col = 0;
 		row++;
@@ -37,7 +43,7 @@ void vga_putc(char c)
 		if (col)
 			col--;
 	} else if (c != '\r') {
-		vga[row * COLS + col] = ATTR | (uint8_t)c;
+		vga[row * COLS + col] = (uint16_t)(attr << 8) | (uint8_t)c;
 		if (++col == COLS) {
 			col = 0;
 			row++;

@@ -15,7 +15,7 @@
 #   make grade-class LAB=NAME SUBMISSIONS=DIR   a whole class, one per core
 #   make autograder LAB=NAME            build/autograder/NAME.zip for Gradescope
 #   make docs     regenerate docs/ptdump-diff.md (seed 001's diff, on ronx)
-#   make map      memory-map pictures: build/map/*.svg, .png; examples in docs/
+#   make map      memory-map pictures: build/map/*.svg, .png (fork.svg: a fork before/after); examples in docs/
 #   make clean
 
 B := build
@@ -182,9 +182,11 @@ docs: all
 bench: all
 	$(PYTHON) tools/bench.py
 
-# the memory map, drawn from ptdump (default and rodata=off), into build/map/ and docs/
+# the memory map, drawn from ptdump (default and rodata=off), into build/map/ and docs/;
+# and a fork before/after (build/map/fork.svg: tools/forkmap.py)
 map: all
 	$(PYTHON) tools/mkmap.py $(B)/map
+	$(PYTHON) tools/forkmap.py $(B)/map
 
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all

@@ -70,6 +70,11 @@ $(B)/%.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# What a person reads (memview, the sharing lines of meminfo/ptdump/walk)
+# and the VGA console, which waits on the serial port anyway: -Os keeps
+# the image small, and each page of it is RAM a 2M machine never gets back
+$(B)/mm/memview.o $(B)/mm/memview_draw.o $(B)/mm/cow_show.o $(B)/kernel/vga.o: CFLAGS += -Os
+
 $(B)/%.o: %.asm | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf32 -g -F dwarf $< -o $@

@@ -3,7 +3,7 @@
  * memview: who owns each page, drawn one character per page (WeensyOS's
  * memory viewer; include/ronx/memview.h has the characters).
  *
- *   memview [-p] [-a]          physical memory by owner
+ *   memview [-p]               physical memory by owner
  *   memview [-p] PID           one process's areas, page by page
  *   memview [-p] -w [SECONDS]  physical memory, redrawn every 500 ms until a key
  *
@@ -15,8 +15,9 @@
  * mm structs, modules, this picture's buffer). Like ps, it reads live
  * processes' tables without stopping them: a snapshot for a person.
  *
- * Serial gets ANSI colours (-p: plain text, for tests and logs); the VGA
- * text screen gets the same picture with colour attributes.
+ * The picture is ANSI-coloured text (-p: plain, for tests and logs): a
+ * serial terminal shows the colours, and so does the VGA console, which
+ * reads the same escapes (kernel/vga.c).
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -26,14 +27,12 @@
 #include <ronx/sections.h>
 #include <ronx/bootinfo.h>
 #include <ronx/e820.h>
-#include <ronx/console.h>
 #include <ronx/irq.h>
 #include <ronx/mm.h>
 #include <ronx/mm_types.h>
 #include <ronx/pgd.h>
 #include <ronx/page_ref.h>
 #include <ronx/sched.h>
-#include <ronx/process.h>
 #include <ronx/shell.h>
 #include <ronx/tty.h>
 #include <ronx/memview.h>
@@ -41,24 +40,25 @@
 #define MV_WIDTH	64	/* pages per line: 256 KiB, 73 columns with the address */
 #define MV_AREA_ROWS	64	/* a process's area is cut after this many lines */
 #define MV_PERIOD	(HZ / 2)
+#define MV_USAGE	"memview [-p] [PID | -w [SECONDS]]"
 
-static bool mv_ansi;		/* serial: ANSI colours; VGA: attributes */
+static bool mv_ansi;		/* ANSI colours (the VGA console reads them too) */
 
-static void set_range(uint16_t *cells, unsigned long n, unsigned long start, unsigned long end,
-		      uint16_t cell)
+static noinline void set_range(uint16_t *cells, unsigned long n, unsigned long start,
+			       unsigned long end, uint16_t cell)
 {
 	for (unsigned long pfn = start; pfn < end && pfn < n; pfn++)
 		cells[pfn] = cell;
 }
 
-static void set_pa(uint16_t *cells, unsigned long n, uint64_t pa, uint16_t cell)
+static noinline void set_pa(uint16_t *cells, unsigned long n, uint64_t pa, uint16_t cell)
 {
 	if ((pa >> PAGE_SHIFT) < n)
 		cells[pa >> PAGE_SHIFT] = cell;
 }
 
 /* Every page directory and page table under a PDPT (entries first..last-1). */
-static void mark_tables(uint16_t *cells, unsigned long n, const pteval_t *pdpt, int first,
+static __attribute__((noclone)) void mark_tables(uint16_t *cells, unsigned long n, const pteval_t *pdpt, int first,
 			int last)
 {
 	for (int i = first; i < last; i++) {
@@ -74,7 +74,7 @@ static void mark_tables(uint16_t *cells, unsigned long n, const pteval_t *pdpt, 
 	}
 }
 
-static bool has_mm(const struct task *t)
+static inline __attribute__((always_inline)) bool has_mm(const struct task *t)
 {
 	return t->mm && t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_ZOMBIE;
 }
@@ -130,127 +130,41 @@ static void fill_physical(uint16_t *cells, unsigned long n)
 			mark_process(cells, n, &tasks[i]);
 }
 
-/* Text to the serial port only (ANSI escapes must not reach the VGA screen). */
-static void serial_write(const char *s)
-{
-	unsigned long flags = console_lock_irqsave();
-
-	for (; *s; s++) {
-		if (*s == '\n')
-			serial_putc('\r');
-		serial_putc(*s);
-	}
-	console_unlock_irqrestore(flags);
-}
-
-static void vga_write(const char *s, const uint16_t *cells, size_t ncells)
-{
-	unsigned long flags = console_lock_irqsave();
-
-	for (; *s; s++)
-		vga_putc(*s);
-	for (size_t i = 0; i < ncells; i++)
-		vga_putc_attr(memview_char(cells[i]), memview_vga_attr(cells[i]));
-	if (ncells)
-		vga_putc('\n');
-	console_unlock_irqrestore(flags);
-}
-
-/* A line of text: plain to both screens, or only text on VGA and serial alike. */
-static void mv_text(const char *s)
-{
-	if (!mv_ansi) {
-		cprintf("%s", s);
-		return;
-	}
-	serial_write(s);
-	vga_write(s, 0, 0);
-}
-
-/* One row of the picture: "ADDRESS CELLS". */
+/* One row of the picture: "ADDRESS CELLS" (the VGA console reads the colours too). */
 static void mv_row(uint32_t addr, const uint16_t *cells, size_t n)
 {
 	char line[MV_WIDTH * 12 + 32];
 
 	memview_line(line, sizeof(line), addr, cells, n, mv_ansi);
-	if (!mv_ansi) {
-		cprintf("%s\n", line);
-		return;
-	}
-	serial_write(line);
-	serial_write("\n");
-	snprintf(line, sizeof(line), "%08x ", (unsigned)addr);
-	vga_write(line, cells, n);
+	cprintf("%s\n", line);
 }
 
 static void mv_legend(bool virt)
 {
-	char line[768];
+	char line[512];
 
 	memview_legend(line, sizeof(line), virt, mv_ansi);
-	if (mv_ansi) {
-		serial_write(line);
-		serial_write("\n");
-		memview_legend(line, sizeof(line), virt, false);
-		vga_write(line, 0, 0);
-		vga_write("\n", 0, 0);
-	} else {
-		cprintf("%s\n", line);
-	}
+	cprintf("%s\n", line);
 }
 
-/* "pids: 1 sh  2 cowtest": which character is whose; and how many pages each holds */
-static void mv_pids(const uint16_t *cells, unsigned long n)
+/* "pids: 1 sh[1] 2 cowtest[2]": which character is whose */
+static void mv_pids(void)
 {
-	char line[512];
-	int len = snprintf(line, sizeof(line), "pids:"), any = 0;
-
-	for (int i = 0; i < NR_TASKS && len < (int)sizeof(line) - 40; i++) {
-		struct task *t = &tasks[i];
-		uint16_t me = (uint16_t)(MV_PID + (t->pid & (MV_PID - 1)));
-		unsigned long pages = 0;
-
-		if (!has_mm(t))
-			continue;
-		for (unsigned long pfn = 0; pfn < n; pfn++)
-			pages += cells[pfn] == me;
-		len += snprintf(line + len, sizeof(line) - (size_t)len, "  %c %s[%d] %lu pages",
-				memview_char(me), t->comm, t->pid, pages);
-		any++;
-	}
-	snprintf(line + len, sizeof(line) - (size_t)len, any ? "\n" : " none (no process)\n");
-	mv_text(line);
+	cprintf("pids:");
+	for (int i = 0; i < NR_TASKS; i++)
+		if (has_mm(&tasks[i]))
+			cprintf(" %c %s[%d]", memview_char((uint16_t)(MV_PID + (tasks[i].pid & (MV_PID - 1)))),
+				tasks[i].comm, tasks[i].pid);
+	cprintf("\n");
 }
 
-/* counts of each physical class: what the test compares with the walk */
-static void mv_counts(const uint16_t *cells, unsigned long n)
+static void picture(uint16_t *cells, unsigned long n)
 {
-	unsigned long c[MV_NR_CLASSES] = { 0 }, user = 0;
-	char line[256];
-
-	for (unsigned long pfn = 0; pfn < n; pfn++) {
-		if (cells[pfn] & MV_PID)
-			user++;
-		else if (cells[pfn] < MV_NR_CLASSES)
-			c[cells[pfn]]++;
-	}
-	snprintf(line, sizeof(line), "pages: free %lu, firmware %lu, kernel %lu, boot %lu, "
-		 "page tables %lu, kernel other %lu, zero %lu, shared %lu, one process's %lu\n",
-		 c[MV_FREE], c[MV_NOT_RAM], c[MV_KERNEL], c[MV_BOOT], c[MV_PGTABLE], c[MV_KALLOC],
-		 c[MV_ZERO], c[MV_SHARED], user);
-	mv_text(line);
-}
-
-static void draw_physical(uint16_t *cells, unsigned long n, bool all)
-{
-	char line[160];
 	size_t rows;
 
 	fill_physical(cells, n);
-	rows = all ? (n + MV_WIDTH - 1) / MV_WIDTH : memview_rows_used(cells, n, MV_WIDTH);
-	snprintf(line, sizeof(line), "memview: physical memory, one character per 4K page, %d per "
-		 "line; %lu pages (%luK)\n", MV_WIDTH, n, n * 4);
-	mv_text(line);
+	rows = memview_rows_used(cells, n, MV_WIDTH);
+	cprintf("memview: %lu pages\n", n);
 	for (size_t r = 0; r < rows; r++) {
 		size_t first = r * MV_WIDTH;
 
@@ -258,14 +172,11 @@ static void draw_physical(uint16_t *cells, unsigned long n, bool all)
 		       n - first < MV_WIDTH ? n - first : MV_WIDTH);
 	}
 	if (rows * MV_WIDTH < n) {
-		snprintf(line, sizeof(line), "%08lx-%08lx all free (%lu pages; memview -a draws them)\n",
-			 (unsigned long)(rows * MV_WIDTH) << PAGE_SHIFT, n << PAGE_SHIFT,
-			 n - rows * MV_WIDTH);
-		mv_text(line);
+		cprintf("%08lx-%08lx free\n",
+			 (unsigned long)(rows * MV_WIDTH) << PAGE_SHIFT, n << PAGE_SHIFT);
 	}
 	mv_legend(false);
-	mv_pids(cells, n);
-	mv_counts(cells, n);
+	mv_pids();
 }
 
 static uint16_t kind_class(unsigned kind)
@@ -291,38 +202,45 @@ static uint16_t virt_cell(struct task *t, const struct vm_area_struct *v, uint32
 	}
 }
 
-static void draw_process(struct task *t)
+/* PID's task if it is a live process; NULL after saying why not. */
+static struct task *memview_task(const char *arg)
 {
-	uint16_t cells[MV_WIDTH];
-	char line[160];
+	unsigned int pid;
+	struct task *t;
 
-	snprintf(line, sizeof(line), "memview: %s[%d], CR3 %#x: each area, one character per page\n",
-		 t->comm, t->pid, (unsigned)t->mm->pgd);
-	mv_text(line);
+	t = kstrtouint(arg, 10, &pid) ? 0 : find_task((int)pid);
+	if (!t || !has_mm(t)) {
+		cprintf("memview: no pid %s\n", arg);
+		return 0;
+	}
+	return t;
+}
+
+static int draw_process(const char *pid)
+{
+	struct task *t = memview_task(pid);
+	uint16_t cells[MV_WIDTH];
+
+	if (!t)
+		return -ESRCH;
+	cprintf("memview: %s[%d], CR3 %#x\n", t->comm, t->pid, (unsigned)t->mm->pgd);
 	for (int i = 0; i < t->mm->vmas.nr; i++) {
 		const struct vm_area_struct *v = &t->mm->vmas.v[i];
-		uint32_t pages = (v->vm_end - v->vm_start) >> PAGE_SHIFT;
 		uint32_t va = v->vm_start;
 
-		snprintf(line, sizeof(line), "%s %08x-%08x (%u pages)\n", vma_kind_name(v->kind),
-			 (unsigned)v->vm_start, (unsigned)v->vm_end, (unsigned)pages);
-		mv_text(line);
-		for (int row = 0; va < v->vm_end; row++) {
+		cprintf("%s %08x-%08x\n", vma_kind_name(v->kind), (unsigned)va, (unsigned)v->vm_end);
+		for (int row = 0; va < v->vm_end && row < MV_AREA_ROWS; row++) {
 			unsigned n = 0;
 
-			if (row == MV_AREA_ROWS) {
-				snprintf(line, sizeof(line), "... %u more pages not drawn\n",
-					 (unsigned)((v->vm_end - va) >> PAGE_SHIFT));
-				mv_text(line);
-				break;
-			}
-			for (uint32_t a = va; a < v->vm_end && n < MV_WIDTH; a += PAGE_SIZE)
-				cells[n++] = virt_cell(t, v, a);
-			mv_row(va, cells, n);
-			va += n * PAGE_SIZE;
+			for (; va < v->vm_end && n < MV_WIDTH; va += PAGE_SIZE)
+				cells[n++] = virt_cell(t, v, va);
+			mv_row(va - n * PAGE_SIZE, cells, n);
 		}
+		if (va < v->vm_end)
+			cprintf("...\n");
 	}
 	mv_legend(true);
+	return 0;
 }
 
 struct watch {
@@ -336,90 +254,65 @@ static bool watch_ready(void *arg)
 	return (long)(jiffies - w->deadline) >= 0 || tty_input_pending();
 }
 
-/* Redraws every MV_PERIOD until a key comes or the time is up. */
-static void watch_physical(uint16_t *cells, unsigned long n, bool all, unsigned seconds)
+/*
+ * The physical picture; with seconds, redrawn every MV_PERIOD until a key
+ * comes or the time is up. The cells live in pages of their own (a 2M
+ * machine has no room for 896M's worth in its image).
+ */
+static int draw_physical(unsigned seconds)
 {
-	unsigned long end = jiffies + seconds * HZ;
-	char line[96];
+	unsigned long n = max_low_pfn, npages = PFN_UP(n * sizeof(uint16_t));
+	unsigned long buf = alloc_pages(npages), end = jiffies + seconds * HZ;
 
+	if (!buf) {
+		cprintf("memview: no memory\n");
+		return -ENOMEM;
+	}
 	for (unsigned frame = 1;; frame++) {
 		struct watch w = { jiffies + MV_PERIOD };
 
-		if (mv_ansi) {
-			serial_write("\033[H\033[2J");
-			vga_init();
+		if (seconds) {
+			if (mv_ansi)
+				cprintf("\033[H\033[2J");	/* clear: the terminal and the VGA console */
+			cprintf("memview -w: frame %u\n", frame);
 		}
-		snprintf(line, sizeof(line), "memview -w: frame %u at %lu.%02lu s (a key stops it)\n",
-			 frame, jiffies / HZ, jiffies % HZ);
-		mv_text(line);
-		draw_physical(cells, n, all);
+		picture(__va(buf), n);
 		if ((long)(jiffies - end) >= 0)
-			return;
+			break;
 		while (!watch_ready(&w) && !current->killed)
 			sleep_on_until((void *)&jiffies, watch_ready, &w);
 		if (tty_input_pending()) {
 			tty_getc();	/* the key that stopped it is not a command */
-			return;
+			break;
 		}
 	}
+	free_pages(buf, npages);
+	return 0;
 }
 
 static int memview_usage(void)
 {
-	cprintf("usage: memview [-p] [-a] [PID | -w [SECONDS]]  (-p: no colours; -a: every page; "
-		"-w: redraw every 500 ms until a key, at most SECONDS, default 10)\n");
+	cprintf("usage: %s\n", MV_USAGE);
 	return -EINVAL;
 }
 
 static int cmd_memview(int argc, char **argv)
 {
-	unsigned long n = max_low_pfn, bytes = n * sizeof(uint16_t);
-	unsigned long npages = PFN_UP(bytes), buf;
-	bool all = false, watch = false;
-	unsigned seconds = 10;
-	struct task *t = 0;
-	int i;
+	unsigned seconds = 0;
+	int i = 1;
 
-	mv_ansi = true;
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-p") == 0) {
-			mv_ansi = false;
-		} else if (strcmp(argv[i], "-a") == 0) {
-			all = true;
-		} else if (strcmp(argv[i], "-w") == 0) {
-			watch = true;
-			if (i + 1 < argc && kstrtouint_range(argv[i + 1], 1, 600, &seconds) == 0)
-				i++;
-			else if (i + 1 < argc) {
-				cprintf("memview: -w wants seconds 1-600, not '%s'\n", argv[i + 1]);
-				return -EINVAL;
-			}
-		} else {
+	mv_ansi = !(i < argc && strcmp(argv[i], "-p") == 0);
+	if (!mv_ansi)
+		i++;
+	if (i < argc && strcmp(argv[i], "-w") == 0) {
+		seconds = 10;
+		if (++i < argc && kstrtouint_range(argv[i++], 1, 600, &seconds))
 			return memview_usage();
-		}
+	} else if (i + 1 == argc) {
+		return draw_process(argv[i]);
 	}
-	if (i + 1 < argc || (i < argc && watch))
+	if (i < argc)
 		return memview_usage();
-	if (i < argc) {
-		t = find_process_arg("memview", argv[i]);
-		if (!t)
-			return -ESRCH;
-		draw_process(t);
-		return 0;
-	}
-	buf = alloc_pages(npages);
-	if (!buf) {
-		cprintf("memview: no %lu contiguous free pages for the picture (%lu pages of RAM)\n",
-			npages, n);
-		return -ENOMEM;
-	}
-	if (watch)
-		watch_physical(__va(buf), n, all, seconds);
-	else
-		draw_physical(__va(buf), n, all);
-	free_pages(buf, npages);
-	return 0;
+	return draw_physical(seconds);
 }
-SHELL_COMMAND("memview", cmd_memview, "memview [-p] [-a] [PID | -w [SECONDS]]",
-	      "who owns each page: physical memory one character per page (kernel, page tables, "
-	      "each pid, shared, zero page, free), or PID's areas; -w redraws until a key");
+SHELL_COMMAND("memview", cmd_memview, MV_USAGE, "who owns each page");

@@ -11,31 +11,24 @@
 /* the VMA kinds' letters, as enum vma_kind orders them (mm_types.h) */
 static const char kind_letter[] = "TRDDHMS";
 
-static const struct {
-	char c;
-	int sgr;		/* ANSI foreground (and background) */
-	uint8_t vga;		/* VGA attribute: background << 4 | foreground */
-	const char *name;
-} classes[MV_NR_CLASSES] = {
-	[MV_FREE] = { '.', 90, 0x08, "free" },
-	[MV_NOT_RAM] = { '#', 37, 0x07, "firmware/reserved" },
-	[MV_KERNEL] = { 'K', 94, 0x09, "kernel image" },
-	[MV_BOOT] = { 'B', 36, 0x03, "boot modules (initrd)" },
-	[MV_PGTABLE] = { 'P', 33, 0x0e, "page table" },
-	[MV_KALLOC] = { '=', 34, 0x01, "kernel (stacks, mm, modules)" },
-	[MV_ZERO] = { '0', 97, 0x0f, "zero page" },
-	[MV_SHARED] = { 'S', 41, 0x4f, "shared by >1 PTE (COW, text)" },
-	[MV_V_ABSENT] = { '.', 90, 0x08, "no frame yet" },
-	[MV_V_TEXT] = { 'T', 94, 0x09, "text" },
-	[MV_V_RODATA] = { 'R', 36, 0x03, "rodata" },
-	[MV_V_DATA] = { 'D', 32, 0x02, "data/bss" },
-	[MV_V_HEAP] = { 'H', 33, 0x0e, "heap" },
-	[MV_V_MMAP] = { 'M', 35, 0x05, "mmap" },
-	[MV_V_STACK] = { 'S', 91, 0x0c, "stack" },
-	[MV_V_COW] = { 'C', 41, 0x4f, "COW-shared (a write copies)" },
-	[MV_V_ZERO] = { '0', 97, 0x0f, "zero page" },
-	[MV_V_SHARED] = { 't', 45, 0x5f, "shared read-only (lower case)" },
+/* each class's character, ANSI colour (41, 45: a background) and name, in enum order */
+static const char class_char[MV_NR_CLASSES + 1] = ".#KBP=0S.TRDHMSC0t";
+static const uint8_t class_sgr[MV_NR_CLASSES] = {
+	90, 37, 94, 36, 33, 34, 97, 41, 90, 94, 36, 32, 33, 35, 91, 41, 97, 45,
 };
+static const char class_names[] = "free\0firmware\0kernel image\0initrd\0page table\0"
+	"kernel\0zero\0shared\0absent\0text\0rodata\0data\0heap\0mmap\0"
+	"stack\0COW\0zero\0shared RO";
+
+static const char *class_name(unsigned cls)
+{
+	const char *p = class_names;
+
+	while (cls--)
+		while (*p++)
+			;
+	return p;
+}
 
 /* the pids' letters: 1-9, then a-z; '@' past 35 */
 static char pid_char(unsigned pid)
@@ -58,25 +51,17 @@ char memview_char(uint16_t cell)
 
 		return k < sizeof(kind_letter) - 1 ? (char)(kind_letter[k] | 0x20) : '?';
 	}
-	return cls < MV_NR_CLASSES ? classes[cls].c : '?';
+	return cls < MV_NR_CLASSES ? class_char[cls] : '?';
 }
 
 /* six colours in turn for the pids, none of them a class's background */
-static const int pid_sgr[] = { 92, 93, 95, 96, 91, 32 };
-static const uint8_t pid_vga[] = { 0x0a, 0x0e, 0x0d, 0x0b, 0x0c, 0x02 };
+static const uint8_t pid_sgr[] = { 92, 93, 95, 96, 91, 32 };
 
 int memview_sgr(uint16_t cell)
 {
 	if (cell & MV_PID)
 		return pid_sgr[(cell & (MV_PID - 1)) % 6];
-	return (cell & 0xff) < MV_NR_CLASSES ? classes[cell & 0xff].sgr : 0;
-}
-
-uint8_t memview_vga_attr(uint16_t cell)
-{
-	if (cell & MV_PID)
-		return pid_vga[(cell & (MV_PID - 1)) % 6];
-	return (cell & 0xff) < MV_NR_CLASSES ? classes[cell & 0xff].vga : 0x07;
+	return (cell & 0xff) < MV_NR_CLASSES ? class_sgr[cell & 0xff] : 0;
 }
 
 /* A bounded writer: what does not fit is dropped, the length counts all of it. */
@@ -121,7 +106,7 @@ static void put_sgr(struct out *o, int sgr)
 	put(o, 'm');
 }
 
-static void finish(struct out *o)
+static inline __attribute__((always_inline)) void finish(struct out *o)
 {
 	if (o->size)
 		o->buf[o->len < o->size ? o->len : o->size - 1] = '\0';
@@ -174,9 +159,9 @@ size_t memview_legend(char *buf, size_t size, bool virt, bool ansi)
 	puts_(&o, "legend: ");
 	for (unsigned c = first; c < last; c++)
 		legend_entry(&o, (uint16_t)(c == MV_V_SHARED ? MV_V_SHARED_OF(0) : c),
-			     classes[c].name, ansi);
+			     class_name(c), ansi);
 	if (!virt)
-		puts_(&o, "1-9 a-z: the process with that pid alone");
+		puts_(&o, "1-9 a-z: pid");
 	while (o.len && o.len <= o.size && o.buf[o.len - 1] == ' ')
 		o.len--;
 	finish(&o);

@@ -9,6 +9,5 @@ void serial_putc(char c);
 void serial_poll_rx(void);	/* received bytes into the tty ring */
 void vga_init(void);
 void vga_putc(char c);
-void vga_putc_attr(char c, unsigned char attr);
 void console_write(const char *s, size_t n);
 #endif

@@ -42,9 +42,8 @@ enum {
 #define MV_V_SHARED_OF(k)	(MV_V_SHARED | ((uint16_t)(k) << 8))
 
 char memview_char(uint16_t cell);
-/* ANSI SGR code for the cell's colour, and its VGA attribute byte */
+/* ANSI SGR code for the cell's colour (the VGA console maps it to an attribute) */
 int memview_sgr(uint16_t cell);
-uint8_t memview_vga_attr(uint16_t cell);
 /* "ADDRESS CHARS": one line of n cells, with ANSI colours if ansi; its length */
 size_t memview_line(char *buf, size_t size, uint32_t addr, const uint16_t *cells, size_t n,
 		    bool ansi);

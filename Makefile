@@ -16,7 +16,7 @@
 #   make autograder LAB=NAME            build/autograder/NAME.zip for Gradescope
 #   make docs     regenerate the generated documents in docs/: ptdump-diff.md,
 #                 the memory-map pictures, linux-vs-ronx.md (runs linux-check)
-#   make map      memory-map pictures: build/map/*.svg, .png
+#   make map      memory-map pictures: build/map/*.svg, .png (fork.svg: a fork before/after)
 #   make clean
 
 B := build
@@ -70,6 +70,11 @@ $(SETUP): tools/setup.sh
 $(B)/%.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# What a person reads (memview, the sharing lines of meminfo/ptdump/walk)
+# and the VGA console, which waits on the serial port anyway: -Os keeps
+# the image small, and each page of it is RAM a 2M machine never gets back
+$(B)/mm/memview.o $(B)/mm/memview_draw.o $(B)/mm/cow_show.o $(B)/kernel/vga.o: CFLAGS += -Os
 
 $(B)/%.o: %.asm | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -202,8 +207,10 @@ bench: all
 
 # the memory map, drawn from ptdump (default and rodata=off), into build/map/
 # (make docs copies the examples into docs/)
+# and a fork before/after (build/map/fork.svg: tools/forkmap.py)
 map: all
 	$(PYTHON) tools/mkmap.py $(B)/map
+	$(PYTHON) tools/forkmap.py $(B)/map
 
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all

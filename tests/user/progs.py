@@ -75,6 +75,9 @@ class Result:
         return cls(d["output"], d.get("status"), d.get("signal"), d.get("kernel_line"))
 
 
+# what sh is given (typed at ronx's console, piped under qemu-i386 and Linux)
+SH_INPUT = "echo sh says hi\ntrue\nforkprogs\nnullread\nnosuchprog\nhello bg &\nwait\n"
+
 TESTS = [
     Run("hello", ["one", "two"], what="prints its pid and argv"),
     Run("echo", ["one", "two", "three"]),
@@ -106,6 +109,7 @@ TESTS = [
     Run("fpu", ["clean"], key="fpuclean",
         what="a new process's FPU registers (after fpusecret): fninit's state, zeros"),
     Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
+    Run("sh", stdin=SH_INPUT, what="a shell: built-ins, fork+execve+wait4, & and wait, a missing program"),
     Run("forktest", what="fork, getppid, wait4 status, COW both ways, vfork+execve, kill, errors"),
     Run("cowtest", what="COW both ways, and the kernel's write into a COW page"),
     Run("zerotest", what="untouched mmap and brk pages read zero, then take writes"),
@@ -406,6 +410,23 @@ def checks(run, r, kernel, stack_nx=None):
              "mmap ENOMEM, munmap EINVAL, mprotect ENOMEM, the page untouched (9 checks)")
         for suite, name, ok, note in leaves:
             want(ok, "%s.%s" % (suite, name), "not ok; the # lines before it say what happened")
+    elif n == "sh":
+        # piped input is not echoed: a line may follow the prompts ("$ $ sh says hi")
+        shout = re.sub(r"^(?:\$ )+", "", r.output, flags=re.M)
+
+        def has(pattern):
+            return re.search(pattern, shout, re.M) is not None
+        want(has(r"^sh says hi$"), "the echo built-in")
+        want(has(r"^true: exit status 0$") and has(r"^forkprogs: exit status 2$"),
+             "fork, execve, wait4: each program's exit status (forkprogs alone: 2)")
+        want(has(r"^nullread: killed by SIGSEGV \(signal 11\)$"), "a child's signal, named")
+        want(has(r"^sh: nosuchprog: command not found \(no \S*nosuchprog\)$") and
+             not has(r"^nosuchprog: exit status"), "a missing program: one clear line")
+        bg = re.search(r"^\[(\d+)\] hello$", shout, re.M)
+        want(bg and has(r"^hello from user space, pid %s$" % bg.group(1)) and
+             has(r"^\[%s\] done: hello: exit status 0$" % bg.group(1)),
+             "PROG &: its pid printed, and wait reaps it with its status")
+        want(r.status == 0, "end of input ends sh with exit 0")
     elif n in ("forktest", "cowtest", "zerotest"):
         m = re.search(r"^%s: (\d+) of (\d+) checks passed$" % n, r.output, re.M)
         want(m and m.group(1) == m.group(2) and int(m.group(2)) > 0 and r.status == 0,

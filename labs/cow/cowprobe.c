@@ -12,14 +12,15 @@
  *        the parent fills pages 0..N-1 (page i with BYTE+i) and forks;
  *        the child writes 'C'^i into each page of MASK, and asks the
  *        kernel to write its name into page K (prctl PR_GET_NAME, a
- *        copy_to_user()) when S1 is gone, and exits when S2 is gone;
+ *        copy_to_user()) when S1 is gone, reads every page back, and
+ *        exits when S2 is gone;
  *        the parent reaps it, then writes 'P'^i into the pages of MASK
  *        when S3 is gone, and exits when S4 is gone
  *   cowprobe tlb N BYTE S1
  *        the parent writes BYTE into pages 0..N-1 (their writable
  *        entries are now in its TLB), forks, and at once writes BYTE+1
  *        into them; both hold until S1 is gone, then the child says
- *        what it reads
+ *        what it reads (the parent holds even if the child died)
  *   cowprobe fill PAGES   write PAGES pages of fresh memory with 0xee
  *                         (frames freed too early are handed out again)
  */
@@ -86,10 +87,11 @@ static int hold(char **argv)
 				fill_page(i, 'C' ^ i);
 		syscall6(__NR_prctl, PR_SET_NAME, (long)"cow-child", 0, 0, 0, 0);
 		status = syscall6(__NR_prctl, PR_GET_NAME, (long)pages[k], 0, 0, 0, 0);
-		printf("cowprobe: child wrote; the kernel's write returned %d\n", status);
+		/* reads every page, written or not: a read must copy nothing */
 		for (i = 0; i < n; i++)
 			if (i != k && !page_is(i, mask & (1u << i) ? 'C' ^ i : byte + i))
 				bad++;
+		printf("cowprobe: child wrote; the kernel's write returned %d\n", status);
 		wait_gone(argv[7]);
 		_exit(bad || status ? 1 : 0);
 	}
@@ -131,6 +133,7 @@ static int tlb(char **argv)
 	for (i = 0; i < n; i++)
 		pages[i][0] = byte + 1;		/* at once: no switch can have flushed them */
 	printf("cowprobe: pages at %p; child %d; parent wrote\n", (void *)pages[0], pid);
+	wait_gone(argv[4]);
 	child_status(pid);
 	return 0;
 }

@@ -17,10 +17,10 @@
  *        the parent reaps it, then writes 'P'^i into the pages of MASK
  *        when S3 is gone, and exits when S4 is gone
  *   cowprobe tlb N BYTE S1
- *        the parent writes BYTE into pages 0..N-1 (their writable
- *        entries are now in its TLB), forks, and at once writes BYTE+1
- *        into them; both hold until S1 is gone, then the child says
- *        what it reads (the parent holds even if the child died)
+ *        for each page i of 0..N-1: the parent writes BYTE into it (its
+ *        writable entry is now in the TLB), forks, and at once writes
+ *        BYTE+1 into it; child i holds until S1 is gone, then says what
+ *        it reads at page i; the parent holds too (even if children died)
  *   cowprobe fill PAGES   write PAGES pages of fresh memory with 0xee
  *                         (frames freed too early are handed out again)
  */
@@ -117,24 +117,32 @@ static int hold(char **argv)
 static int tlb(char **argv)
 {
 	unsigned int n = arg(argv, 2), byte = arg(argv, 3), i;
-	int pid;
+	int pids[MAXPAGES];
 
 	if (n > MAXPAGES)
 		return 2;
-	for (i = 0; i < n; i++)
-		pages[i][0] = byte;		/* writable entries in the TLB */
-	pid = fork();
-	if (pid == 0) {
-		wait_gone(argv[4]);
-		for (i = 0; i < n; i++)
+	/*
+	 * One fork per page, each a chance: a timer tick during fork may
+	 * switch CR3 (and so flush) before the parent's write, but not in
+	 * every round.
+	 */
+	for (i = 0; i < n; i++) {
+		pages[i][0] = byte;		/* a writable entry in the TLB */
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			wait_gone(argv[4]);
 			printf("cowprobe: child reads %u at page %u\n", pages[i][0], i);
-		_exit(0);
+			_exit(0);
+		}
+		pages[i][0] = byte + 1;		/* at once */
 	}
+	printf("cowprobe: pages at %p; children", (void *)pages[0]);
 	for (i = 0; i < n; i++)
-		pages[i][0] = byte + 1;		/* at once: no switch can have flushed them */
-	printf("cowprobe: pages at %p; child %d; parent wrote\n", (void *)pages[0], pid);
+		printf(" %d", pids[i]);
+	printf("; parent wrote\n");
 	wait_gone(argv[4]);
-	child_status(pid);
+	for (i = 0; i < n; i++)
+		child_status(pids[i]);
 	return 0;
 }
 

@@ -12,11 +12,12 @@
  *                   down to that page; the page under STACK_LIMIT is the
  *                   guard and never mapped, so an overflow still faults;
  *   copy-on-write   fork left a private writable page read-only in both
- *                   processes (copy_page_range()); a write copies it, or,
- *                   if no other PTE maps the frame any more, makes it
- *                   writable again. A kernel write through copy_to_user()
- *                   or put_user() comes here too: CR0.WP makes ring 0
- *                   fault on a read-only page (kernel/fault.c).
+ *                   processes (copy_page_range(), mm/cow.c); a write
+ *                   copies it, or, if no other PTE maps the frame any
+ *                   more, makes it writable again (do_wp_page(), mm/cow.c).
+ *                   A kernel write through copy_to_user() or put_user()
+ *                   comes here too: CR0.WP makes ring 0 fault on a
+ *                   read-only page (kernel/fault.c).
  *
  * A process is single-threaded and only it changes its own tables (fork
  * runs in the parent, exit in the dying process), so the tables need no
@@ -38,13 +39,13 @@
 
 struct fault_stats fault_stats;
 
-static void count(unsigned long *stat)
+void count_fault(unsigned long *stat)
 {
 	__atomic_fetch_add(stat, 1, __ATOMIC_RELAXED);
 }
 
 /* A new frame for mm, within its limit and the kernel's reserve; 0 if none. */
-static unsigned long alloc_user_frame(struct mm_struct *mm)
+unsigned long alloc_user_frame(struct mm_struct *mm)
 {
 	unsigned long pa;
 
@@ -65,7 +66,7 @@ static struct vm_area_struct *expand_stack(struct mm_struct *mm, uint32_t addres
 		return 0;
 	v = vma_grow_down(&mm->vmas, VMA_STACK, address, STACK_LIMIT);
 	if (v)
-		count(&fault_stats.stack_grows);
+		count_fault(&fault_stats.stack_grows);
 	return v;
 }
 
@@ -92,13 +93,13 @@ static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_are
 
 	if (!(ec & X86_PF_WRITE) && !(v->vm_flags & VM_SHARED)) {
 		*pte = zero_page_pa | (prot & ~(pteval_t)_PAGE_RW);
-		count(&fault_stats.zero_maps);
+		count_fault(&fault_stats.zero_maps);
 	} else {
 		pa = alloc_user_frame(mm);
 		if (!pa)
 			return VM_FAULT_OOM;
 		*pte = pa | prot;
-		count(&fault_stats.anon_pages);
+		count_fault(&fault_stats.anon_pages);
 	}
 	mm->total_pages++;
 	__flush_tlb_one(va);
@@ -106,37 +107,33 @@ static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_are
 }
 
 /*
- * A write to a present read-only page of a writable area (Linux:
- * do_wp_page()). A frame only this PTE maps becomes writable again; a
- * shared one (or the zero page) is copied, the PTE moved to the copy,
- * and only after every TLB has forgotten the old entry does this PTE's
- * reference to the old frame go: the other process may be its last user.
+ * A write to a present read-only page of a writable area. The zero page
+ * becomes a fresh zeroed frame of this process's; a MAP_SHARED area's
+ * page (mprotect took RW away while another PTE mapped it) becomes
+ * writable again in place; a private page is copy-on-write's case,
+ * do_wp_page() (mm/cow.c).
  */
-static enum vm_fault do_wp_page(struct mm_struct *mm, const struct vm_area_struct *v,
-				uint32_t va, pteval_t *pte)
+static enum vm_fault do_wp_fault(struct mm_struct *mm, const struct vm_area_struct *v,
+				 uint32_t va, pteval_t *pte, uint32_t ec)
 {
 	pteval_t prot = vm_get_page_prot(v->vm_flags);
 	unsigned long old = (unsigned long)(*pte & PTE_PFN_MASK), pa;
 
-	if (!is_zero_frame(old) && ((v->vm_flags & VM_SHARED) || page_ref_count(old) == 1)) {
-		set_pte_atomic(pte, old | prot);
-		__flush_tlb_one(va);
-		count(&fault_stats.cow_reuses);
+	if (is_zero_frame(old)) {
+		pa = alloc_user_frame(mm);
+		if (!pa)
+			return VM_FAULT_OOM;
+		set_pte_atomic(pte, pa | prot);		/* alloc_page() zeroed it */
+		flush_tlb_mm_range(mm, va, va + PAGE_SIZE);
+		count_fault(&fault_stats.anon_pages);
 		return VM_FAULT_DONE;
 	}
-	pa = alloc_user_frame(mm);
-	if (!pa)
-		return VM_FAULT_OOM;
-	if (is_zero_frame(old)) {
-		count(&fault_stats.anon_pages);		/* alloc_page() zeroed it */
-	} else {
-		memcpy(__va(pa), __va(old), PAGE_SIZE);
-		count(&fault_stats.cow_copies);
+	if (v->vm_flags & VM_SHARED) {
+		set_pte_atomic(pte, old | prot);
+		__flush_tlb_one(va);
+		return VM_FAULT_DONE;
 	}
-	set_pte_atomic(pte, pa | prot);
-	flush_tlb_mm_range(mm, va, va + PAGE_SIZE);
-	put_user_frame(old);
-	return VM_FAULT_DONE;
+	return do_wp_page(mm, v, va, pte, ec);
 }
 
 /*
@@ -161,79 +158,10 @@ enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t e
 	if (!(*pte & _PAGE_PRESENT))
 		return VM_FAULT_SIGSEGV;	/* PROT_NONE, and the area agrees */
 	if ((ec & X86_PF_WRITE) && !(*pte & _PAGE_RW))
-		return do_wp_page(mm, v, va, pte);
+		return do_wp_fault(mm, v, va, pte, ec);
 	/* the PTE allows it already: a stale entry in this CPU's TLB */
 	__flush_tlb_one(va);
 	return VM_FAULT_DONE;
-}
-
-/*
- * One page of fork's copy (Linux: copy_one_pte()): the child's PTE
- * points at the parent's frame, which counts one more user. A private
- * writable page loses RW in the parent too, so that whichever writes
- * first gets a copy; read-only, MAP_SHARED and zero pages stay as they are.
- * Returns whether the parent's PTE lost RW.
- */
-static bool copy_one_pte(struct mm_struct *dst, pteval_t *dst_pte, pteval_t *src_pte,
-			 const struct vm_area_struct *v)
-{
-	pteval_t e = *src_pte;
-	bool wrprotect = (e & _PAGE_RW) && !(v->vm_flags & VM_SHARED);
-
-	get_user_frame((unsigned long)(e & PTE_PFN_MASK));
-	if (wrprotect) {
-		e &= ~(pteval_t)_PAGE_RW;
-		set_pte_atomic(src_pte, e);
-	}
-	*dst_pte = e;
-	dst->total_pages++;
-	return wrprotect;
-}
-
-/* Is there a page table under va in mm? (a walk over an empty area skips 2 MiB at once) */
-static bool has_table(struct mm_struct *mm, uint32_t va)
-{
-	return user_pte(mm, va & PMD_MASK, false) != 0;
-}
-
-/*
- * fork's copy of every area of src into dst. The parent's entries that
- * lost RW may still be writable in a TLB: this CPU's, and any other
- * CPU's that has src loaded (mm->cpu_mask); until that flush a write by
- * the parent would land in the frame the child now shares. The flush
- * comes before the child can run (it is not runnable yet).
- */
-int copy_page_range(struct mm_struct *dst, struct mm_struct *src)
-{
-	bool flush = false;
-	int ret = 0;
-
-	for (int i = 0; i < src->vmas.nr && !ret; i++) {
-		const struct vm_area_struct *v = &src->vmas.v[i];
-
-		for (uint32_t va = v->vm_start; va < v->vm_end; va += PAGE_SIZE) {
-			pteval_t *s, *d;
-
-			if (!has_table(src, va)) {
-				va = (va & PMD_MASK) + PMD_SIZE - PAGE_SIZE;
-				if (va + PAGE_SIZE == 0)
-					break;
-				continue;
-			}
-			s = user_pte(src, va, false);
-			if (!pte_has_frame(*s))
-				continue;
-			d = user_pte(dst, va, true);
-			if (!d) {
-				ret = -ENOMEM;
-				break;
-			}
-			flush |= copy_one_pte(dst, d, s, v);
-		}
-	}
-	if (flush)
-		flush_tlb_mm_range(src, 0, TASK_SIZE);
-	return ret;
 }
 
 struct mm_struct *dup_mm(struct mm_struct *src)

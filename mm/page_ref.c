@@ -12,7 +12,8 @@
  * 2 MiB machine's self-tests count on. The counts change with atomic
  * operations: two processes that share a frame may fault on it on two
  * CPUs at once, each dropping its own reference after it has its own
- * copy (mm/memory.c, do_wp_page()).
+ * copy. Taking and dropping a reference (get_user_frame(),
+ * put_user_frame()) is copy-on-write's business: mm/cow.c, the cow lab's.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -21,7 +22,7 @@
 #include <ronx/mm.h>
 #include <ronx/page_ref.h>
 
-static uint8_t *frame_refs;
+uint8_t *frame_refs;		/* one count per frame; get/put in mm/cow.c */
 static unsigned long refs_pages, nr_mms;
 unsigned long zero_page_pa;
 /* guards nr_mms, and the table and the zero page coming and going; taken before zone_lock */
@@ -91,27 +92,4 @@ unsigned page_ref_count(unsigned long pa)
 void set_user_frame_ref(unsigned long pa, unsigned n)
 {
 	__atomic_store_n(&frame_refs[PFN_DOWN(pa)], (uint8_t)n, __ATOMIC_RELAXED);
-}
-
-void get_user_frame(unsigned long pa)
-{
-	if (!is_zero_frame(pa))
-		__atomic_fetch_add(&frame_refs[PFN_DOWN(pa)], 1, __ATOMIC_SEQ_CST);
-}
-
-/*
- * A PTE no longer maps pa. The caller has flushed every TLB that could
- * hold that PTE: the frame may be another process's a moment later.
- */
-void put_user_frame(unsigned long pa)
-{
-	uint8_t left;
-
-	if (is_zero_frame(pa))
-		return;
-	left = __atomic_sub_fetch(&frame_refs[PFN_DOWN(pa)], 1, __ATOMIC_SEQ_CST);
-	if (left == 0)
-		free_page(pa);
-	else if (left == 0xff)
-		pr_err("page_ref: frame %#lx dropped below zero references\n", pa);
 }

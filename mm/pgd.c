@@ -16,7 +16,7 @@
  *                them, whatever the PTE says otherwise
  *
  * A user PTE holds one reference to its frame (mm/page_ref.c): fork
- * makes two processes share frames (copy-on-write, mm/memory.c), and a
+ * makes two processes share frames (copy-on-write, mm/cow.c), and a
  * frame goes back only when its last PTE goes. The zero page is mapped
  * read-only and never counted. A PROT_NONE page keeps its frame in a
  * not-present PTE marked _PAGE_PROTNONE (Linux's trick), so that
@@ -45,6 +45,7 @@
 /* Guards every mm's pt_walkers and the detaching of a page table; takes no other lock. */
 static DEFINE_SPINLOCK(pt_walkers_lock);
 #include <ronx/page_ref.h>
+#include <ronx/memory.h>
 
 static unsigned long pt_page(struct mm_struct *mm)
 {
@@ -337,14 +338,7 @@ int copy_to_mm(struct mm_struct *mm, uint32_t va, const void *src, uint32_t len)
 /* A page table's frames, then the table itself. */
 static void free_pte_table(struct mm_struct *mm, pteval_t pmd)
 {
-	pteval_t *ptes = __va(pmd & PTE_PFN_MASK);
-
-	for (int i = 0; i < PTRS_PER_PTE; i++) {
-		if (pte_has_frame(ptes[i])) {
-			put_user_frame(ptes[i] & PTE_PFN_MASK);
-			mm->total_pages--;
-		}
-	}
+	zap_pte_range(mm, __va(pmd & PTE_PFN_MASK));	/* mm/cow.c */
 	free_pt_page(mm, pmd & PTE_PFN_MASK);
 }
 

@@ -8,6 +8,7 @@
 #define RONX_MEMORY_H
 #include <stdint.h>
 #include <ronx/mm_types.h>
+#include <ronx/pgtable_types.h>
 
 /* What handle_mm_fault() did (Linux's vm_fault_t, reduced). */
 enum vm_fault {
@@ -17,8 +18,17 @@ enum vm_fault {
 };
 
 enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t error_code);
-/* fork's copy: dst shares every frame of src, private writable ones read-only in both */
+/* fork's copy: dst shares every frame of src, private writable ones read-only in both (mm/cow.c) */
 int copy_page_range(struct mm_struct *dst, struct mm_struct *src);
+/* mm/cow.c: a write to a read-only page of a private writable area: copy, or take it back */
+struct vm_area_struct;
+enum vm_fault do_wp_page(struct mm_struct *mm, const struct vm_area_struct *v, uint32_t va,
+			 pteval_t *pte, uint32_t ec);
+/* mm/cow.c: an mm going away: every frame of one of its page tables put */
+void zap_pte_range(struct mm_struct *mm, pteval_t *ptes);
+/* mm/memory.c, for mm/cow.c */
+unsigned long alloc_user_frame(struct mm_struct *mm);	/* counted 1; 0 past the limits */
+void count_fault(unsigned long *stat);
 /* an mm for a child: src's areas, its frames shared copy-on-write; NULL if out of memory */
 struct mm_struct *dup_mm(struct mm_struct *src);
 

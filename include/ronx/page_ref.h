@@ -19,10 +19,11 @@ int page_ref_mm_get(void);		/* mm_alloc(): the counts and the zero page exist wh
 void page_ref_mm_put(void);		/* an mm's last page is gone */
 unsigned long nr_shared_frames(void);
 unsigned page_ref_count(unsigned long pa);	/* 0 for the zero page and kernel frames */
-void get_user_frame(unsigned long pa);		/* one more PTE maps it */
-void put_user_frame(unsigned long pa);		/* one PTE less; freed at 0 */
+void get_user_frame(unsigned long pa);		/* one more PTE maps it (mm/cow.c) */
+void put_user_frame(unsigned long pa);		/* one PTE less; freed at 0 (mm/cow.c) */
 void set_user_frame_ref(unsigned long pa, unsigned n);	/* a new frame's first PTE */
 
+extern uint8_t *frame_refs;			/* indexed by PFN; NULL while no mm exists */
 extern unsigned long zero_page_pa;		/* Linux's ZERO_PAGE(0); 0 while no mm exists */
 static inline bool is_zero_frame(unsigned long pa)
 {

@@ -38,6 +38,8 @@
 #include <ronx/traps.h>
 #include <ronx/page_ref.h>
 #include <ronx/memory.h>
+#include <ronx/mman.h>
+#include <ronx/uaccess.h>
 
 /* One more PTE maps the user frame at pa. */
 void get_user_frame(unsigned long pa)

@@ -85,20 +85,32 @@ $(B)/%.o: %.asm | $(SETUP)
 # Adding the table to .rodata moves .init.text (it comes after), so pass 2
 # has the right size but old addresses; pass 3 uses pass 2's table, which
 # has the same size, so nothing moves any more. The cmp checks that.
+# KASLR's relocation table (tools/relocs.py) comes from pass 3, linked
+# with --emit-relocs (-q); it goes to .init.data, after every word it
+# lists, so the last link moves none of them: its own table must be the
+# same, which the second cmp checks.
 $(B)/kallsyms0.c: tools/kallsyms.py | $(SETUP)
 	@mkdir -p $(B)
 	$(PYTHON) tools/kallsyms.py --empty > $@
 $(B)/kallsyms%.c: $(B)/kernel.pass%.elf tools/kallsyms.py | $(SETUP)
 	nm -n $< | $(PYTHON) tools/kallsyms.py > $@
-$(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(LIBGCC)
-$(B)/kernel.pass2.elf: $(OBJS) $(B)/kallsyms1.o linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o $(LIBGCC)
-$(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms2.o $(LIBGCC)
+$(B)/relocs0.c: tools/relocs.py tools/elf32.py | $(SETUP)
+	@mkdir -p $(B)
+	$(PYTHON) tools/relocs.py --empty > $@
+$(B)/relocs3.c: $(B)/kernel.pass3.elf tools/relocs.py tools/elf32.py
+	$(PYTHON) tools/relocs.py $< > $@
+$(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o $(B)/relocs0.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(B)/relocs0.o $(LIBGCC)
+$(B)/kernel.pass2.elf: $(OBJS) $(B)/kallsyms1.o $(B)/relocs0.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o $(B)/relocs0.o $(LIBGCC)
+$(B)/kernel.pass3.elf: $(OBJS) $(B)/kallsyms2.o $(B)/relocs0.o $(B)/kernel.pass2.elf linker.ld
+	$(LD) $(LDFLAGS) -q -o $@ $(OBJS) $(B)/kallsyms2.o $(B)/relocs0.o $(LIBGCC)
+$(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/relocs3.o $(B)/kernel.pass3.elf linker.ld
+	$(LD) $(LDFLAGS) -q -o $@ $(OBJS) $(B)/kallsyms2.o $(B)/relocs3.o $(LIBGCC)
 	nm -n $(B)/kernel.pass2.elf | grep ' [tT] ' > $(B)/text-syms.pass2
 	nm -n $@ | grep ' [tT] ' > $(B)/text-syms.final
 	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
+	$(PYTHON) tools/relocs.py $@ | cmp -s - $(B)/relocs3.c || { echo "the relocation table moved a relocated word"; exit 1; }
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
 $(EXEC_BROKEN_MANIFEST): tools/mkbroken_exec.py | $(SETUP)

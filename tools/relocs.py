@@ -31,7 +31,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from elf32 import Elf32, SHF_ALLOC, SHT_REL  # noqa: E402
+from elf32 import Elf32, ElfError, SHF_ALLOC, SHT_REL  # noqa: E402
 
 R_386_32, R_386_PC32 = 1, 2
 SHN_ABS = 0xfff1
@@ -100,7 +100,7 @@ def main(argv):
         else:
             print(__doc__.split("\n\n")[1], file=sys.stderr)
             return 2
-    except (RelocError, OSError) as e:
+    except (RelocError, ElfError, OSError) as e:
         print("relocs: %s" % e, file=sys.stderr)
         return 1
     return 0

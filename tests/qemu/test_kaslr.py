@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""KASLR (issue 23 items 3-5): with `kaslr` the image moves, physical and
+virtual together; every address below is read from the boot ("Kernel
+Offset: 0x...") and kernel.elf, then checked from OUTSIDE: QEMU's `info
+tlb` must map each symbol + offset to its physical address + offset with
+the policy's permissions, the bytes QEMU reads there (`xp`) must be
+kernel.elf's with the relocations applied, and the W+X pages must be only
+the declared PCI BIOS hole. Each boot runs every self-test and wxcheck;
+`walk` and the oopses' symbols must follow the image.
+
+Two kaslr boots must put the text at different addresses. Two boots pick
+the same one of the ~15800 slots once in that many pairs: the lane boots
+a third time before it calls that a failure, and says so.
+"""
+import os
+import re
+import subprocess
+import sys
+
+from guest import BUILD, ROOT, Guest
+from results import progress
+from test_walk import check_walk
+from tlb import PageTables, kernel_symbols, registers
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from elf32 import Elf32  # noqa: E402
+import relocs  # noqa: E402
+
+KERNEL = os.path.join(BUILD, "kernel.elf")
+PAGE_OFFSET, LINK, LOAD = 0xC0000000, 0xC0100000, 0x100000
+KASLR_MAX = 64 << 20
+CR0_PG, CR0_WP = 1 << 31, 1 << 16
+HOLE = (0xC00A0000, 0xC0100000)
+OFFSET = re.compile(r"^Kernel Offset: 0x([0-9a-f]+) from 0xc0100000 \(one of (\d+) slots", re.M)
+NX_OOPS = ["kernel tried to execute NX-protected page - exploit attempt?",
+           "#PF: supervisor instruction fetch in kernel mode"]
+WXCHECK = "W+X check: 96 W+X pages, all in the declared PCI BIOS hole 0xc00a0000-0xc0100000"
+
+
+def phys(x, va):
+    """The physical address info tlb maps va to (its column carries NX as bit 63)."""
+    return (x.pa & 0x000FFFFFFFFFF000) + (va - x.va)
+
+
+def table_in_image(elf, syms):
+    """The relocation table as built into kernel.elf (kaslr_relocs[])."""
+    n = int.from_bytes(elf.read_va(syms["kaslr_nr_relocs"], 4), "little")
+    raw = elf.read_va(syms["kaslr_relocs"], 4 * n) if n else b""
+    return [int.from_bytes(raw[i:i + 4], "little") for i in range(0, len(raw), 4)]
+
+
+def readelf_r32_count():
+    """R_386_32 relocations of the image's sections, by binutils' own reader."""
+    out = subprocess.run(["readelf", "-rW", KERNEL], capture_output=True, text=True,
+                         check=True).stdout
+    count, keep = 0, False
+    for line in out.splitlines():
+        m = re.match(r"Relocation section '\.rel(\S+)'", line)
+        if m:
+            keep = not m.group(1).startswith(".debug")
+        elif keep and " R_386_32 " in line:
+            count += 1
+    return count
+
+
+def test_kaslr_relocs_table(t):
+    elf, syms = Elf32(KERNEL), kernel_symbols(KERNEL)
+    offs = relocs.relocations(elf)
+    t.check(offs and table_in_image(elf, syms) == offs,
+            "kernel.elf carries its own relocation table (%d entries)" % len(offs))
+    n = readelf_r32_count()
+    t.check(len(offs) == n, "the table lists every R_386_32 readelf finds in the image's sections",
+            "table %d, readelf %d" % (len(offs), n))
+    # a word may hold sym + addend past the image's ends (_end - 1, and
+    # __pa(_end) + PMD_SIZE - 1 folded by gcc), never farther than 2 MiB
+    lo, hi = syms["_text"] - (2 << 20), syms["_end"] + (2 << 20)
+    bad = []
+    for off in offs:
+        w = int.from_bytes(elf.read_va(syms["_text"] + off, 4), "little")
+        if not (lo <= w <= hi or lo - PAGE_OFFSET <= w <= hi - PAGE_OFFSET):
+            bad.append("_text+0x%x holds 0x%08x" % (off, w))
+    t.check(not bad, "every listed word is a virtual or physical address near the image",
+            "; ".join(bad[:10]))
+    for args, want in (([os.path.join(BUILD, "kernel.pass2.elf")], "link with --emit-relocs"),
+                       ([os.path.join(ROOT, "README.md")], "not a 32-bit little-endian ELF"),
+                       ([], "Usage:")):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "relocs.py")] + args,
+                           capture_output=True, text=True)
+        t.check(r.returncode != 0 and want in r.stderr and r.stderr.count("\n") <= 3 and not r.stdout,
+                "relocs.py %s is refused in words: %s" % (" ".join(os.path.basename(a) for a in args), want),
+                "rc %d: %r" % (r.returncode, r.stderr))
+
+
+def xp_bytes(g, phys, n):
+    out = g.monitor("xp /%dwx 0x%x" % (n // 4, phys))
+    words = [int(w, 16) for line in out.splitlines() if ":" in line
+             for w in re.findall(r"0x([0-9a-f]+)", line.split(":", 1)[1])]
+    return b"".join(w.to_bytes(4, "little") for w in words)
+
+
+def relocated_page(elf, offs, text, va, delta):
+    """kernel.elf's page at link address va, as the moved image must hold it."""
+    data = bytearray(elf.read_va(va, 4096))
+    for off in offs:
+        at = text + off - va
+        if 0 <= at <= 4096 - 4:
+            w = (int.from_bytes(data[at:at + 4], "little") + delta) & 0xFFFFFFFF
+            data[at:at + 4] = w.to_bytes(4, "little")
+    return bytes(data)
+
+
+def image_checks(t, g, tag, log, s, elf, offs):
+    """Everything about one kaslr boot; returns its offset."""
+    m = OFFSET.search(log)
+    if not t.check(m, "[%s] dmesg: Kernel Offset: 0x... from 0xc0100000" % tag, log[:800]):
+        return None
+    off = int(m.group(1), 16)
+    size = s["_end"] - s["_text"]
+    t.check(off and off % 4096 == 0 and LOAD + off + size <= KASLR_MAX,
+            "[%s] offset 0x%x: a 4 KiB multiple, the image below 64 MiB" % (tag, off))
+    regs = registers(g.monitor("info registers"))
+    t.check(regs.get("CR0", 0) & CR0_PG and regs["CR0"] & CR0_WP, "[%s] CR0.PG and CR0.WP" % tag)
+    pt = PageTables(g.monitor("info tlb"))
+    t.check(not [x for x in pt.maps if x.va < PAGE_OFFSET],
+            "[%s] no identity (or user-half) mapping left after boot" % tag)
+    for name, perm in (("_text", "RO+X"), ("printk", "RO+X"), ("__start_rodata", "RO+NX"),
+                       ("__start_ro_after_init", "RO+NX"), ("_sdata", "RW+NX"),
+                       ("__bss_start", "RW+NX")):
+        va = s[name] + off
+        x = pt.lookup(va)
+        t.check(x and phys(x, va) == va - PAGE_OFFSET and x.perm() == perm,
+                "[%s] info tlb: %s at 0x%08x -> phys 0x%x, %s" % (tag, name, va, va - PAGE_OFFSET, perm),
+                x and "phys 0x%x %s" % (phys(x, va), x.perm()))
+    moved = pt.pages_where(s["_text"] + off, s["_etext"] + off, lambda x: not x or x.perm() != "RO+X")
+    t.check(not moved, "[%s] all of the moved text is RO+X" % tag, moved[:5])
+    left = pt.pages_where(s["_text"], s["_etext"], lambda x: not x or x.exec)
+    t.check(not left, "[%s] the link address's text pages are mapped NX (free RAM now)" % tag, left[:5])
+    wx = pt.wx_pages()
+    t.check(wx == pt.wx_pages(*HOLE) == (HOLE[1] - HOLE[0]) // 4096,
+            "[%s] info tlb: W+X pages only in the PCI BIOS hole" % tag, "%d W+X pages" % wx)
+    page = s["printk"] & ~0xFFF
+    got = xp_bytes(g, page - PAGE_OFFSET + off, 4096)
+    t.check(got == relocated_page(elf, offs, s["_text"], page, off),
+            "[%s] xp: printk's page at phys 0x%x is kernel.elf's, relocated by 0x%x"
+            % (tag, page - PAGE_OFFSET + off, off), "%d bytes read" % len(got))
+    return off, pt
+
+
+def kernel_side_checks(t, g, tag, s, off, pt):
+    out = g.command("crash WRITE_RO")
+    t.check("lkdtm_WRITE_RO+0x" in out and "Oops: " in out,
+            "[%s] the oops names lkdtm_WRITE_RO+0x.. (kallsyms follows the image)" % tag, out[-600:])
+    out = g.command("walk mark_rodata_ro")
+    t.check(out.startswith("walk 0x%08x" % (s["mark_rodata_ro"] + off)),
+            "[%s] walk mark_rodata_ro walks its moved address" % tag, out[:200])
+    cr3 = registers(g.monitor("info registers"))["CR3"]
+    moved = {k: v + off for k, v in s.items() if k in (
+        "mark_rodata_ro", "_text", "__start_rodata", "__start_ro_after_init", "_sdata",
+        "__bss_stop", "__init_begin", "_end")}
+    for what, va, region in (("text", moved["mark_rodata_ro"], "kernel text"),
+                             ("first text page", moved["_text"], "kernel text"),
+                             ("rodata", moved["__start_rodata"], "kernel rodata"),
+                             ("ro_after_init", moved["__start_ro_after_init"], "kernel ro_after_init"),
+                             ("data", moved["_sdata"], "kernel data"),
+                             ("bss", moved["__bss_stop"] - 1, "kernel bss"),
+                             ("freed init", moved["__init_begin"],
+                              "kernel init (freed: RW+NX, back in the page allocator)")):
+        check_walk(t, g, cr3, pt, what, va, region, tag)
+    out = g.command("ptdump")
+    t.check(("0x%08x" % moved["_text"]) in out or ("%08x" % moved["_text"]) in out,
+            "[%s] ptdump shows the text at its moved address" % tag, out[:600])
+    out = g.command("lsmod")
+    t.check("hello" in out, "[%s] modules load and link against the moved kernel" % tag, out)
+    out = g.command("crash EXEC_LINKED")
+    t.check(all(l in out for l in NX_OOPS) and "oopsed as it should" in out,
+            "[%s] crash EXEC_LINKED: the System.map address faults on NX" % tag, out[-700:])
+
+
+def kaslr_boot(t, tag, s, elf, offs, full):
+    with Guest("kaslr " + tag, cmdline="kaslr") as g:
+        log = g.wait_ready()
+        r = image_checks(t, g, tag, log, s, elf, offs)
+        if not r:
+            return None, None
+        off, pt = r
+        if full:
+            t.ktap(g.command("selftest", timeout=240), "selftest[%s]" % tag)
+            out = g.command("wxcheck")
+            t.check(WXCHECK in out, "[%s] wxcheck: only the declared hole" % tag, out)
+            kernel_side_checks(t, g, tag, s, off, pt)
+        t.check(g.poweroff() == 1, "[%s] poweroff" % tag)
+    progress("kaslr %s: Kernel Offset 0x%x" % (tag, off))
+    return off, pt
+
+
+def test_kaslr_two_boots(t):
+    s, elf = kernel_symbols(KERNEL), Elf32(KERNEL)
+    offs = relocs.relocations(elf)
+    a, _ = kaslr_boot(t, "boot A", s, elf, offs, True)
+    b, pt_b = kaslr_boot(t, "boot B", s, elf, offs, True)
+    if a is not None and a == b:
+        progress("kaslr: boots A and B chose the same slot (0x%x): a third boot" % a)
+        b, pt_b = kaslr_boot(t, "boot C", s, elf, offs, True)
+    if a is None or b is None:
+        return
+    t.check(a != b, "two kaslr boots put the kernel text at different addresses",
+            "0x%x and 0x%x" % (LINK + a, LINK + b))
+    # the leak of boot A: printk's address, used in boot B
+    leaked = s["printk"] + a
+    x = pt_b.lookup(leaked)
+    in_b = s["_text"] + b <= leaked < s["_etext"] + b
+    t.check(x and phys(x, leaked) != s["printk"] - PAGE_OFFSET + b and (x.nx or in_b),
+            "boot A's printk (0x%08x) is not printk in boot B: %s" % (
+                leaked, "other text" if in_b else "RW+NX direct map"),
+            x and "phys 0x%x %s" % (phys(x, leaked), x.perm()))
+
+
+def test_kaslr_off(t):
+    """nokaslr (last word wins over kaslr) and the default: the fixed layout."""
+    s = kernel_symbols(KERNEL)
+    for tag, cmdline in (("default", ""), ("kaslr nokaslr", "kaslr nokaslr")):
+        with Guest("kaslr off " + tag, cmdline=cmdline) as g:
+            log = g.wait_ready()
+            t.check(re.search(r"^Kernel Offset: disabled$", log, re.M),
+                    "[%s] dmesg: Kernel Offset: disabled" % tag, log[:800])
+            pt = PageTables(g.monitor("info tlb"))
+            x = pt.lookup(s["_text"])
+            t.check(x and phys(x, s["_text"]) == LOAD and x.perm() == "RO+X",
+                    "[%s] info tlb: 0xc0100000 -> phys 1 MiB, RO+X" % tag, x and hex(x.pa))
+            out = g.command("crash EXEC_LINKED")
+            t.check("ran: KASLR is off" in out and "Oops" not in out,
+                    "[%s] crash EXEC_LINKED: the System.map address is the function" % tag, out)
+            out = g.command("walk 0x%08x" % s["printk"])
+            t.check("kernel text" in out, "[%s] walk printk's link address: kernel text" % tag, out[:300])
+            g.poweroff()

@@ -17,8 +17,13 @@ import re
 import subprocess
 import sys
 
+import shutil
+import tempfile
+
 from guest import BUILD, ROOT, Guest
 from results import progress
+from smp import check_cpus_up, cpu_states
+from test_matrix import check_wx_per_cpu
 from test_walk import check_walk
 from tlb import PageTables, kernel_symbols, registers
 
@@ -27,6 +32,7 @@ from elf32 import Elf32  # noqa: E402
 import relocs  # noqa: E402
 
 KERNEL = os.path.join(BUILD, "kernel.elf")
+RELOCS_ELF = os.path.join(BUILD, "kernel.relocs.elf")   # the same link, relocations kept
 PAGE_OFFSET, LINK, LOAD = 0xC0000000, 0xC0100000, 0x100000
 KASLR_MAX = 64 << 20
 CR0_PG, CR0_WP = 1 << 31, 1 << 16
@@ -51,7 +57,7 @@ def table_in_image(elf, syms):
 
 def readelf_r32_count():
     """R_386_32 relocations of the image's sections, by binutils' own reader."""
-    out = subprocess.run(["readelf", "-rW", KERNEL], capture_output=True, text=True,
+    out = subprocess.run(["readelf", "-rW", RELOCS_ELF], capture_output=True, text=True,
                          check=True).stdout
     count, keep = 0, False
     for line in out.splitlines():
@@ -65,7 +71,7 @@ def readelf_r32_count():
 
 def test_kaslr_relocs_table(t):
     elf, syms = Elf32(KERNEL), kernel_symbols(KERNEL)
-    offs = relocs.relocations(elf)
+    offs = relocs.relocations(Elf32(RELOCS_ELF))
     t.check(offs and table_in_image(elf, syms) == offs,
             "kernel.elf carries its own relocation table (%d entries)" % len(offs))
     n = readelf_r32_count()
@@ -81,7 +87,7 @@ def test_kaslr_relocs_table(t):
             bad.append("_text+0x%x holds 0x%08x" % (off, w))
     t.check(not bad, "every listed word is a virtual or physical address near the image",
             "; ".join(bad[:10]))
-    for args, want in (([os.path.join(BUILD, "kernel.pass2.elf")], "link with --emit-relocs"),
+    for args, want in (([KERNEL], "link with --emit-relocs"),
                        ([os.path.join(ROOT, "README.md")], "not a 32-bit little-endian ELF"),
                        ([], "Usage:")):
         r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "relocs.py")] + args,
@@ -195,7 +201,7 @@ def kaslr_boot(t, tag, s, elf, offs, full):
 
 def test_kaslr_two_boots(t):
     s, elf = kernel_symbols(KERNEL), Elf32(KERNEL)
-    offs = relocs.relocations(elf)
+    offs = relocs.relocations(Elf32(RELOCS_ELF))
     a, _ = kaslr_boot(t, "boot A", s, elf, offs, True)
     b, pt_b = kaslr_boot(t, "boot B", s, elf, offs, True)
     if a is not None and a == b:
@@ -233,3 +239,51 @@ def test_kaslr_off(t):
             out = g.command("walk 0x%08x" % s["printk"])
             t.check("kernel text" in out, "[%s] walk printk's link address: kernel text" % tag, out[:300])
             g.poweroff()
+
+
+def grub_iso_with(cmdline, where):
+    """build/ronx.iso's files, GRUB's first entry booting with cmdline (multiboot2)."""
+    iso = os.path.join(where, "isodir")
+    shutil.copytree(os.path.join(BUILD, "isodir"), iso)
+    with open(os.path.join(ROOT, "iso", "grub.cfg")) as f:
+        cfg = f.read().replace("multiboot2 /boot/kernel.elf\n",
+                               "multiboot2 /boot/kernel.elf %s\n" % cmdline, 1)
+    with open(os.path.join(iso, "boot", "grub", "grub.cfg"), "w") as f:
+        f.write(cfg)
+    subprocess.run(["grub-mkrescue", "-o", os.path.join(where, "ronx.iso"), iso],
+                   capture_output=True, check=True)
+
+
+def test_kaslr_machines(t):
+    """kaslr on a small machine (16M: fewer slots), with four CPUs (the APs
+    start through the trampoline into the moved image), and from GRUB's
+    multiboot2 (its information structure must survive the move)."""
+    s, elf = kernel_symbols(KERNEL), Elf32(KERNEL)
+    offs = relocs.relocations(Elf32(RELOCS_ELF))
+    tmp = tempfile.mkdtemp(prefix="ronx-kaslr-iso-")
+    try:
+        grub_iso_with("kaslr", tmp)
+        for tag, memory, extra, iso in (("16M", "16M", [], False),
+                                        ("smp4", "128M", ["-smp", "4"], False),
+                                        ("grub", "128M", [], True)):
+            kw = {"iso": True, "build": tmp} if iso else {"cmdline": "kaslr"}
+            with Guest("kaslr " + tag, memory=memory, extra=extra, **kw) as g:
+                log = g.wait_ready()
+                if iso:
+                    t.check("booted by multiboot2" in log, "[%s] booted by multiboot2" % tag)
+                r = image_checks(t, g, tag, log, s, elf, offs)
+                if not r:
+                    continue
+                off, _ = r
+                t.ktap(g.command("selftest", timeout=600), "selftest[kaslr %s]" % tag)
+                t.check(WXCHECK in g.command("wxcheck"), "[%s] wxcheck: only the declared hole" % tag)
+                if extra:
+                    n = int(extra[1])
+                    states = cpu_states(g)
+                    check_cpus_up(t, tag, states, set(range(n)),
+                                  s["swapper_pg_dir"] + off - PAGE_OFFSET)
+                    check_wx_per_cpu(t, tag, g, n)
+                t.check(g.poweroff() == 1, "[%s] poweroff" % tag)
+            progress("kaslr %s: Kernel Offset 0x%x" % (tag, off))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -37,26 +37,6 @@ unsigned long kernel_offset __ro_after_init;
 static uint32_t kaslr_nr_slots __ro_after_init;
 static const char *kaslr_disabled_why __ro_after_init;	/* set when kaslr was asked for */
 
-/* `kaslr` turns it on, `nokaslr` off; the last word wins, as in Linux. */
-int cmdline_wants_kaslr(const char *p)
-{
-	int on = 0;
-
-	while (*p) {
-		const char *w = p;
-
-		while (*p && *p != ' ')
-			p++;
-		if (p - w == 5 && !memcmp(w, "kaslr", 5))
-			on = 1;
-		else if (p - w == 7 && !memcmp(w, "nokaslr", 7))
-			on = 0;
-		while (*p == ' ')
-			p++;
-	}
-	return on;
-}
-
 /* The running image, the loader's structures and its modules. */
 static int __init busy_ranges(struct phys_range *r, int max)
 {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Counting KASLR's slots (include/ronx/kaslr.h): the aligned bases at
- * which the whole image fits in one RAM entry of the memory map, inside
- * [lo, hi), touching no busy range. Pure, so the host tests it
- * (tests/host/test_kaslr.c) and the boot can call it before paging.
+ * KASLR's choice, as pure logic (include/ronx/kaslr.h): whether the boot
+ * line asks for it, and the slots, the aligned bases at which the whole
+ * image fits in one RAM entry of the memory map, inside [lo, hi),
+ * touching no busy range. Pure, so the host tests it
+ * (tests/host/test_kaslr.c) and the boot can call it before CPU setup.
  */
 #include <ronx/kaslr.h>
 
@@ -63,4 +64,31 @@ uint64_t kaslr_slots(const struct kaslr_mem *m, uint64_t pick, uint64_t *base)
 		}
 	}
 	return count;
+}
+
+static int word_is(const char *w, const char *end, const char *name)
+{
+	while (w < end && *name && *w == *name)
+		w++, name++;
+	return w == end && !*name;
+}
+
+/* `kaslr` turns it on, `nokaslr` off; the last word wins, as in Linux. */
+int cmdline_wants_kaslr(const char *p)
+{
+	int on = 0;
+
+	while (*p) {
+		const char *w = p;
+
+		while (*p && *p != ' ')
+			p++;
+		if (word_is(w, p, "kaslr"))
+			on = 1;
+		else if (word_is(w, p, "nokaslr"))
+			on = 0;
+		while (*p == ' ')
+			p++;
+	}
+	return on;
 }

@@ -287,3 +287,67 @@ def test_kaslr_machines(t):
             progress("kaslr %s: Kernel Offset 0x%x" % (tag, off))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_kaslr_gdb(t):
+    """gdb on a kaslr boot (tools/gdb/ronx.py): ronx-kaslr reads the offset
+    from the guest (its IDT register) and loads the symbols there; then a
+    name walks its moved address, a breakpoint by name stops in the moved
+    code, and ronx-ptdump there is the shell's ptdump line for line."""
+    from test_gdb import free_port, sections
+    import time
+    import walk
+    if not shutil.which("gdb"):
+        t.fail("gdb is installed", "no gdb on PATH: tools/setup.sh installs it")
+        return
+    subprocess.run(["make", "--no-print-directory", "-s", "build/host/libronx-pt.so"],
+                   cwd=ROOT, check=True)
+    s = kernel_symbols(KERNEL)
+    port = free_port()
+    log = os.path.join(BUILD, "results", "logs", "gdb-kaslr.log")
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    cmds = ["set architecture i386", "set pagination off", "set confirm off",
+            "file build/kernel.elf", "source tools/gdb/ronx.py",
+            "target remote 127.0.0.1:%d" % port, "echo ===offset\\n", "ronx-kaslr",
+            "echo ===walk\\n", "ronx-walk mark_rodata_ro", "break cmd_ptdump",
+            "echo ===continue\\n", "continue", "echo ===dump\\n", "ronx-ptdump",
+            "echo ===end\\n", "delete", "detach"]
+    with Guest("kaslr gdb", cmdline="kaslr", extra=["-gdb", "tcp:127.0.0.1:%d" % port]) as g, \
+            open(log, "w") as logf:
+        m = OFFSET.search(g.wait_ready())
+        off = int(m.group(1), 16) if m else None
+        pt = PageTables(g.monitor("info tlb"))
+        gdb = subprocess.Popen(
+            ["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off"] +
+            [a for c in cmds for a in ("-ex", c)],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and "===continue" not in open(log).read():
+                time.sleep(0.2)
+            time.sleep(1)	# gdb sends "continue" right after the echo
+            shell_dump = g.command("ptdump")
+            gdb.wait(timeout=120)
+        finally:
+            if gdb.poll() is None:
+                gdb.kill()
+                gdb.wait()
+        g.poweroff()
+    with open(log) as f:
+        out = f.read()
+    part = sections(out)
+    if not t.check(off is not None and "end" in part, "gdb ran the whole script on a kaslr boot",
+                   out[-1500:]):
+        return
+    t.check("ronx-kaslr: Kernel Offset: 0x%x from 0xc0100000" % off in part["offset"],
+            "ronx-kaslr reads the boot's offset 0x%x from the guest" % off, part["offset"])
+    w = walk.parse(part["walk"])
+    va = s["mark_rodata_ro"] + off
+    x = pt.lookup(va)
+    t.check(part["walk"].strip().startswith("walk 0x%08x" % va) and x and w.perm == x.perm() == "RO+X",
+            "ronx-walk mark_rodata_ro walks 0x%08x (moved), RO+X as info tlb says" % va,
+            part["walk"][:400])
+    dump = part["dump"].strip().splitlines()
+    t.check(len(dump) > 5 and dump == shell_dump.strip().splitlines(),
+            "break cmd_ptdump stops in the moved code; ronx-ptdump there = the shell's ptdump",
+            "gdb:\n%s\nshell:\n%s" % (part["dump"], shell_dump))

@@ -35,7 +35,7 @@ KERNEL = os.path.join(BUILD, "kernel.elf")
 RELOCS_ELF = os.path.join(BUILD, "kernel.relocs.elf")   # the same link, relocations kept
 PAGE_OFFSET, LINK, LOAD = 0xC0000000, 0xC0100000, 0x100000
 KASLR_MAX = 64 << 20
-CR0_PG, CR0_WP = 1 << 31, 1 << 16
+CR0_PG, CR0_WP, CR4_PAE, EFER_NXE = 1 << 31, 1 << 16, 1 << 5, 1 << 11
 HOLE = (0xC00A0000, 0xC0100000)
 OFFSET = re.compile(r"^Kernel Offset: 0x([0-9a-f]+) from 0xc0100000 \(one of (\d+) slots", re.M)
 NX_OOPS = ["kernel tried to execute NX-protected page - exploit attempt?",
@@ -125,7 +125,10 @@ def image_checks(t, g, tag, log, s, elf, offs):
     t.check(off and off % 4096 == 0 and LOAD + off + size <= KASLR_MAX,
             "[%s] offset 0x%x: a 4 KiB multiple, the image below 64 MiB" % (tag, off))
     regs = registers(g.monitor("info registers"))
-    t.check(regs.get("CR0", 0) & CR0_PG and regs["CR0"] & CR0_WP, "[%s] CR0.PG and CR0.WP" % tag)
+    t.check(regs.get("CR0", 0) & CR0_PG and regs["CR0"] & CR0_WP and regs.get("CR4", 0) & CR4_PAE
+            and regs.get("EFER", 0) & EFER_NXE, "[%s] CR0.PG, CR0.WP, CR4.PAE, EFER.NXE set" % tag,
+            str(regs))
+    t.check("NX (Execute Disable) protection: active" in log, "[%s] kernel reports NX active" % tag)
     pt = PageTables(g.monitor("info tlb"))
     t.check(not [x for x in pt.maps if x.va < PAGE_OFFSET],
             "[%s] no identity (or user-half) mapping left after boot" % tag)

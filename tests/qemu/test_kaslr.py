@@ -20,7 +20,7 @@ import sys
 import shutil
 import tempfile
 
-from guest import BUILD, ROOT, Guest
+from guest import BUILD, CPU_NX, ROOT, Guest
 from results import progress
 from smp import check_cpus_up, cpu_states
 from test_matrix import check_wx_per_cpu
@@ -259,21 +259,27 @@ def grub_iso_with(cmdline, where):
 
 def test_kaslr_machines(t):
     """kaslr on a small machine (16M: fewer slots), with four CPUs (the APs
-    start through the trampoline into the moved image), and from GRUB's
-    multiboot2 (its information structure must survive the move)."""
+    start through the trampoline into the moved image), from GRUB's
+    multiboot2 (its information structure must survive the move), and on
+    a CPU with RDRAND (the entropy's source, named in the offset line)."""
     s, elf = kernel_symbols(KERNEL), Elf32(KERNEL)
     offs = relocs.relocations(Elf32(RELOCS_ELF))
     tmp = tempfile.mkdtemp(prefix="ronx-kaslr-iso-")
     try:
         grub_iso_with("kaslr", tmp)
-        for tag, memory, extra, iso in (("16M", "16M", [], False),
-                                        ("smp4", "128M", ["-smp", "4"], False),
-                                        ("grub", "128M", [], True)):
+        for tag, memory, cpu, extra, iso in (
+                ("16M", "16M", CPU_NX, [], False),
+                ("smp4", "128M", CPU_NX, ["-smp", "4"], False),
+                ("grub", "128M", CPU_NX, [], True),
+                ("rdrand", "128M", CPU_NX + ",+rdrand", [], False)):
             kw = {"iso": True, "build": tmp} if iso else {"cmdline": "kaslr"}
-            with Guest("kaslr " + tag, memory=memory, extra=extra, **kw) as g:
+            with Guest("kaslr " + tag, memory=memory, cpu=cpu, extra=extra, **kw) as g:
                 log = g.wait_ready()
                 if iso:
                     t.check("booted by multiboot2" in log, "[%s] booted by multiboot2" % tag)
+                source = "RDRAND" if "rdrand" in cpu else "RDTSC"
+                t.check(re.search(r"^Kernel Offset: .*slots, %s;" % source, log, re.M),
+                        "[%s] the offset came from %s" % (tag, source), log[:600])
                 r = image_checks(t, g, tag, log, s, elf, offs)
                 if not r:
                     continue

@@ -97,6 +97,35 @@ def test_kaslr_relocs_table(t):
                 "rc %d: %r" % (r.returncode, r.stderr))
 
 
+def test_kaslr_relocs_refuses_a_jump_out(t):
+    """A call from the image to a fixed address would break when the image
+    moves: tools/relocs.py must refuse such an ELF in one line."""
+    tmp = tempfile.mkdtemp(prefix="ronx-relocs-")
+
+    def link(name, body):
+        src, obj, elf = (os.path.join(tmp, name + e) for e in (".asm", ".o", ".elf"))
+        with open(src, "w") as f:
+            f.write("global _start\nextern far_away\nsection .text\n_start:\n" + body)
+        subprocess.run(["nasm", "-f", "elf32", src, "-o", obj], check=True)
+        subprocess.run(["ld", "-m", "elf_i386", "-q", "-Ttext=0xc0100000", "--defsym",
+                        "far_away=0x12345678", "--defsym", "_text=0xc0100000", "--defsym",
+                        "_end=0xc0101000", "-o", elf, obj], check=True)
+        return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "relocs.py"),
+                               "--list", elf], capture_output=True, text=True)
+    try:
+        r = link("out", "\tcall far_away\n\tmov eax, _start\n")
+        t.check(r.returncode == 1 and r.stderr.count("\n") == 1 and not r.stdout and
+                "a relative jump to far_away, outside the image" in r.stderr,
+                "relocs.py refuses a call out of the image to a fixed address, in one line",
+                "rc %d: %r" % (r.returncode, r.stderr))
+        r = link("in", "\tcall _start\n\tmov eax, _start\n")
+        t.check(r.returncode == 0 and r.stdout.split() == ["0x6"],
+                "the control, a call inside the image: one entry, mov's operand at _text+6",
+                "rc %d: %r %r" % (r.returncode, r.stdout, r.stderr))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def xp_bytes(g, phys, n):
     out = g.monitor("xp /%dwx 0x%x" % (n // 4, phys))
     words = [int(w, 16) for line in out.splitlines() if ":" in line

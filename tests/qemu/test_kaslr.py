@@ -389,3 +389,18 @@ def test_kaslr_gdb(t):
     t.check(len(dump) > 5 and dump == shell_dump.strip().splitlines(),
             "break cmd_ptdump stops in the moved code; ronx-ptdump there = the shell's ptdump",
             "gdb:\n%s\nshell:\n%s" % (part["dump"], shell_dump))
+
+
+def test_kaslr_crash_demos(t):
+    """Every crash demo under kaslr: each oopses for its own reason, names
+    its symbol through kallsyms and the shell comes back (test_crash's list)."""
+    from test_crash import crash_all
+    with Guest("kaslr crash demos", cmdline="kaslr") as g:
+        m = OFFSET.search(g.wait_ready())
+        t.check(m and int(m.group(1), 16), "[crash] booted with the image moved", m and m.group(0))
+        crash_all(t, g)
+        out = g.command("crash EXEC_DATA")
+        trace = out[out.find("Call Trace:"):]
+        t.check("perform+0x" in trace and "shell_execute+0x" in trace,
+                "[crash] the oops's call trace names symbol+offset under kaslr", out[-900:])
+        t.check(g.poweroff() == 1, "[crash] poweroff after the demos")

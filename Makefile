@@ -16,7 +16,7 @@
 #   make autograder LAB=NAME            build/autograder/NAME.zip for Gradescope
 #   make docs     regenerate the generated documents in docs/: ptdump-diff.md,
 #                 the memory-map pictures, linux-vs-ronx.md (runs linux-check)
-#   make map      memory-map pictures: build/map/*.svg, .png
+#   make map      memory-map pictures: build/map/*.svg, .png (fork.svg: a fork before/after)
 #   make clean
 
 B := build
@@ -71,6 +71,11 @@ $(B)/%.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# What a person reads (memview, the sharing lines of meminfo/ptdump/walk)
+# and the VGA console, which waits on the serial port anyway: -Os keeps
+# the image small, and each page of it is RAM a 2M machine never gets back
+$(B)/mm/memview.o $(B)/mm/memview_draw.o $(B)/mm/cow_show.o $(B)/kernel/vga.o: CFLAGS += -Os
+
 $(B)/%.o: %.asm | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf32 -g -F dwarf $< -o $@
@@ -80,20 +85,35 @@ $(B)/%.o: %.asm | $(SETUP)
 # Adding the table to .rodata moves .init.text (it comes after), so pass 2
 # has the right size but old addresses; pass 3 uses pass 2's table, which
 # has the same size, so nothing moves any more. The cmp checks that.
+# KASLR's relocation table (tools/relocs.py) comes from pass 3, linked
+# with --emit-relocs (-q); it goes to .init.data, after every word it
+# lists, so the last link moves none of them: its own table must be the
+# same, which the second cmp checks. kernel.relocs.elf keeps the linker's
+# relocations (test_kaslr.py reads them); kernel.elf, which GRUB loads,
+# has none: GRUB's multiboot2 loader refuses an ELF with .rel sections.
 $(B)/kallsyms0.c: tools/kallsyms.py | $(SETUP)
 	@mkdir -p $(B)
 	$(PYTHON) tools/kallsyms.py --empty > $@
 $(B)/kallsyms%.c: $(B)/kernel.pass%.elf tools/kallsyms.py | $(SETUP)
 	nm -n $< | $(PYTHON) tools/kallsyms.py > $@
-$(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(LIBGCC)
-$(B)/kernel.pass2.elf: $(OBJS) $(B)/kallsyms1.o linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o $(LIBGCC)
-$(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/kernel.pass2.elf linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms2.o $(LIBGCC)
+$(B)/relocs0.c: tools/relocs.py tools/elf32.py | $(SETUP)
+	@mkdir -p $(B)
+	$(PYTHON) tools/relocs.py --empty > $@
+$(B)/relocs3.c: $(B)/kernel.pass3.elf tools/relocs.py tools/elf32.py
+	$(PYTHON) tools/relocs.py $< > $@
+$(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o $(B)/relocs0.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(B)/relocs0.o $(LIBGCC)
+$(B)/kernel.pass2.elf: $(OBJS) $(B)/kallsyms1.o $(B)/relocs0.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o $(B)/relocs0.o $(LIBGCC)
+$(B)/kernel.pass3.elf: $(OBJS) $(B)/kallsyms2.o $(B)/relocs0.o $(B)/kernel.pass2.elf linker.ld
+	$(LD) $(LDFLAGS) -q -o $@ $(OBJS) $(B)/kallsyms2.o $(B)/relocs0.o $(LIBGCC)
+$(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/relocs3.o $(B)/kernel.pass3.elf linker.ld
+	$(LD) $(LDFLAGS) -q -o $(B)/kernel.relocs.elf $(OBJS) $(B)/kallsyms2.o $(B)/relocs3.o $(LIBGCC)
 	nm -n $(B)/kernel.pass2.elf | grep ' [tT] ' > $(B)/text-syms.pass2
-	nm -n $@ | grep ' [tT] ' > $(B)/text-syms.final
+	nm -n $(B)/kernel.relocs.elf | grep ' [tT] ' > $(B)/text-syms.final
 	cmp -s $(B)/text-syms.pass2 $(B)/text-syms.final || { echo "kallsyms moved a function"; exit 1; }
+	$(PYTHON) tools/relocs.py $(B)/kernel.relocs.elf | cmp -s - $(B)/relocs3.c || { echo "the relocation table moved a relocated word"; exit 1; }
+	objcopy --remove-relocations='*' $(B)/kernel.relocs.elf $@
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
 $(EXEC_BROKEN_MANIFEST): tools/mkbroken_exec.py | $(SETUP)
@@ -202,8 +222,10 @@ bench: all
 
 # the memory map, drawn from ptdump (default and rodata=off), into build/map/
 # (make docs copies the examples into docs/)
+# and a fork before/after (build/map/fork.svg: tools/forkmap.py)
 map: all
 	$(PYTHON) tools/mkmap.py $(B)/map
+	$(PYTHON) tools/forkmap.py $(B)/map
 
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all

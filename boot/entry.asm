@@ -7,12 +7,17 @@
 ; 64 MiB twice, at 0 (identity, so the instruction after "mov cr0" still
 ; exists) and at PAGE_OFFSET. Once we run in the higher half the identity
 ; entry is dropped. mm/init.c replaces all of this with the real tables.
+;
+; KASLR: kaslr_relocate() (kernel/kaslr.c) may copy the image elsewhere and
+; return how far it moved (0: it did not). Then we jump into the copy, whose
+; absolute addresses it has already adjusted; the copy builds its own early
+; tables (the old image becomes free RAM) and goes on to start_kernel.
 
 PAGE_OFFSET	equ 0xC0000000
 EARLY_MAP_MB	equ 64
 EFER		equ 0xC0000080
 
-extern start_kernel, check_cpu
+extern start_kernel, check_cpu, kaslr_relocate
 extern __bss_start, _end
 global _start, early_pdpt, boot_stack_top, nx_supported
 
@@ -36,22 +41,27 @@ _start:
 	call	check_cpu			; refuses, in words, a CPU without PAE
 
 
-	; page directory: EARLY_MAP_MB of 2 MiB pages, present + writable + PSE
-	mov	edi, early_pd - PAGE_OFFSET
+	; page directory: EARLY_MAP_MB of 2 MiB pages, present + writable + PSE;
+	; 0xC0000000 higher half, and 0x00000000 identity if %2 (paging off:
+	; %1 is PAGE_OFFSET). PDPT entries carry only the present bit.
+%macro EARLY_TABLES 2
+	mov	edi, early_pd - %1
 	mov	eax, 0x83
 	mov	ecx, EARLY_MAP_MB / 2
-.fill_pd:
+%%fill_pd:
 	mov	[edi], eax
 	mov	dword [edi + 4], 0
 	add	eax, 0x200000
 	add	edi, 8
-	loop	.fill_pd
-
-	; PDPT entries carry only the present bit under PAE: RW/US are reserved
+	loop	%%fill_pd
 	mov	eax, early_pd - PAGE_OFFSET
 	or	eax, 1
-	mov	[early_pdpt - PAGE_OFFSET], eax		; 0x00000000 identity
-	mov	[early_pdpt - PAGE_OFFSET + 3 * 8], eax	; 0xC0000000 higher half
+%if %2
+	mov	[early_pdpt - %1], eax
+%endif
+	mov	[early_pdpt - %1 + 3 * 8], eax
+%endmacro
+	EARLY_TABLES PAGE_OFFSET, 1
 
 	mov	eax, cr4
 	or	eax, (1 << 5) | (1 << 7)		; PAE, PGE
@@ -92,6 +102,29 @@ _start:
 	mov	eax, cr3
 	mov	cr3, eax
 
+	; KASLR: move the image? (eax = delta, 0 if not). esi, edi, ebx survive
+	; the call and carry what the copy's zeroed .bss must learn again.
+	mov	esi, [boot_magic]
+	mov	edi, [boot_info]
+	movzx	ebx, byte [nx_supported]
+	push	edi
+	push	esi
+	call	kaslr_relocate
+	add	esp, 8
+	test	eax, eax
+	jz	.boot
+	add	eax, .relocated
+	jmp	eax
+.relocated:
+	; this is the copy: every absolute address below is the copy's own
+	mov	esp, boot_stack_top
+	mov	[boot_magic], esi
+	mov	[boot_info], edi
+	mov	[nx_supported], bl
+	EARLY_TABLES 0, 0
+	mov	eax, early_pdpt - PAGE_OFFSET
+	mov	cr3, eax
+.boot:
 	push	dword [boot_info]
 	push	dword [boot_magic]
 	xor	ebp, ebp			; ends stack walks

@@ -3,13 +3,17 @@
  * The cpio "newc" format, as Linux's initramfs uses it: a 110-byte ASCII
  * header ("070701" and thirteen 8-digit hex fields), the name, padding to
  * 4 bytes, the data, padding to 4 bytes; "TRAILER!!!" ends it. The archive
- * comes from the boot loader, so every length is checked. Pure: host-tested.
+ * comes from the boot loader, so every length is checked. A file with
+ * several names (hard links) has its bytes with the last name only.
+ * Pure: host-tested.
  */
 #include <stdint.h>
 #include <ronx/string.h>
 #include <ronx/cpio.h>
 
 #define HEADER_LEN	110
+#define FIELD_INO	0
+#define FIELD_NLINK	4
 #define FIELD_FILESIZE	6
 #define FIELD_NAMESIZE	11
 
@@ -51,7 +55,8 @@ int cpio_next(const void *archive, size_t len, size_t *pos, struct cpio_file *f,
 		*err = "bad magic (not cpio newc)";
 		return -1;
 	}
-	if (hex_field(h, FIELD_NAMESIZE, &namesize) || hex_field(h, FIELD_FILESIZE, &filesize)) {
+	if (hex_field(h, FIELD_NAMESIZE, &namesize) || hex_field(h, FIELD_FILESIZE, &filesize) ||
+	    hex_field(h, FIELD_INO, &f->ino) || hex_field(h, FIELD_NLINK, &f->nlink)) {
 		*err = "bad hex digit in a header field";
 		return -1;
 	}
@@ -74,13 +79,35 @@ int cpio_next(const void *archive, size_t len, size_t *pos, struct cpio_file *f,
 	return 1;
 }
 
+/*
+ * A hard link's data: cpio(1) writes the file's bytes once, with the last
+ * of its names; the others come earlier with size 0 and the same inode.
+ */
+static void find_link_data(const void *archive, size_t len, size_t pos, struct cpio_file *f)
+{
+	struct cpio_file g;
+	const char *err;
+
+	while (cpio_next(archive, len, &pos, &g, &err) == 1) {
+		if (g.ino == f->ino && g.size) {
+			f->data = g.data;
+			f->size = g.size;
+			return;
+		}
+	}
+}
+
 int cpio_find(const void *archive, size_t len, const char *name, struct cpio_file *f)
 {
 	size_t pos = 0;
 	const char *err;
 
-	while (cpio_next(archive, len, &pos, f, &err) == 1)
-		if (strcmp(f->name, name) == 0)
+	while (cpio_next(archive, len, &pos, f, &err) == 1) {
+		if (strcmp(f->name, name) == 0) {
+			if (!f->size && f->nlink > 1)
+				find_link_data(archive, len, pos, f);
 			return 0;
+		}
+	}
 	return -1;
 }

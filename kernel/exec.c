@@ -70,31 +70,44 @@ static int setup_stack(struct mm_struct *mm)
 /*
  * What _start finds on the stack, as Linux's ELF ABI hands it over (i386
  * System V ABI, fs/binfmt_elf.c create_elf_tables()), from esp upwards:
- *   argc, argv[0] .. argv[argc-1], NULL, envp: NULL,
+ *   argc, argv[0] .. argv[argc-1], NULL, envp[0] .. envp[envc-1], NULL,
  *   auxv: AT_PAGESZ 4096, AT_ENTRY e_entry, AT_NULL 0,
- * then the argument strings near the top. esp is 16-byte aligned.
+ * then the strings near the top. esp is 16-byte aligned. The shell's
+ * `run` passes no environment; execve passes the caller's envp.
  */
 #define AT_NULL		0
 #define AT_PAGESZ	6
 #define AT_ENTRY	9
 
-static int create_elf_tables(struct mm_struct *mm, int argc, char **argv, uint32_t *sp)
+/* Copies n strings to the top of the stack, below *p; their addresses into vec. */
+static int push_strings(struct mm_struct *mm, int n, char **strs, uint32_t *vec, uint32_t *p)
 {
-	uint32_t vec[1 + EXEC_MAX_ARGS + 2 + 6], p = STACK_TOP - 4;	/* the top word stays 0 */
+	for (int i = n - 1; i >= 0; i--) {
+		uint32_t len = strlen(strs[i]) + 1;
+
+		*p -= len;
+		if (copy_to_mm(mm, *p, strs[i], len))
+			return -EFAULT;
+		vec[i] = *p;
+	}
+	return 0;
+}
+
+static int create_elf_tables(struct mm_struct *mm, int argc, char **argv, int envc,
+			     char **envp, uint32_t *sp)
+{
+	uint32_t vec[1 + EXEC_MAX_ARGS + 1 + EXEC_MAX_ENV + 1 + 6];
+	uint32_t p = STACK_TOP - 4;	/* the top word stays 0 */
 	int n = 0;
 
 	vec[n++] = (uint32_t)argc;
+	if (push_strings(mm, envc, envp, vec + 1 + argc + 1, &p) ||
+	    push_strings(mm, argc, argv, vec + 1, &p))
+		return -EFAULT;
 	n += argc;
-	for (int i = argc - 1; i >= 0; i--) {
-		uint32_t len = strlen(argv[i]) + 1;
-
-		p -= len;
-		if (copy_to_mm(mm, p, argv[i], len))
-			return -EFAULT;
-		vec[1 + i] = p;
-	}
 	vec[n++] = 0;			/* end of argv */
-	vec[n++] = 0;			/* envp: empty */
+	n += envc;
+	vec[n++] = 0;			/* end of envp */
 	vec[n++] = AT_PAGESZ;
 	vec[n++] = PAGE_SIZE;
 	vec[n++] = AT_ENTRY;
@@ -117,18 +130,24 @@ static void start_thread(struct trap_frame *regs, uint32_t eip, uint32_t esp)
 	regs->esp = esp;
 }
 
-struct mm_struct *load_elf_binary(const char *path, const void *data, size_t size, int argc,
-				  char **argv, struct trap_frame *regs)
+/*
+ * The new mm, or NULL with *err set: -ENOEXEC for a file the checks
+ * refuse (the line naming why is printed), -ENOMEM without memory.
+ */
+struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t size,
+				      int argc, char **argv, int envc, char **envp,
+				      struct trap_frame *regs, long *err)
 {
 	struct exec_image img;
-	char err[200];
-	struct errmsg e = { err, sizeof(err) };
+	char msg[200];
+	struct errmsg e = { msg, sizeof(msg) };
 	struct mm_struct *mm;
 	uint32_t sp;
 	int ret = 0;
 
 	if (elf_exec_check(&img, data, size, &e)) {
-		pr_err("exec: %s: %s\n", path, err);
+		pr_err("exec: %s: %s\n", path, msg);
+		*err = -ENOEXEC;
 		return 0;
 	}
 	if (img.stack_exec_asked)
@@ -146,7 +165,7 @@ struct mm_struct *load_elf_binary(const char *path, const void *data, size_t siz
 	if (!ret)
 		ret = setup_stack(mm);
 	if (!ret)
-		ret = create_elf_tables(mm, argc, argv, &sp);
+		ret = create_elf_tables(mm, argc, argv, envc, envp, &sp);
 	if (!ret) {
 		start_thread(regs, img.entry, sp);
 		return mm;
@@ -157,5 +176,14 @@ fail:
 		pr_err("exec: %s: out of memory\n", path);
 	else
 		pr_err("exec: %s: cannot map it (error %d)\n", path, ret);
+	*err = ret == -ENOMEM ? -ENOMEM : -ENOEXEC;
 	return 0;
+}
+
+struct mm_struct *load_elf_binary(const char *path, const void *data, size_t size, int argc,
+				  char **argv, struct trap_frame *regs)
+{
+	long err;
+
+	return load_elf_binary_err(path, data, size, argc, argv, 0, 0, regs, &err);
 }

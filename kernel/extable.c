@@ -24,3 +24,13 @@ bool fixup_exception(struct trap_frame *f)
 	}
 	return false;
 }
+
+/* Is the instruction at ip one that may fault on purpose (a user access)? */
+bool search_exception_tables(uint32_t ip)
+{
+	for (const struct exception_table_entry *e = __start___ex_table;
+	     e < __stop___ex_table; e++)
+		if (e->insn == ip)
+			return true;
+	return false;
+}

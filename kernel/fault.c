@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The page-fault handler (Linux: arch/x86/mm/fault.c, much reduced).
- * A fault in ring 3 kills the process with Linux's segfault line: ronx
- * maps every page of an area when it is made, so a user fault is always
- * an access the process had no right to (kernel/signal.c). A kernel page
+ * A fault at a user address, from ring 3 or from a user-access function
+ * in ring 0, first goes to handle_mm_fault() (mm/memory.c): a first
+ * touch, stack growth or a copy-on-write write is not an error, and the
+ * access is retried. What it refuses kills a process in ring 3 with
+ * Linux's segfault line (kernel/signal.c), and is -EFAULT in a system
+ * call (the exception table). A kernel page
  * fault is one of three things: an access that was expected to fault
  * (the exception table says where to resume: copy_from_user() and the
  * probes), a self-test probing a page (a quiet recovery), or a bug, which
@@ -22,6 +25,7 @@
 #include <ronx/walk.h>
 #include <ronx/smap.h>
 #include <ronx/process.h>
+#include <ronx/memory.h>
 
 unsigned long page_fault_count;
 
@@ -88,12 +92,46 @@ static void show_fault_oops(const struct trap_frame *f, unsigned long address)
 	}
 }
 
+/*
+ * May handle_mm_fault() look at this fault? One in ring 3 at a user
+ * address; one in ring 0 only at an instruction of the user-access layer
+ * (the exception table), with SMAP's window open, and never a fetch: any
+ * other kernel access to a user page is a bug to report, not to serve.
+ */
+static bool is_user_memory_fault(const struct trap_frame *f, unsigned long address)
+{
+	if (address >= TASK_SIZE || !current || !current->mm)
+		return false;
+	if (user_mode(f))
+		return true;
+	return search_exception_tables(f->eip) && !(f->error_code & X86_PF_INSTR) &&
+	       (!smap_enabled || (f->eflags & X86_EFLAGS_AC));
+}
+
+/* The fault was at a user address: 0 if it is served and the access may be retried. */
+static int do_user_addr_fault(struct trap_frame *f, unsigned long address)
+{
+	switch (handle_mm_fault(current->mm, address, f->error_code)) {
+	case VM_FAULT_DONE:
+		return 0;
+	case VM_FAULT_OOM:
+		oom_kill_current();
+		if (user_mode(f))
+			do_exit(SIGKILL);
+		return -ENOMEM;		/* a system call's -EFAULT, then it dies */
+	default:
+		return -EFAULT;
+	}
+}
+
 void do_page_fault(struct trap_frame *f)
 {
 	unsigned long address = read_cr2();
 
 	page_fault_count++;
 	last_fault = (struct fault_info){ f->vector, f->error_code, address, f->eip };
+	if (is_user_memory_fault(f, address) && !do_user_addr_fault(f, address))
+		return;
 	if (user_mode(f))
 		force_sig_fault(f, address);
 	if (fixup_exception(f))

@@ -71,8 +71,12 @@ static int cmd_ls(int argc, char **argv)
 		cprintf("ls: no initrd\n");
 		return -ENOENT;
 	}
-	while (initrd_next(&pos, &f) == 1)
+	while (initrd_next(&pos, &f) == 1) {
+		/* a hard link's bytes come with its last name: show them with each */
+		if (!f.size && f.nlink > 1)
+			initrd_find(f.name, &f);
 		cprintf("%8lu  %s\n", (unsigned long)f.size, f.name);
+	}
 	return 0;
 }
 SHELL_COMMAND("ls", cmd_ls, "ls", "list the files in the initrd");

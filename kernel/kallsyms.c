@@ -2,7 +2,8 @@
 /*
  * Address to symbol, for oopses: "rodata_test+0x12/0x40". The table holds
  * text and init-text symbols only, sorted, so adding it to .rodata in the
- * second link pass moves no code (see the Makefile).
+ * second link pass moves no code (see the Makefile). The table holds link
+ * addresses: under KASLR each is kaslr_offset() below the running one.
  */
 #include <ronx/printk.h>
 #include <ronx/string.h>
@@ -10,6 +11,7 @@
 #include <ronx/kallsyms.h>
 #include <ronx/init.h>
 #include <ronx/module.h>
+#include <ronx/kaslr.h>
 
 static int in_text(unsigned long a)
 {
@@ -27,12 +29,14 @@ const char *kallsyms_lookup(unsigned long addr, unsigned long *size,
 			    unsigned long *offset)
 {
 	unsigned long lo = 0, hi = kallsyms_num;
+	unsigned long region_end = (in_text(addr) ? (unsigned long)_etext :
+				    (unsigned long)__init_end) - kaslr_offset();
+	unsigned long running = addr;
 
-	unsigned long region_end = in_text(addr) ? (unsigned long)_etext :
-				   (unsigned long)__init_end;
+	addr -= kaslr_offset();
 
 	if (!kallsyms_num || addr < kallsyms_addresses[0] ||
-	    !(in_text(addr) || in_init_text(addr)))
+	    !(in_text(running) || in_init_text(running)))
 		return 0;
 	/* the last symbol whose address is <= addr */
 	while (hi - lo > 1) {
@@ -53,7 +57,7 @@ unsigned long kallsyms_lookup_name(const char *name)
 {
 	for (unsigned long i = 0; i < kallsyms_num; i++)
 		if (strcmp(kallsyms_names[i], name) == 0)
-			return kallsyms_addresses[i];
+			return kallsyms_addresses[i] + kaslr_offset();
 	return 0;
 }
 

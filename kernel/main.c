@@ -27,6 +27,7 @@
 #include <ronx/smap.h>
 #include <ronx/sched.h>
 #include <ronx/fpu.h>
+#include <ronx/kaslr.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -79,6 +80,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	}
 	pr_info("ronx: a 32-bit PAE teaching kernel, booted by %s\n", boot_info.loader);
 	pr_info("Command line: %s\n", boot_command_line);
+	kaslr_report();
 	if (!boot_info.nr_mmap)
 		refuse_boot(KERN_ERR "ronx: cannot boot: %s gave no memory map (%s); ronx needs one to know where RAM is\n",
 			    boot_info.loader, boot_info.mmap_source);

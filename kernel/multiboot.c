@@ -35,6 +35,14 @@ static void add_mmap(uint64_t addr, uint64_t len, uint32_t type)
 		boot_info.mmap_dropped++;	/* reported at boot, never silently */
 }
 
+static void add_loader_range(uint32_t start, uint32_t len)
+{
+	if (boot_info.nr_loader < MAX_LOADER_RANGES) {
+		boot_info.loader_ranges[boot_info.nr_loader].start = start;
+		boot_info.loader_ranges[boot_info.nr_loader++].end = start + len;
+	}
+}
+
 static void add_module(uint32_t start, uint32_t end, uint32_t name_phys)
 {
 	struct boot_module *m;
@@ -45,6 +53,7 @@ static void add_module(uint32_t start, uint32_t end, uint32_t name_phys)
 	m->start = start;
 	m->end = end;
 	copy_str(m->name, sizeof(m->name), name_phys);
+	add_loader_range(name_phys, strlen(m->name) + 1);
 }
 
 /*
@@ -74,15 +83,22 @@ static void __init parse_mb1(uint32_t info)
 	boot_info.mmap_source = "flags bit 6, mmap_addr/mmap_length";
 	boot_info.info_start = info;
 	boot_info.info_end = info + 120;
-	if (flags & (1 << 2))
+	add_loader_range(info, 120);
+	if (flags & (1 << 2)) {
 		copy_str(boot_command_line, sizeof(boot_command_line), mbi[4]);
+		add_loader_range(mbi[4], strlen(boot_command_line) + 1);
+	}
 	if (flags & (1 << 3)) {
 		uint32_t *mod = __va(mbi[6]);
+
+		add_loader_range(mbi[6], mbi[5] * 16);
 		for (uint32_t i = 0; i < mbi[5]; i++, mod += 4)
 			add_module(mod[0], mod[1], mod[2]);
 	}
 	if (flags & (1 << 6)) {
 		uint32_t p = mbi[12], end = mbi[12] + mbi[11];
+
+		add_loader_range(mbi[12], mbi[11]);
 		while (p < end) {
 			uint32_t *e = __va(p);
 			uint64_t addr = e[1] | ((uint64_t)e[2] << 32);
@@ -102,6 +118,7 @@ static void __init parse_mb2(uint32_t info)
 	boot_info.mmap_source = "tag type 6";
 	boot_info.info_start = info;
 	boot_info.info_end = info + total;
+	add_loader_range(info, total);
 	while (p + 8 <= info + total) {
 		uint32_t *tag = __va(p);
 		uint32_t type = tag[0], size = tag[1];
@@ -124,8 +141,11 @@ static void __init parse_mb2(uint32_t info)
 	}
 }
 
+/* Runs twice under KASLR (kernel/kaslr.c, then the moved image): starts afresh. */
 int __init parse_multiboot(uint32_t magic, uint32_t info_phys)
 {
+	memset(&boot_info, 0, sizeof(boot_info));
+	boot_command_line[0] = '\0';
 	if (magic == MB2_MAGIC)
 		parse_mb2(info_phys);
 	else if (magic == MB1_MAGIC)

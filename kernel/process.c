@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Processes: start one from bin/NAME in the initrd, end one, wait for one,
- * kill one. ronx has no fork: spawn_process() is fork and exec in one (as
- * posix_spawn), run by the shell.
+ * kill one. The shell's `run` starts one with spawn_process(), fork and
+ * exec in one (as posix_spawn); processes make more with fork, vfork and
+ * execve (kernel/fork.c, kernel/execve.c).
  *
  * A process's kernel stack (THREAD_SIZE) holds, from the top: its user
  * registers (struct trap_frame, what the CPU and boot/traps.asm push on
@@ -34,7 +35,7 @@ static void ret_from_fork(void)
 	spin_unlock(&tasks_lock);
 }
 
-static struct task *new_process_task(const char *name)
+struct task *new_process_task(const char *name)
 {
 	struct task *t = alloc_task(name);
 	unsigned long stack;
@@ -137,6 +138,7 @@ void do_exit(int status)
 	tty_release_line(t);
 	if (foreground_task == t)
 		foreground_task = 0;
+	exit_notify();
 	task_dead();
 }
 
@@ -155,7 +157,7 @@ void kill_task(struct task *t, int sig)
 	wake_up_task(t);
 }
 
-/* Ctrl-C: the foreground process dies of SIGINT; false if there is none. */
+/* Ctrl-C: the foreground process and its group die of SIGINT; false if there is none. */
 bool tty_intr_foreground(void)
 {
 	struct task *t = foreground_task;
@@ -163,6 +165,7 @@ bool tty_intr_foreground(void)
 	if (!t)
 		return false;
 	kill_task(t, SIGINT);
+	kill_pgrp(task_pgid(t), SIGINT);
 	return true;
 }
 

@@ -362,6 +362,22 @@ void sleep_on_unless(void *chan, bool (*ready)(void))
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
+/* The same, with an argument for ready() (wait4's what-to-wait-for). */
+void sleep_on_until(void *chan, bool (*ready)(void *), void *arg)
+{
+	struct task *t = current;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (!ready(arg) && !t->killed) {
+		t->chan = chan;
+		t->state = TASK_SLEEPING;
+		__schedule();
+		t->chan = 0;
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
 static void wakeup_locked(void *chan)
 {
 	for (int i = 0; i < NR_TASKS; i++)

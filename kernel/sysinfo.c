@@ -7,6 +7,7 @@
 #include <ronx/traps.h>
 #include <ronx/shell.h>
 #include <ronx/mm.h>
+#include <ronx/page_ref.h>
 
 static void print_log_line(const char *line, int level)
 {
@@ -37,6 +38,7 @@ static int cmd_meminfo(int argc, char **argv)
 	cprintf("PageTables: %8lu\n", nr_pagetable_pages);
 	cprintf("PageFaults: %8lu\n", page_fault_count);
 	cprintf("Oopses:     %8lu\n", oops_count);
+	meminfo_sharing();
 	return 0;
 }
 SHELL_COMMAND("meminfo", cmd_meminfo, "meminfo", "free and used physical pages");

@@ -51,6 +51,13 @@ static bool tty_has_input(void)
 	return any;
 }
 
+/* A key is waiting (memview -w stops at one). */
+bool tty_input_pending(void)
+{
+	serial_poll_rx();
+	return tty_has_input();
+}
+
 /* The next byte, or -1 if none is queued. */
 static int tty_trygetc(void)
 {

@@ -16,6 +16,7 @@
 #include <ronx/pgd.h>
 #include <ronx/mman.h>
 #include <ronx/uaccess.h>
+#include <ronx/memory.h>
 #include <ronx/recovery.h>
 #include <ronx/traps.h>
 #include <ronx/smap.h>
@@ -148,6 +149,10 @@ KTEST(mmap, jit_flip)
 	if (!mm)
 		return kt_skip(t, "no memory");
 	a = do_mmap(mm, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	/* the page arrives on first touch: a write fault, as the JIT's first store */
+	KT_EXPECT(t, a > 0 && !user_pte(mm, (uint32_t)a, false), "nothing mapped before the first touch");
+	KT_EXPECT(t, a > 0 && handle_mm_fault(mm, (uint32_t)a, X86_PF_WRITE | X86_PF_USER) == VM_FAULT_DONE,
+		  "the first write maps a page");
 	KT_EXPECT(t, a > 0 && do_mprotect(mm, (uint32_t)a, PAGE_SIZE, PROT_READ | PROT_EXEC) == 0,
 		  "RW then RX");
 	pte = a > 0 ? user_pte(mm, (uint32_t)a, false) : 0;

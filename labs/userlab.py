@@ -21,8 +21,8 @@ from userprog import SEGV, cpio_files
 PAGE = 4096
 TASK_SIZE = 0xC0000000
 STACK_TOP = TASK_SIZE
-STACK_BOTTOM = STACK_TOP - (128 << 10)
-STACK_GUARD = STACK_BOTTOM - PAGE
+STACK_BOTTOM = STACK_TOP - (128 << 10)     # the stack mapped at exec
+STACK_GUARD = STACK_TOP - (8 << 20) - PAGE  # under the 8 MiB the stack may grow to on faults
 PF_X, PF_W, PF_R = 1, 2, 4
 CPU_SMAP = "qemu32,+nx,+pae,+smep,+smap"
 

@@ -3,7 +3,7 @@
  * paging_init: build the direct map of low RAM and switch to it.
  *
  * 2 MiB pages wherever a whole 2 MiB of RAM has one set of permissions;
- * 4 KiB ptes for the region holding the low 1 MiB and the kernel image,
+ * 4 KiB ptes for the region holding the low 1 MiB, those of the kernel image,
  * whose pages get different permissions later (mm/init_32.c), and for a
  * last partial region. Kernel text starts executable; everything else is
  * RW+NX from the start (seed 001: is_kernel_text() begins at _text, not
@@ -22,9 +22,14 @@ static bool is_kernel_text(unsigned long addr)
 	return addr >= (unsigned long)_text && addr < (unsigned long)__init_end;
 }
 
+/*
+ * The first 2 MiB (the low 1 MiB), the 2 MiB regions the image touches
+ * (anywhere under KASLR) and a last partial region.
+ */
 static bool needs_ptes(unsigned long pa, unsigned long end)
 {
-	return pa < __pa(_end) || pa + PMD_SIZE > end;
+	return pa < PMD_SIZE || (pa < __pa(_end) && pa + PMD_SIZE > __pa(_text)) ||
+	       pa + PMD_SIZE > end;
 }
 
 static void __init map_region_ptes(unsigned long pa, unsigned long end)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * mmap (anonymous only), munmap, mprotect and brk (Linux: mm/mmap.c,
- * mm/mprotect.c). The area list (mm/vma.c) says what is mapped; each page
- * is allocated and mapped at once (no demand paging), so every page of an
- * area is in the page tables with the area's permission from the moment
- * the call returns.
+ * mm/mprotect.c). The area list (mm/vma.c) says what is mapped. The
+ * pages of brk's heap and of mmap arrive on first touch (mm/memory.c): a
+ * read maps the zero page, a write a fresh frame. An executable's
+ * segments and its first stack are mapped whole at exec (map_area()).
  *
  * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
  * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing
@@ -56,6 +56,20 @@ int map_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 			return -ENOMEM;
 		}
 	}
+	vma_merge(&mm->vmas);
+	return 0;
+}
+
+/*
+ * Adds [start, end) as an area whose pages come on first touch (Linux's
+ * mmap: nothing is mapped until a fault). The area alone must fit the
+ * process's limit; the pages are counted against it as they arrive.
+ */
+static int add_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
+		    unsigned kind)
+{
+	if ((end - start) / PAGE_SIZE > USER_PAGES_MAX || vma_add(&mm->vmas, start, end, flags, kind))
+		return -ENOMEM;
 	vma_merge(&mm->vmas);
 	return 0;
 }
@@ -114,7 +128,9 @@ long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 		if (!start)
 			return -ENOMEM;
 	}
-	if (map_area(mm, start, start + size, prot_to_vm_flags(prot), VMA_MMAP))
+	if (add_area(mm, start, start + size,
+		     prot_to_vm_flags(prot) | ((flags & MAP_TYPE) == MAP_SHARED ? VM_SHARED : 0),
+		     VMA_MMAP))
 		return -ENOMEM;
 	return start;
 }
@@ -154,7 +170,7 @@ long do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned pro
 		struct vm_area_struct *v = &mm->vmas.v[i];
 
 		if (v->vm_start >= addr && v->vm_end <= end)
-			v->vm_flags = (uint16_t)flags;
+			v->vm_flags = (uint16_t)(flags | (v->vm_flags & VM_SHARED));
 	}
 	change_user_prot(mm, addr, (uint32_t)end, vm_get_page_prot(flags));
 	vma_merge(&mm->vmas);
@@ -170,7 +186,7 @@ uint32_t do_brk(struct mm_struct *mm, uint32_t newbrk)
 		return mm->brk;
 	if (new_end > old_end) {
 		if (!vma_range_free(&mm->vmas, old_end, new_end) ||
-		    map_area(mm, old_end, new_end, VM_READ | VM_WRITE, VMA_HEAP))
+		    add_area(mm, old_end, new_end, VM_READ | VM_WRITE, VMA_HEAP))
 			return mm->brk;
 	} else if (new_end < old_end && unmap_range(mm, new_end, old_end)) {
 		return mm->brk;

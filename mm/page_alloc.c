@@ -111,6 +111,12 @@ void free_page(unsigned long phys)
 		pr_err("free_page: bad or double free of page %#lx\n", phys);
 }
 
+/* Is this frame the allocator's, free? (memview's picture: a snapshot, no lock) */
+bool page_is_free(unsigned long pfn)
+{
+	return pfn < frames.nr && pfn_bitmap_is_free(&frames, pfn);
+}
+
 unsigned long nr_free_pages(void)
 {
 	return frames.nr_free;

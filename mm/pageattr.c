@@ -196,15 +196,21 @@ static void count_flush(const struct cpa_request *cpa, uint64_t cycles)
 /*
  * Give back page tables the request made redundant: a split 2 MiB page
  * whose ptes are uniform again becomes one large page. Only the direct
- * map beyond the kernel image: its first region always needs ptes.
+ * map outside the first 2 MiB and the kernel image's regions, which
+ * always need ptes (mm/init.c; the image sits anywhere under KASLR).
  */
+static bool collapsible_region(unsigned long va)
+{
+	return va >= PAGE_OFFSET + PMD_SIZE && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
+	       (va + PMD_SIZE <= (unsigned long)_text || va >= PFN_ALIGN(_end));
+}
+
 static void collapse_touched(const struct cpa_request *cpa)
 {
 	unsigned long end = cpa->start + cpa->numpages * PAGE_SIZE;
 
 	for (unsigned long va = cpa->start & PMD_MASK; va < end; va += PMD_SIZE)
-		if (va >= PFN_ALIGN(_end) && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
-		    collapse_large_page(va))
+		if (collapsible_region(va) && collapse_large_page(va))
 			cpa_stats.collapses++;
 }
 

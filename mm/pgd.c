@@ -15,9 +15,12 @@
  *   kernel       the kernel's PDEs and PTEs have US=0: ring 3 cannot touch
  *                them, whatever the PTE says otherwise
  *
- * Every present user PTE owns its frame: nothing is shared, so unmapping
- * frees it. A PROT_NONE page keeps its frame in a not-present PTE marked
- * _PAGE_PROTNONE (Linux's trick), so that mprotect() can give it back.
+ * A user PTE holds one reference to its frame (mm/page_ref.c): fork
+ * makes two processes share frames (copy-on-write, mm/cow.c), and a
+ * frame goes back only when its last PTE goes. The zero page is mapped
+ * read-only and never counted. A PROT_NONE page keeps its frame in a
+ * not-present PTE marked _PAGE_PROTNONE (Linux's trick), so that
+ * mprotect() can give it back.
  *
  * Lifetimes (docs/design.md, "Lifetimes"): an mm is freed at its last
  * mmput(), not when its process exits, so that a shell command reading
@@ -41,6 +44,8 @@
 
 /* Guards every mm's pt_walkers and the detaching of a page table; takes no other lock. */
 static DEFINE_SPINLOCK(pt_walkers_lock);
+#include <ronx/page_ref.h>
+#include <ronx/memory.h>
 
 static unsigned long pt_page(struct mm_struct *mm)
 {
@@ -65,12 +70,17 @@ static pteval_t *pdpt_of(const struct mm_struct *mm)
 
 struct mm_struct *mm_alloc(void)
 {
-	unsigned long page = alloc_page();
+	unsigned long page;
 	struct mm_struct *mm;
 	pteval_t *pdpt;
 
-	if (!page)
+	if (page_ref_mm_get())
 		return 0;
+	page = alloc_page();
+	if (!page) {
+		page_ref_mm_put();
+		return 0;
+	}
 	mm = __va(page);
 	mm->pt_pages = 1;
 	mm->mm_users = 1;
@@ -171,6 +181,7 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 	frame = alloc_page();
 	if (!frame)
 		return -ENOMEM;
+	set_user_frame_ref(frame, 1);
 	*pte = frame | prot;
 	mm->total_pages++;
 	flush_user_page(mm, va);
@@ -258,7 +269,7 @@ void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 
 		cond_resched();
 		if (pte && *pte) {
-			free_page(*pte & PTE_PFN_MASK);
+			put_user_frame(*pte & PTE_PFN_MASK);
 			*pte = 0;
 			mm->total_pages--;
 		}
@@ -276,15 +287,26 @@ void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 		free_pt_page(mm, tables[--n]);
 }
 
-/* New permissions for the frames of [start, end), in force on every CPU when it returns. */
+/*
+ * New permissions for the frames of [start, end), in force on every CPU
+ * when it returns. A frame that is not this PTE's alone (copy-on-write
+ * after fork, or the zero page) keeps RW off: the write fault decides
+ * (mm/memory.c copies, or for a MAP_SHARED area sets RW).
+ */
 void change_user_prot(struct mm_struct *mm, uint32_t start, uint32_t end, pteval_t prot)
 {
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
 		pteval_t *pte = user_pte(mm, va, false);
+		unsigned long pa;
 
 		cond_resched();
-		if (pte && pte_has_frame(*pte))
-			set_pte_atomic(pte, (*pte & PTE_PFN_MASK) | prot);
+		if (!pte || !pte_has_frame(*pte))
+			continue;
+		pa = (unsigned long)(*pte & PTE_PFN_MASK);
+		if (is_zero_frame(pa) || page_ref_count(pa) > 1)
+			set_pte_atomic(pte, pa | (prot & ~(pteval_t)_PAGE_RW));
+		else
+			set_pte_atomic(pte, pa | prot);
 	}
 	flush_tlb_mm_range(mm, start, end);
 }
@@ -316,14 +338,7 @@ int copy_to_mm(struct mm_struct *mm, uint32_t va, const void *src, uint32_t len)
 /* A page table's frames, then the table itself. */
 static void free_pte_table(struct mm_struct *mm, pteval_t pmd)
 {
-	pteval_t *ptes = __va(pmd & PTE_PFN_MASK);
-
-	for (int i = 0; i < PTRS_PER_PTE; i++) {
-		if (pte_has_frame(ptes[i])) {
-			free_page(ptes[i] & PTE_PFN_MASK);
-			mm->total_pages--;
-		}
-	}
+	zap_pte_range(mm, __va(pmd & PTE_PFN_MASK));	/* mm/cow.c */
 	free_pt_page(mm, pmd & PTE_PFN_MASK);
 }
 
@@ -371,6 +386,7 @@ static void __mmput(struct mm_struct *mm)
 		free_pt_page(mm, mm->pgd);
 	}
 	free_page(__pa(mm));
+	page_ref_mm_put();	/* every frame of it is put: the last mm takes the counts */
 }
 
 /* Drops a reference; the last one frees the address space (Linux: mmput()). */

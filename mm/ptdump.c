@@ -14,6 +14,7 @@
 #include <ronx/mm_types.h>
 #include <ronx/process.h>
 #include <ronx/pgd.h>
+#include <ronx/page_ref.h>
 
 /* The kernel's own tables, read through the direct map. */
 void ptdump_walk(struct ptdump_state *st)
@@ -47,6 +48,7 @@ static int cmd_ptdump(int argc, char **argv)
 	}
 	mm_pin_tables(mm);
 	ptdump_walk_tables(&st, mm->pgd, pt_read_direct_map, 0);
+	ptdump_sharing(t, mm);	/* COW, zero-page and shared runs, if any */
 	mm_unpin_tables(mm);
 	put_process_arg(t, mm);
 	return 0;

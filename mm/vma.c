@@ -137,3 +137,28 @@ uint32_t vma_free_area(const struct vma_list *l, uint32_t len, uint32_t lo, uint
 	}
 	return 0;
 }
+
+/*
+ * Stack growth's decision (mm/memory.c, expand_stack()): the area of
+ * this kind that lies above addr grows down to addr's page, if addr is
+ * at or above limit and nothing lies between. The grown area, or NULL.
+ */
+struct vm_area_struct *vma_grow_down(struct vma_list *l, unsigned kind, uint32_t addr,
+				     uint32_t limit)
+{
+	uint32_t start = addr & ~0xfffu;
+
+	if (addr < limit)
+		return 0;
+	for (int i = 0; i < l->nr; i++) {
+		struct vm_area_struct *v = &l->v[i];
+
+		if (v->kind != kind || v->vm_start <= start)
+			continue;
+		if (!vma_range_free(l, start, v->vm_start))
+			return 0;
+		v->vm_start = start;
+		return v;
+	}
+	return 0;
+}

@@ -20,6 +20,7 @@
 #include <ronx/mm_types.h>
 #include <ronx/process.h>
 #include <ronx/pgd.h>
+#include <ronx/page_ref.h>
 
 /* Each loaded module's core and init (or freed init) region. */
 static int module_spans(struct mod_span *s, int max)
@@ -85,6 +86,9 @@ static void user_region_of(struct task *t, struct mm_struct *mm, uint32_t va, ch
 	else if (va >= STACK_GUARD && va < STACK_GUARD + PAGE_SIZE)
 		snprintf(buf, size, "user guard page of %pE[%d]: never mapped, so a stack overflow faults",
 			 t->comm, t->pid);
+	else if (va >= STACK_LIMIT && va < STACK_TOP)
+		snprintf(buf, size, "user stack room of %pE[%d]: not yet used; a fault here grows the stack (8 MiB limit)",
+			 t->comm, t->pid);
 	else
 		snprintf(buf, size, "user space of %pE[%d]: no area here (a fault)", t->comm, t->pid);
 }
@@ -97,7 +101,7 @@ static void user_region_of(struct task *t, struct mm_struct *mm, uint32_t va, ch
 static int cmd_walk(int argc, char **argv)
 {
 	struct pt_walk w;
-	char err[96], region[160];
+	char err[96], region[160], frame[160] = "";
 	struct mm_struct *mm = 0;
 	struct task *t = 0;
 	uint32_t va;
@@ -122,11 +126,15 @@ static int cmd_walk(int argc, char **argv)
 		user_region_of(t, mm, va, region, sizeof(region));
 	else
 		region_of(va, region, sizeof(region));
+	if (mm && va < TASK_SIZE)
+		walk_frame_line(t, mm, va, frame, sizeof(frame));	/* who else maps the frame */
 	if (mm) {
 		mm_unpin_tables(mm);
 		put_process_arg(t, mm);
 	}
 	pt_walk_print(&w, region, shell_print_line, 0);
+	if (frame[0])
+		cprintf("%s\n", frame);
 	return 0;
 }
 SHELL_COMMAND("walk", cmd_walk, "walk VA|FUNCTION [PID]",

@@ -10,9 +10,12 @@ guest's rdtsc reads the host's counter), the median of many samples:
 - context switch: two bench_yield at once on one CPU; each sched_yield
   switches to the other copy and back, so one call costs two switches and
   two system calls (bench_yield alone: the call with no one to switch to);
-- spawn-to-exit: on Linux bench_spawn (vfork, execve, wait4 of a program
-  that exits at once); on ronx the shell's `run -n N true`, which has to
-  print its own cycles (ronx has no vfork).
+- spawn-to-exit: bench_spawn (vfork, execve, wait4 of a program that
+  exits at once), on both kernels;
+- fork: bench_fork, a fork+exit+wait round trip, one copy-on-write fault
+  (the parent's first write to a page it shares with a sleeping child),
+  and one first-touch fault of an anonymous page (a write: a new frame; a
+  read: the zero page).
 
 Linux boots twice: its default command line (page-table isolation on,
 a CR3 switch on every kernel entry and exit) and pti=off mitigations=off,
@@ -68,7 +71,8 @@ def ronx_runs():
         g.command("run bench_yield 20000", timeout=600)
         g.wait_for(r"(?s)(bench_yield: pid .*){2}", 120, start)
         out["bench_yield-pair"] = g.out[start:]
-        out["bench_spawn"] = g.command("run -n 1000 true", timeout=600)
+        out["bench_spawn"] = g.command("run bench_spawn 1000 /bin/true", timeout=600)
+        out["bench_fork"] = g.command("run bench_fork 200", timeout=600)
         g.poweroff()
     return out
 
@@ -90,7 +94,11 @@ def rows(row, kernel, initrd):
             ("sched_yield alone (no switch)", "bench_yield-alone", None, False),
             ("sched_yield ping-pong, two processes on one CPU (2 switches + 2 calls)",
              "bench_yield-pair", None, False),
-            ("spawn-to-exit of a program that exits at once", "bench_spawn", None, True)):
+            ("spawn-to-exit of a program that exits at once", "bench_spawn", None, True),
+            ("fork+exit+wait round trip", "bench_fork", "fork+exit+wait", True),
+            ("one copy-on-write fault (a 4K copy)", "bench_fork", "cow fault", False),
+            ("one first-touch write fault (a new zeroed frame)", "bench_fork", "first-touch write", False),
+            ("one first-touch read fault (the zero page)", "bench_fork", "first-touch read", False)):
         lv = {label: cell(runs, key, what) for label, runs in linux.items()}
         rv = cell(ronx, key, what)
         parts = ["Linux %s: %s" % (label, "%d" % v if v else "not measured") for label, v in lv.items()]

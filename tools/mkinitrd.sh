@@ -9,6 +9,7 @@ out=$1; shift
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 dest=$dir
+declare -A seen
 while [ $# -gt 0 ]; do
 	if [ "$1" = --dir ]; then
 		dest=$dir/$2
@@ -16,7 +17,14 @@ while [ $# -gt 0 ]; do
 		shift 2
 		continue
 	fi
-	cp "$1" "$dest/"
+	# a hard link (user/user.mk's multi-call programs) stays one: cpio stores its bytes once
+	key=$(stat -c %d:%i "$1")
+	if [ -n "${seen[$key]:-}" ]; then
+		ln "${seen[$key]}" "$dest/$(basename "$1")"
+	else
+		cp "$1" "$dest/"
+		seen[$key]=$dest/$(basename "$1")
+	fi
 	shift
 done
 [ -f modules/autoload ] && cp modules/autoload "$dir/autoload"

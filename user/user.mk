@@ -6,11 +6,18 @@
 ifndef RONX_USER_MK
 RONX_USER_MK := 1
 
+# One executable, many names (busybox's way): the process programs share
+# one copy of the library, since a 2M machine holds the whole initrd in
+# RAM. Each program's main() becomes NAME_main; forkprogs runs the one
+# its name names, and bin/NAME is a hard link to it (cpio stores the
+# bytes once; kernel/cpio.c finds them for every name).
+USER_MULTI := forktest cowtest zerotest stackgrow forkbomb oomtouch bench_fork sh
 USER_PROGS := hello echo cat spin sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \
 	usertest fuzz bench_getpid bench_yield bench_spawn getcpu \
-	fpu mmapwrap evilname bigwrite readone pagespray
+	fpu mmapwrap evilname bigwrite readone pagespray \
+	forkprogs $(USER_MULTI)
 UB := $(B)/user
 USER_BINS := $(USER_PROGS:%=$(UB)/bin/%)
 
@@ -59,6 +66,18 @@ $(UB)/bin/%: $(UB)/%.elf
 		echo "$@ has an RWE segment"; exit 1; \
 	fi
 
+$(UB)/obj/multi/%.o: user/bin/%.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Dmain=$*_main -MMD -MP -c $< -o $@
+
+USER_MULTI_OBJS := $(USER_MULTI:%=$(UB)/obj/multi/%.o)
+$(UB)/forkprogs.elf: $(UB)/obj/user/bin/forkprogs.o $(USER_MULTI_OBJS) $(USER_CRT0) $(UB)/libulib.a user/user.ld
+	$(CC) $(USER_LDFLAGS) $(USER_LD_SCRIPT) -o $@ $(USER_CRT0) $(UB)/obj/user/bin/forkprogs.o \
+		$(USER_MULTI_OBJS) $(UB)/libulib.a -lgcc
+
+$(USER_MULTI:%=$(UB)/bin/%): $(UB)/bin/forkprogs
+	ln -f $< $@
+
 user: $(USER_BINS)
 
 # A program from sources outside user/bin, with a linker script of its
@@ -79,5 +98,5 @@ user-test: $(USER_BINS) | $(SETUP)
 
 .PHONY: user user-test user-prog
 
--include $(USER_LIB_OBJS:.o=.d) $(USER_PROGS:%=$(UB)/obj/user/bin/%.d)
+-include $(USER_LIB_OBJS:.o=.d) $(USER_PROGS:%=$(UB)/obj/user/bin/%.d) $(USER_MULTI_OBJS:.o=.d)
 endif

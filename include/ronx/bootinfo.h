@@ -6,6 +6,7 @@
 #define MAX_MMAP	32
 #define MAX_BOOT_MODS	8
 #define E820_RAM	1
+#define MAX_LOADER_RANGES	(4 + MAX_BOOT_MODS)
 
 struct mmap_entry {
 	uint64_t addr, len;
@@ -27,6 +28,13 @@ struct boot_info {
 	int mmap_dropped;		/* entries beyond MAX_MMAP */
 	int nr_mods;
 	struct boot_module mods[MAX_BOOT_MODS];
+	/*
+	 * Where the loader's structures that parse_multiboot() reads lie
+	 * (multiboot1 scatters them: command line, module list and names,
+	 * memory map): KASLR must not copy the image over them.
+	 */
+	int nr_loader;
+	struct { uint32_t start, end; } loader_ranges[MAX_LOADER_RANGES];
 };
 
 extern struct boot_info boot_info;

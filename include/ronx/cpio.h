@@ -2,11 +2,13 @@
 #ifndef RONX_CPIO_H
 #define RONX_CPIO_H
 #include <stddef.h>
+#include <stdint.h>
 
 struct cpio_file {
 	const char *name;	/* NUL-terminated, inside the archive */
 	const void *data;
 	size_t size;
+	uint32_t ino, nlink;	/* hard links share ino; cpio_find() gives each the bytes */
 };
 
 /*

@@ -43,7 +43,10 @@
  *   0x00000000 - 0x0000ffff   never mapped: NULL and small offsets fault
  *   0x08048000 ...            the ELF's segments, then brk's heap
  *   0x40000000 ...            anonymous mmap, first fit upwards
- *   0xbffdf000                the guard page: never mapped
+ *   0xbf7ff000                the guard page: never mapped
+ *   0xbf800000 - 0xbffdffff   room for the stack to grow into, on faults
+ *                             (8 MiB in all, Linux's RLIMIT_STACK); mmap
+ *                             never picks an address here
  *   0xbffe0000 - 0xbfffffff   the stack, 128K, mapped whole at exec
  */
 #define TASK_SIZE		PAGE_OFFSET
@@ -52,7 +55,9 @@
 #define USER_STACK_SIZE		(128UL << 10)
 #define STACK_TOP		TASK_SIZE
 #define STACK_BOTTOM		(STACK_TOP - USER_STACK_SIZE)
-#define STACK_GUARD		(STACK_BOTTOM - PAGE_SIZE)
+#define STACK_RLIMIT		(8UL << 20)	/* Linux's default RLIMIT_STACK */
+#define STACK_LIMIT		(STACK_TOP - STACK_RLIMIT)	/* the lowest the stack grows to */
+#define STACK_GUARD		(STACK_LIMIT - PAGE_SIZE)
 #define MMAP_END		STACK_GUARD
 
 #define __pa(x)		((unsigned long)(x) - PAGE_OFFSET)

@@ -12,6 +12,7 @@ unsigned long alloc_pages(unsigned long n);	/* contiguous, zeroed */
 void free_pages(unsigned long phys, unsigned long n);
 void free_reserved_page(unsigned long phys);	/* a boot-reserved page joins */
 unsigned long nr_free_pages(void);
+bool page_is_free(unsigned long pfn);	/* memview: a snapshot */
 unsigned long totalram_pages(void);
 extern unsigned long max_low_pfn;	/* end of the direct map */
 

@@ -13,12 +13,13 @@
 #define VM_READ		0x1
 #define VM_WRITE	0x2
 #define VM_EXEC		0x4
+#define VM_SHARED	0x8	/* MAP_SHARED: fork shares its frames writable, never copies */
 
 enum vma_kind { VMA_TEXT, VMA_RODATA, VMA_DATA, VMA_BSS, VMA_HEAP, VMA_MMAP, VMA_STACK };
 
 struct vm_area_struct {
 	uint32_t vm_start, vm_end;	/* [start, end), page-aligned */
-	uint16_t vm_flags;		/* VM_READ | VM_WRITE | VM_EXEC */
+	uint16_t vm_flags;		/* VM_READ | VM_WRITE | VM_EXEC | VM_SHARED */
 	uint16_t kind;			/* enum vma_kind */
 };
 
@@ -51,4 +52,6 @@ int vma_add(struct vma_list *l, uint32_t start, uint32_t end, unsigned flags, un
 void vma_remove(struct vma_list *l, uint32_t start, uint32_t end);
 void vma_merge(struct vma_list *l);
 uint32_t vma_free_area(const struct vma_list *l, uint32_t len, uint32_t lo, uint32_t hi);
+struct vm_area_struct *vma_grow_down(struct vma_list *l, unsigned kind, uint32_t addr,
+				     uint32_t limit);
 #endif

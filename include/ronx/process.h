@@ -6,6 +6,8 @@
 #ifndef RONX_PROCESS_H
 #define RONX_PROCESS_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <ronx/sched.h>
 
 /* Signal numbers (Linux i386): a process killed by one has it as its wait status. */
@@ -18,6 +20,9 @@
 #define SIGSEGV	11
 
 #define EXEC_MAX_ARGS	16
+#define EXEC_MAX_ENV	16	/* execve's environment strings */
+/* Linux's RLIMIT_NPROC for ronx's one user: fork gets EAGAIN beyond it; the last slots stay the shell's */
+#define NPROC_MAX	(NR_TASKS - 8)
 
 /* kernel/process.c */
 struct task *spawn_process(const char *name, int argc, char **argv, bool background);
@@ -37,6 +42,26 @@ void put_process_arg(struct task *t, struct mm_struct *mm);
 struct mm_struct;
 struct mm_struct *load_elf_binary(const char *path, const void *data, size_t size, int argc,
 				  char **argv, struct trap_frame *regs);
+struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t size,
+				      int argc, char **argv, int envc, char **envp,
+				      struct trap_frame *regs, long *err);
+
+/* kernel/process.c: a task with a kernel stack whose first switch returns to ring 3 */
+struct task *new_process_task(const char *name);
+
+/* kernel/fork.c, kernel/exit.c, kernel/kill.c, kernel/execve.c: the system calls */
+long sys_fork(void);
+long sys_vfork(void);
+long sys_execve(uint32_t path, uint32_t argv, uint32_t envp);
+long sys_wait4(uint32_t pid, uint32_t stat_addr, uint32_t options, uint32_t ru);
+long sys_waitpid(uint32_t pid, uint32_t stat_addr, uint32_t options);
+long sys_getppid(void);
+long sys_kill(uint32_t pid, uint32_t sig);
+void kill_pgrp(int pgid, int sig);		/* Ctrl-C: the foreground job's whole group */
+int task_pgid(const struct task *t);		/* kill(0), wait4(0): the process group */
+void vfork_child_done(struct task *child);	/* exec or exit: a vfork parent goes on */
+void exit_notify(void);				/* exit: children to the shell, vfork parent on */
+extern unsigned long total_forks;
 
 /* kernel/signal.c: a user fault kills the process, with Linux's line */
 void force_sig_fault(struct trap_frame *f, unsigned long address) __attribute__((noreturn));

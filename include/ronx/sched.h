@@ -60,6 +60,8 @@ struct task {
 	int cpu;			/* the CPU it runs on, or ran on last */
 	union fpregs_state *fpu;	/* a process's x87/SSE registers while off a CPU (its stack's bottom) */
 	int usage;			/* references that keep the slot (tasks_lock) */
+	int pgid;			/* its process group (kill(0, sig)); 0: its own pid */
+	struct task *vfork_child;	/* a vfork parent: the child it waits for (exec or exit) */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -80,6 +82,7 @@ void yield(void);
 void cond_resched(void);
 void sleep_on(void *chan);
 void sleep_on_unless(void *chan, bool (*ready)(void));
+void sleep_on_until(void *chan, bool (*ready)(void *), void *arg);
 void wakeup(void *chan);
 void wake_up_task(struct task *t);
 void task_dead(void) __attribute__((noreturn));

@@ -70,6 +70,7 @@ void do_page_fault(struct trap_frame *f);
 void recover_quietly(const struct trap_frame *f, unsigned long cr2);
 void die(const char *what, struct trap_frame *f, unsigned long cr2);
 bool fixup_exception(struct trap_frame *f);
+bool search_exception_tables(uint32_t ip);
 void decode_pf_error(uint32_t error_code, char *buf, unsigned long size);
 extern const char *const trap_names[32];
 extern unsigned long oops_count;

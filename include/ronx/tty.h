@@ -14,6 +14,7 @@
 
 void tty_receive(char c);		/* from the interrupt handler */
 int tty_getc(void);			/* blocks until a byte comes */
+bool tty_input_pending(void);		/* a byte is queued (memview -w) */
 /*
  * One line, edited and echoed, without its newline; returns its length,
  * TTY_EOF for Ctrl-D on an empty line, TTY_INTR for Ctrl-C.

@@ -8,17 +8,24 @@
 #define RONX_UNISTD_32_H
 
 #define __NR_exit		1
+#define __NR_fork		2
 #define __NR_read		3
 #define __NR_write		4
+#define __NR_waitpid		7
+#define __NR_execve		11
 #define __NR_getpid		20
+#define __NR_kill		37
 #define __NR_brk		45
+#define __NR_getppid		64
 #define __NR_sethostname	74
 #define __NR_munmap		91
+#define __NR_wait4		114
 #define __NR_uname		122
 #define __NR_mprotect		125
 #define __NR_sched_yield	158
 #define __NR_nanosleep		162
 #define __NR_prctl		172
+#define __NR_vfork		190
 #define __NR_mmap2		192
 #define __NR_exit_group		252
 #define __NR_getcpu		318

@@ -42,7 +42,7 @@ CONTIGUOUS = step("collapse_large_page", "... contiguous and 2 MiB-aligned frame
 COLLAPSE_FLUSH = step("collapse_large_page", "flush every CPU before the table goes", None,
                       "not observable: the 2 MiB page maps every frame as the 512 ptes did, "
                       "so a CPU that kept a 4 KiB entry reaches the same frame with the same "
-                      "attributes, and QEMU drops the 4 KiB entries on the next flush (lab 11, "
+                      "attributes, and QEMU drops the 4 KiB entries on the next flush (lab 12, "
                       "tlb-shootdown, is about the other CPUs)")
 FREE_TABLE = step("collapse_large_page", "free the page table", "collapse-leaks-table")
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Lab 11, tlb-shootdown: set_memory_*() on several CPUs. Each CPU caches
+"""Lab 12, tlb-shootdown: set_memory_*() on several CPUs. Each CPU caches
 translations in its own TLB, so a page made read-only or NX on one CPU
 stays writable or executable on the others until each has flushed it:
 an IPI to every other CPU, each flushes (one page or all, by the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Lab 10, uaccess: the user-access layer - access_ok(), the copy with
+"""Lab 11, uaccess: the user-access layer - access_ok(), the copy with
 its exception-table entry, copy_from_user/copy_to_user, get_user/put_user,
 strncpy_from_user, and stac/clac around user access only (mm/uaccess.c).
 See docs/labs/uaccess.md.

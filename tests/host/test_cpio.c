@@ -35,6 +35,27 @@ TEST(walks_real_archive)
 	CHECK_EQ(cpio_find(archive, archive_len, "nope", &f), -1);
 }
 
+/* Two names of one file: cpio(1) stores the bytes with the last name only. */
+TEST(hard_links_share_the_bytes)
+{
+	static char hl[4096];
+	struct cpio_file f;
+	FILE *p = popen("d=$(mktemp -d) && cd $d && mkdir bin && printf program > bin/multi && "
+			"ln bin/multi bin/one && ln bin/multi bin/two && printf x > bin/z && "
+			"find . -mindepth 1 -type f -printf '%P\\n' | LC_ALL=C sort | "
+			"cpio -o -H newc --quiet; rm -rf $d", "r");
+	size_t n = fread(hl, 1, sizeof(hl), p);
+
+	pclose(p);
+	for (const char *name = "bin/multi"; name; name = !strcmp(name, "bin/multi") ? "bin/one" :
+	     !strcmp(name, "bin/one") ? "bin/two" : 0) {
+		CHECK_EQ(cpio_find(hl, n, name, &f), 0);
+		CHECK(f.size == 7 && memcmp(f.data, "program", 7) == 0 && !strcmp(f.name, name));
+	}
+	CHECK_EQ(cpio_find(hl, n, "bin/z", &f), 0);
+	CHECK(f.size == 1 && f.nlink == 1);
+}
+
 TEST(every_truncation_is_refused_or_clean)
 {
 	/* any prefix parses without reading past its end (ASan watches the
@@ -81,6 +102,7 @@ int main(void)
 {
 	make_archive();
 	RUN(walks_real_archive);
+	RUN(hard_links_share_the_bytes);
 	RUN(every_truncation_is_refused_or_clean);
 	RUN(bad_magic_and_sizes);
 	return check_done();

@@ -171,6 +171,29 @@ TEST(vma_add_split_merge)
 	CHECK(vma_range_free(&l, 0x2000, 0x4000));
 }
 
+TEST(vma_grow_down_stack)
+{
+	struct vma_list l = { 0 };
+	struct vm_area_struct *v;
+
+	CHECK_EQ(vma_add(&l, 0x40000000, 0x40001000, VM_READ | VM_WRITE, VMA_MMAP), 0);
+	CHECK_EQ(vma_add(&l, 0xbffe0000, 0xc0000000, VM_READ | VM_WRITE, VMA_STACK), 0);
+	/* below the limit: never */
+	CHECK(vma_grow_down(&l, VMA_STACK, 0xbf7fffff, 0xbf800000) == NULL);
+	CHECK_EQ(l.v[1].vm_start, 0xbffe0000);
+	/* at the limit: down to that page, the whole range in one step */
+	v = vma_grow_down(&l, VMA_STACK, 0xbf800123, 0xbf800000);
+	CHECK(v && v->vm_start == 0xbf800000 && v->vm_end == 0xc0000000);
+	/* inside the area already: nothing to grow */
+	CHECK(vma_grow_down(&l, VMA_STACK, 0xbf900000, 0xbf800000) == NULL);
+	/* another area in the way: refused, the stack unchanged */
+	CHECK_EQ(vma_add(&l, 0xbf700000, 0xbf701000, VM_READ, VMA_MMAP), 0);
+	CHECK(vma_grow_down(&l, VMA_STACK, 0xbf6ff000, 0xbf000000) == NULL);
+	CHECK_EQ(vma_find(&l, 0xbf900000)->vm_start, 0xbf800000);
+	/* no area of the kind: NULL */
+	CHECK(vma_grow_down(&l, VMA_HEAP, 0x30000000, 0) == NULL);
+}
+
 TEST(vma_table_full_is_enomem)
 {
 	struct vma_list l = { 0 };
@@ -187,6 +210,7 @@ int main(void)
 	RUN(good_layout);
 	RUN(mutations_stay_in_bounds);
 	RUN(vma_add_split_merge);
+	RUN(vma_grow_down_stack);
 	RUN(vma_table_full_is_enomem);
 	return check_done();
 }

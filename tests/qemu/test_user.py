@@ -141,7 +141,7 @@ def test_user_page_tables_from_outside(t):
         out = g.command("ptdump %d" % pids[0])
         t.check(out.startswith("---[ User Space ]---") and re.search(r"^0xbffe0000-0xc0000000 +128K USR RW +NX pte$", out, re.M),
                 "ptdump PID: the user half under Linux's marker, the stack USR RW NX", out[:600])
-        out = g.command("walk 0xbffdf000 %d" % pids[0])
+        out = g.command("walk %#x %d" % (GUARD, pids[0]))
         t.check("region: user guard page of spin" in out and "not mapped" in out,
                 "walk VA PID names the guard page", out)
         for pid in pids:

@@ -10,8 +10,9 @@ from guest import BUILD, PROMPT
 PAGE = 4096
 TASK_SIZE = 0xC0000000
 STACK_TOP = TASK_SIZE
-STACK_BOTTOM = STACK_TOP - (128 << 10)
-GUARD = STACK_BOTTOM - PAGE
+STACK_BOTTOM = STACK_TOP - (128 << 10)     # the stack mapped at exec
+STACK_LIMIT = STACK_TOP - (8 << 20)         # as low as it grows on faults (RLIMIT_STACK)
+GUARD = STACK_LIMIT - PAGE                  # never mapped: an overflow faults here
 SEGV = re.compile(r"^(\S+)\[(\d+)\]: segfault at ([0-9a-f]+) ip ([0-9a-f]{8}) sp ([0-9a-f]{8}) "
                   r"error ([0-9a-f]+)", re.M)
 PS_LINE = re.compile(r"^\s*(\d+) (\w+)\s+0x([0-9a-f]{8})\s+(\d+)\s+(\d+) (\S+)", re.M)

@@ -75,6 +75,9 @@ class Result:
         return cls(d["output"], d.get("status"), d.get("signal"), d.get("kernel_line"))
 
 
+# what sh is given (typed at ronx's console, piped under qemu-i386 and Linux)
+SH_INPUT = "echo sh says hi\ntrue\nforkprogs\nnullread\nnosuchprog\nhello bg &\nwait\n"
+
 TESTS = [
     Run("hello", ["one", "two"], what="prints its pid and argv"),
     Run("echo", ["one", "two", "three"]),
@@ -106,6 +109,16 @@ TESTS = [
     Run("fpu", ["clean"], key="fpuclean",
         what="a new process's FPU registers (after fpusecret): fninit's state, zeros"),
     Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
+    Run("sh", stdin=SH_INPUT, what="a shell: built-ins, fork+execve+wait4, & and wait, a missing program"),
+    Run("forktest", what="fork, getppid, wait4 status, COW both ways, vfork+execve, kill, errors"),
+    Run("cowtest", what="COW both ways, and the kernel's write into a COW page"),
+    Run("zerotest", what="untouched mmap and brk pages read zero, then take writes"),
+    Run("stackgrow", what="the stack grows to 6 MiB; a touch beyond 8 MiB is SIGSEGV"),
+    Run("forkbomb", ["200"], what="forks until EAGAIN or 200 children, kills and reaps them",
+        qemu_args=["20"]),
+    Run("oomtouch", ["64"], what="touches 64 MiB of anonymous memory",
+        qemu_args=["8"]),
+    Run("bench_fork", ["20"], what="fork+exit+wait, COW and first-touch faults (not asserted)"),
     Run("spin", timeout=2, what="loops until killed"),
     Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
     Run("readone", stdin="my-secret-password\n", what="one read() of one byte of a line"),
@@ -232,6 +245,7 @@ BENCH = [
     Run("bench_yield", ["20000"], key="bench_yield-alone"),
     Run("bench_yield", ["20000"], pair=True, key="bench_yield-pair"),
     Run("bench_spawn", ["1000", "/ubin/true"]),
+    Run("bench_fork", ["200"]),
 ]
 
 # qemu-user is Linux's system calls without Linux's memory manager: no
@@ -396,6 +410,50 @@ def checks(run, r, kernel, stack_nx=None):
              "mmap ENOMEM, munmap EINVAL, mprotect ENOMEM, the page untouched (9 checks)")
         for suite, name, ok, note in leaves:
             want(ok, "%s.%s" % (suite, name), "not ok; the # lines before it say what happened")
+    elif n == "sh":
+        # piped input is not echoed: a line may follow the prompts ("$ $ sh says hi")
+        shout = re.sub(r"^(?:\$ )+", "", r.output, flags=re.M)
+
+        def has(pattern):
+            return re.search(pattern, shout, re.M) is not None
+        want(has(r"^sh says hi$"), "the echo built-in")
+        want(has(r"^true: exit status 0$") and has(r"^forkprogs: exit status 2$"),
+             "fork, execve, wait4: each program's exit status (forkprogs alone: 2)")
+        want(has(r"^nullread: killed by SIGSEGV \(signal 11\)$"), "a child's signal, named")
+        want(has(r"^sh: nosuchprog: command not found \(no \S*nosuchprog\)$") and
+             not has(r"^nosuchprog: exit status"), "a missing program: one clear line")
+        bg = re.search(r"^\[(\d+)\] hello$", shout, re.M)
+        want(bg and has(r"^hello from user space, pid %s$" % bg.group(1)) and
+             has(r"^\[%s\] done: hello: exit status 0$" % bg.group(1)),
+             "PROG &: its pid printed, and wait reaps it with its status")
+        want(r.status == 0, "end of input ends sh with exit 0")
+    elif n in ("forktest", "cowtest", "zerotest"):
+        m = re.search(r"^%s: (\d+) of (\d+) checks passed$" % n, r.output, re.M)
+        want(m and m.group(1) == m.group(2) and int(m.group(2)) > 0 and r.status == 0,
+             "every check passes, exit 0 (%s)" % (m.group(0) if m else "no summary"),
+             "; ".join(re.findall(r"^%s: FAIL .*$" % n, r.output, re.M))[:300] or None)
+    elif n == "stackgrow":
+        want(r.status == 0 and r.has(r"^stackgrow: grew to 6144 KiB and read every frame back$"),
+             "the stack grows to 6 MiB and keeps every frame's bytes")
+        want(r.has(r"^stackgrow: the child beyond the limit: killed by signal 11$"),
+             "a touch 8 MiB + 64 KiB below is SIGSEGV")
+    elif n == "forkbomb":
+        eagain = r.has(r"^forkbomb: fork failed with EAGAIN after \d+ children$")
+        capped = r.has(r"^forkbomb: %s children and no failure" % run.argv(kernel)[0])
+        reaped = re.search(r"^forkbomb: killed and reaped (\d+) of (\d+) children$", r.output, re.M)
+        if kernel == "ronx":
+            want(eagain, "fork fails with EAGAIN at ronx's process limit")
+        else:
+            want(eagain or capped, "EAGAIN, or the cap with no limit (Linux's root has none)")
+        want(r.status == 0 and reaped and reaped.group(1) == reaped.group(2),
+             "kills and reaps every child (SIGKILL status), exit 0")
+    elif n == "oomtouch":
+        if kernel == "ronx":
+            want(r.signal == "SIGKILL" and r.has(r"^Out of memory: Killed process \d+ \(oomtouch\)"),
+                 "killed at ronx's 32 MiB per process, with Linux's Out of memory line")
+        else:
+            want(r.status == 0 and r.has(r"^oomtouch: touched all %s MiB$" % run.argv(kernel)[0]),
+                 "touches it all, exit 0")
     elif n.startswith("bench_"):
         want(r.status == 0 and r.has(r"min \d+ median \d+ cycles"), "prints min and median cycles")
     elif n == "redteam":

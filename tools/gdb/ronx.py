@@ -3,6 +3,8 @@
 
     ronx-walk VA    the page walk for one address, as the shell's `walk VA`
     ronx-ptdump     the page tables, as the shell's `ptdump`
+    ronx-kaslr      where the kernel is under `kaslr`: loads kernel.elf's
+                    symbols at the boot's offset (the two above do it too)
 
 Both read the tables the CPU uses right now (CR3), so they work mid-boot
 too: on the early tables of boot/entry.asm, or at mark_rodata_ro() before
@@ -24,14 +26,28 @@ physical accesses for the duration of a command (QEMU's
 the first instructions of boot/entry.asm) there is nothing to walk and the
 commands say so.
 
+KASLR: with `kaslr` the image runs at its link address + an offset that
+only the guest knows (kernel_offset). gdb cannot read that variable
+before it knows where it is, so the offset is read from the hardware: the
+IDT register holds the address of the kernel's `idt` array once
+trap_init() has run (QEMU's `monitor info registers`); that minus idt's
+link address in kernel.elf is the offset, and `symbol-file -o` moves every
+symbol by it (breakpoints follow). Before trap_init, under kaslr, the
+symbols stay at their link addresses: boot with `nokaslr` to debug that
+early (Linux's advice too).
+
 Registers: QEMU's i386 gdbstub has $cr0, $cr3 and $efer (checked on QEMU
 7.2); where one is missing we parse `monitor info registers`.
 """
 import ctypes
 import os
 import re
+import sys
 
 import gdb
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from elf32 import Elf32  # noqa: E402  (tools/elf32.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIB_PATH = os.path.join(ROOT, "build", "host", "libronx-pt.so")
@@ -169,6 +185,56 @@ class PhysMem:
         return ctypes.addressof(buf)
 
 
+EARLY_MAP_END = PAGE_OFFSET + (64 << 20)	# a moved image lies below (include/ronx/kaslr.h)
+_kaslr = {"offset": 0}
+
+
+def kernel_file():
+    f = gdb.current_progspace().filename
+    if not f:
+        raise gdb.GdbError("ronx: no kernel.elf loaded (file build/kernel.elf)")
+    return f
+
+
+def link_symbols(path, names):
+    """Link addresses from the ELF itself, whatever offset gdb applies."""
+    found = {}
+    for s in Elf32(path).symbols():
+        if s.name in names and s.shndx != 0:
+            found.setdefault(s.name, s.value)
+    return found
+
+
+def guest_kaslr_offset():
+    """The running kernel's KASLR offset, or None before trap_init() (see the top)."""
+    out = gdb.execute("monitor info registers", to_string=True)
+    m = re.search(r"^IDT=\s*([0-9a-fA-F]+)", out, re.M)
+    link = link_symbols(kernel_file(), ("idt", "_text", "_end"))
+    if not m or len(link) != 3:
+        return None
+    off = (int(m.group(1), 16) - link["idt"]) & 0xFFFFFFFF
+    if off % 4096 or link["_end"] + off > EARLY_MAP_END:
+        return None	# the IDT is still the loader's or the firmware's
+    return off
+
+
+def sync_kaslr(verbose=False):
+    """Load the symbols at the guest's offset if it is not the one gdb has."""
+    off = guest_kaslr_offset()
+    if off is None:
+        if verbose:
+            gdb.write("ronx-kaslr: the kernel has not loaded its IDT yet (before trap_init()): "
+                      "symbols stay at offset 0x%x\n" % _kaslr["offset"])
+        return
+    if off != _kaslr["offset"]:
+        gdb.execute("symbol-file -o 0x%x %s" % (off, kernel_file()), to_string=True)
+        _kaslr["offset"] = off
+    if verbose:
+        gdb.write("ronx-kaslr: Kernel Offset: 0x%x from 0x%x: symbols loaded there\n"
+                  % (off, link_symbols(kernel_file(), ("_text",))["_text"]) if off else
+                  "ronx-kaslr: Kernel Offset: disabled (0)\n")
+
+
 def symbol(name):
     return int(gdb.parse_and_eval("(unsigned int)&%s" % name))
 
@@ -251,6 +317,7 @@ VA is an expression: ronx-walk 0xc0100000, ronx-walk &_sdata, ronx-walk mark_rod
     def invoke(self, arg, from_tty):
         if not arg.strip():
             raise gdb.GdbError("ronx-walk: usage: ronx-walk VA (an address or expression)")
+        sync_kaslr()	# before VA is read: a name means its address in this boot
         try:
             value = address(gdb.parse_and_eval(arg))
         except gdb.error as e:
@@ -283,6 +350,7 @@ class RonxPtdump(gdb.Command):
         if not paging_on():
             gdb.write("ronx-ptdump: paging is off (CR0.PG clear): no tables yet\n")
             return
+        sync_kaslr()
         L = lib()
         lines = []
         emit = emitter(lines)
@@ -294,5 +362,18 @@ class RonxPtdump(gdb.Command):
         gdb.write("\n".join(lines) + "\n")
 
 
+class RonxKaslr(gdb.Command):
+    """ronx-kaslr: read the running kernel's KASLR offset and load the symbols there."""
+
+    def __init__(self):
+        super().__init__("ronx-kaslr", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        if arg.strip():
+            raise gdb.GdbError("ronx-kaslr: takes no arguments")
+        sync_kaslr(verbose=True)
+
+
 RonxWalk()
 RonxPtdump()
+RonxKaslr()

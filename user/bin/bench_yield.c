@@ -6,7 +6,7 @@
  * bench_yield N"; Linux: two copies under "taskset 1") and each yield
  * switches to the other copy, which runs until its own yield switches
  * back: one call then costs two context switches and two system calls.
- * The kernels here have no fork, so the two parties are two programs.
+ * The two parties are two programs started alike on both kernels.
  */
 #include <ulib.h>
 

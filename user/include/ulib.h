@@ -21,10 +21,6 @@
 /* prctl's options that name a process */
 #define PR_SET_NAME	15
 #define PR_GET_NAME	16
-/* Linux only (ronx answers -ENOSYS): the spawn benchmark's */
-#define __NR_execve		11
-#define __NR_wait4		114
-#define __NR_vfork		190
 
 /* Linux's errno values, and mmap's PROT_ and MAP_ flags: the kernel's lists */
 #include <ronx/errno.h>
@@ -83,6 +79,7 @@ size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
+char *strrchr(const char *s, int c);
 /* a whole argument as a number: decimal, or hex with 0x; 0 or -1 */
 int parse_uint(const char *s, unsigned int *res);
 
@@ -103,7 +100,29 @@ void sort_u32(uint32_t *v, size_t n);
 /* writes "mov eax, 42; ret" at dst and returns it as a function */
 int (*put_ret42(void *dst))(void);
 
-/* Linux only: vfork, then execve(path, argv, envp) in the child; the pid */
+/*
+ * Processes: fork, execve, wait4/waitpid, getppid, kill. vfork has no C
+ * wrapper (its child would return into the parent's stack frame):
+ * vfork_execve() does vfork, then execve(path, argv, envp) in the child,
+ * all in registers; it returns the child's pid.
+ */
 long vfork_execve(const char *path, char *const argv[], char *const envp[]);
+int fork(void);
+int execve(const char *path, char *const argv[], char *const envp[]);
 long wait4(int pid, int *status, int options, void *rusage);
+int waitpid(int pid, int *status, int options);
+int getppid(void);
+int kill(int pid, int sig);
+/* waits until the process whose pid is the string pid_arg is gone (test steps) */
+void wait_gone(const char *pid_arg);
+
+/* wait4's status, as Linux's <sys/wait.h> reads it */
+#define WNOHANG		1
+#define WEXITSTATUS(s)	(((s) >> 8) & 0xff)
+#define WTERMSIG(s)	((s) & 0x7f)
+#define WIFEXITED(s)	(WTERMSIG(s) == 0)
+#define WIFSIGNALED(s)	(((signed char)(((s) & 0x7f) + 1) >> 1) > 0)
+#define SIGKILL		9
+#define SIGSEGV		11
+#define SIGTERM		15
 #endif

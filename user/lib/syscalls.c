@@ -107,6 +107,47 @@ long wait4(int pid, int *status, int options, void *rusage)
 	return ret(syscall6(__NR_wait4, pid, (long)status, options, (long)rusage, 0, 0));
 }
 
+int waitpid(int pid, int *status, int options)
+{
+	return (int)ret(SYSCALL(__NR_waitpid, pid, status, options));
+}
+
+int fork(void)
+{
+	return (int)ret(SYSCALL(__NR_fork, 0, 0, 0));
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return (int)ret(SYSCALL(__NR_execve, path, argv, envp));
+}
+
+int getppid(void)
+{
+	return (int)SYSCALL(__NR_getppid, 0, 0, 0);
+}
+
+int kill(int pid, int sig)
+{
+	return (int)ret(SYSCALL(__NR_kill, pid, sig, 0));
+}
+
+/*
+ * Waits until process pid is gone (kill(pid, 0) fails): how the tests
+ * that read page tables from outside step a program on (they kill a
+ * `spin` whose pid it was given, and the shell reaps it).
+ */
+void wait_gone(const char *pid_arg)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	unsigned int pid;
+
+	if (parse_uint(pid_arg, &pid) || pid == 0)
+		return;
+	while (kill((int)pid, 0) == 0)
+		nanosleep(&ts, NULL);
+}
+
 static const char *const errno_names[] = {
 	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH", [EINTR] = "EINTR",
 	[EIO] = "EIO", [E2BIG] = "E2BIG", [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A process's parent: wait4(2), waitpid(2), getppid(2), and what becomes
+ * of children whose parent exits (Linux: kernel/exit.c).
+ *
+ * A process that exits is a zombie until its parent collects its status
+ * with wait4; its slot then goes back. Linux gives the children of an
+ * exiting process to init (pid 1); ronx has no init process: the shell,
+ * the kernel task pid 0, takes them, collects each one's status before
+ * its next prompt and reports it as it reports a background job's
+ * ("[7] forktest: exit status 0"). So an orphan's getppid() is 0.
+ *
+ * The status is Linux's: exit code << 8 for a normal exit, the signal
+ * number for a kill (no core dumps, so never 0x80).
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/spinlock.h>
+#include <ronx/uaccess.h>
+#include <ronx/irq.h>
+#include <ronx/process.h>
+
+#define WNOHANG		0x00000001
+#define WUNTRACED	0x00000002
+#define WCONTINUED	0x00000008
+#define __WNOTHREAD	0x20000000
+#define __WALL		0x40000000
+#define __WCLONE	0x80000000
+
+/* The task that adopts orphans: the shell, pid 0. */
+static struct task *child_reaper(void)
+{
+	for (int i = 0; i < NR_TASKS; i++)
+		if (tasks[i].state != TASK_UNUSED && tasks[i].pid == 0)
+			return &tasks[i];
+	return 0;
+}
+
+/*
+ * current is exiting: its children go to the shell, woken in case one is
+ * a zombie already, and a parent that vforked it goes on (Linux:
+ * exit_notify(), forget_original_parent()).
+ */
+void exit_notify(void)
+{
+	struct task *reaper = child_reaper();
+	unsigned long flags;
+	bool zombies = false;
+
+	vfork_child_done(current);
+	spin_lock_irqsave(&tasks_lock, flags);
+	for (int i = 0; i < NR_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->state != TASK_UNUSED && t->parent == current) {
+			t->parent = reaper;
+			zombies |= t->state == TASK_ZOMBIE;
+		}
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	if (zombies && reaper)
+		wakeup(reaper);
+}
+
+long sys_getppid(void)
+{
+	struct task *p = current->parent;
+
+	return p ? p->pid : 0;
+}
+
+/* What one wait4 looks for, and what it found (tasks_lock held while it looks). */
+struct wait_opts {
+	int pid;			/* > 0 that child; -1 any; 0 any in the caller's group */
+	struct task *zombie;		/* a child that matched and has exited */
+	bool children;			/* any child matched at all */
+};
+
+static bool child_matches(const struct task *t, const struct wait_opts *wo)
+{
+	if (wo->pid > 0)
+		return t->pid == wo->pid;
+	if (wo->pid == 0)
+		return task_pgid(t) == task_pgid(current);
+	return true;
+}
+
+static bool wait_ready(void *arg)
+{
+	struct wait_opts *wo = arg;
+
+	wo->zombie = 0;
+	wo->children = false;
+	for (int i = 0; i < NR_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->parent != current ||
+		    !child_matches(t, wo))
+			continue;
+		wo->children = true;
+		if (t->state == TASK_ZOMBIE) {
+			wo->zombie = t;
+			return true;
+		}
+	}
+	return !wo->children;
+}
+
+/* Linux's struct rusage on i386: two timevals and fourteen longs. */
+struct rusage32 {
+	int32_t ru_utime[2], ru_stime[2];
+	int32_t rest[14];
+};
+
+/*
+ * wait4(2). The child is reaped even if the status or rusage cannot be
+ * written: Linux then returns -EFAULT with the child gone, and so does
+ * ronx. rusage is zero but for the user time, in timer ticks (HZ).
+ */
+long sys_wait4(uint32_t upid, uint32_t stat_addr, uint32_t options, uint32_t ru)
+{
+	struct wait_opts wo = { (int)upid, 0, false };
+	struct rusage32 r = { 0 };
+	unsigned long flags;
+	int pid, status;
+
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
+		return -EINVAL;
+	if ((int)upid == INT32_MIN)
+		return -ESRCH;		/* Linux: -INT_MIN does not exist */
+	if ((int)upid < -1)
+		return -ECHILD;		/* no process groups but the caller's: none match */
+	for (;;) {
+		if (options & WNOHANG) {
+			spin_lock_irqsave(&tasks_lock, flags);
+			wait_ready(&wo);
+			spin_unlock_irqrestore(&tasks_lock, flags);
+		} else {
+			sleep_on_until(current, wait_ready, &wo);
+		}
+		if (wo.zombie)
+			break;
+		if (!wo.children)
+			return -ECHILD;
+		if (options & WNOHANG)
+			return 0;
+		if (current->killed)
+			return -EINTR;
+	}
+	pid = wo.zombie->pid;
+	status = wo.zombie->exit_code;
+	r.ru_utime[0] = (int32_t)(wo.zombie->runtime / HZ);
+	r.ru_utime[1] = (int32_t)(wo.zombie->runtime % HZ * (1000000 / HZ));
+	free_task(wo.zombie);
+	if (stat_addr && put_user(status, (int __user *)stat_addr))
+		return -EFAULT;
+	if (ru && copy_to_user((void __user *)ru, &r, sizeof(r)))
+		return -EFAULT;
+	return pid;
+}
+
+long sys_waitpid(uint32_t pid, uint32_t stat_addr, uint32_t options)
+{
+	return sys_wait4(pid, stat_addr, options, 0);
+}

@@ -1,0 +1,509 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Lab 10, cow: copy-on-write at fork - the frame counts (get and put),
+fork's page-table copy, the write fault that copies or takes a page back,
+the put of every frame at exit (mm/cow.c; docs/labs/cow.md).
+
+The test program (cowprobe.c) is built at grade time; its scenario (how
+many pages, which ones the child writes, the one the kernel writes for
+the child with copy_to_user(), the bytes) comes from the grade's seed,
+and every seed has each case: pages the child writes, pages no one
+writes, the kernel's write. The program holds still at each step while
+QEMU walks the parent's and the child's page tables from the CR3s ps
+prints (the PAE walk by xp) and reads their frames' bytes (xp); frames
+are counted by meminfo's PagesFree (the page allocator's counter, not a
+lab file) before and after each step."""
+import os
+import re
+import struct
+import time
+
+from grading import CheckFailed, check, step
+from tlb import pae_walk, xp64
+from userlab import PAGE, STACK_TOP, build_program, initrd_with, work_dir
+from userprog import free_pages, ps, run_spin_in_background
+
+LAB = "cow"
+HERE = os.path.dirname(os.path.abspath(__file__))
+FRAME = 0x000FFFFFFFFFF000
+_RW = 2
+
+# -- the steps: each verb of labs/cow/strip's hints -------------------------
+GET = step("get_user_frame", "count one more PTE on the frame", wrong="get-forgotten")
+PUT = step("put_user_frame", "one PTE less; free the frame at zero and not before",
+           wrong="put-frees-shared")
+SHARE = step("copy_one_pte", "the child's PTE maps the parent's frame, counted once more, "
+             "read-only pages too", wrong="count-only-cow")
+WRPROTECT = step("copy_one_pte", "a private writable page loses RW in the parent too",
+                 wrong="parent-writable")
+RANGE = step("copy_page_range", "every page of every area that has a frame",
+             wrong="range-off-by-one")
+FLUSH = step("copy_page_range", "flush the parent's TLB after its entries lost RW",
+             wrong="no-tlb-flush")
+REUSE = step("do_wp_page", "a frame no one else maps: the same frame, writable again",
+             wrong="copy-when-last")
+COPY = step("do_wp_page", "a shared frame: copy it, move the PTE, flush, put the old frame",
+            wrong="old-frame-kept")
+KERNEL = step("do_wp_page", "the kernel's writes (copy_to_user, CR0.WP) alike",
+              wrong="kernel-write-in-place")
+ZAP = step("zap_pte_range", "put the frame of every PTE that has one", wrong="exit-leaks")
+
+
+# -- the program and its scenario --------------------------------------------
+class Scenario:
+    """From the seed: n pages (page i holds byte+i), the child writes the
+    pages of mask, the kernel writes page k for the child; at least one
+    page in mask, at least one no one writes, k in neither."""
+
+    def __init__(self, r):
+        self.n = r.randrange(6, 25)
+        idx = list(range(self.n))
+        r.shuffle(idx)
+        self.k = idx[0]
+        written = idx[1:1 + r.randrange(1, self.n - 2)]
+        self.mask = sum(1 << i for i in written)
+        self.byte = r.randrange(0x80, 0xd0)
+        self.tlb_pages = r.randrange(5, 11)     # rounds of fork, each a chance to catch it
+        self.tlb_byte = r.randrange(0x10, 0x40)
+
+    def written(self):
+        return [i for i in range(self.n) if self.mask >> i & 1]
+
+    def untouched(self):
+        return [i for i in range(self.n) if not self.mask >> i & 1 and i != self.k]
+
+
+def program_headers(path):
+    """[(vaddr, memsz, flags)] of each PT_LOAD of the ELF at path."""
+    with open(path, "rb") as f:
+        data = f.read()
+    phoff, = struct.unpack_from("<I", data, 28)
+    phnum, = struct.unpack_from("<H", data, 44)
+    out = []
+    for i in range(phnum):
+        p_type, _, va, _, _, memsz, flags, _ = struct.unpack_from("<8I", data, phoff + 32 * i)
+        if p_type == 1 and memsz:
+            out.append((va, memsz, flags))
+    return out
+
+
+class Program:
+    def __init__(self, ctx):
+        d = work_dir(ctx, LAB)
+        elf = build_program(ctx, os.path.join(d, "cowprobe"), [os.path.join(HERE, "cowprobe.c")],
+                            os.path.join(ctx.root, "user", "user.ld"))
+        self.initrd, stripped = initrd_with(ctx, LAB, {"cowprobe": elf})
+        self.segs = program_headers(stripped["cowprobe"])
+        self.scn = Scenario(ctx.rng("cow/scenario"))
+
+    def image_pages(self):
+        """{va: writable} for every page of the program's PT_LOADs."""
+        return {p: bool(f & 2) for va, memsz, f in self.segs
+                for p in range(va & ~(PAGE - 1), va + memsz, PAGE)}
+
+
+def program(ctx):
+    if getattr(ctx, "cow_program", None) is None:
+        try:
+            ctx.cow_program = Program(ctx)
+        except CheckFailed as e:
+            ctx.cow_program = str(e)
+    if isinstance(ctx.cow_program, str):
+        raise CheckFailed(ctx.cow_program)
+    return ctx.cow_program
+
+
+def boot(ctx, tag=LAB):
+    return ctx.boot(initrd=program(ctx).initrd, tag=tag)
+
+
+# -- reading a held process from outside -------------------------------------
+def leaf(g, cr3, va):
+    """The PTE QEMU's walk finds for va under cr3, or None if not present."""
+    e = pae_walk(g.monitor, cr3, va)
+    return e[-1][2] if len(e) == 3 and e[-1][2] & 1 else None
+
+
+def page_bytes(g, pte):
+    """The first and last 8 bytes of pte's frame (xp)."""
+    pa = pte & FRAME
+    return (xp64(g.monitor, pa).to_bytes(8, "little"),
+            xp64(g.monitor, pa + PAGE - 8).to_bytes(8, "little"))
+
+
+def show(pte):
+    return "not mapped" if pte is None else "frame %#x %s" % (pte & FRAME, "RW" if pte & _RW else "RO")
+
+
+def wait_line(g, mark, pattern, what, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = re.search(pattern, g.guest.out[mark:], re.M)
+        if m:
+            time.sleep(0.2)         # its next step is a wait: nothing more to print
+            return m
+        bad = re.search(r"^(\S+\[\d+\]: segfault at .*|\[\d+\] cowprobe: killed by .*|"
+                        r"BUG: .*|Out of memory: .*)$", g.guest.out[mark:], re.M)
+        if bad:
+            raise CheckFailed("expected %s, found the program died: %s" % (what, bad.group(1)))
+        time.sleep(0.05)
+    raise CheckFailed("expected %s within %ds, found:\n%s" % (what, timeout, g.guest.out[mark:][-500:]))
+
+
+def reap(g, spin):
+    """Kills a spin and prompts until the shell has reaped it: a zombie
+    still answers kill(pid, 0), so wait_gone() waits for the reaping."""
+    mark = len(g.guest.out)
+    g.sh("kill %d" % spin)
+    for _ in range(40):
+        if re.search(r"\[%d\] spin: killed by SIGKILL" % spin, g.guest.out[mark:]):
+            return
+        g.sh("ps")
+        time.sleep(0.05)
+
+
+def step_on(g, spin, pattern, what):
+    mark = len(g.guest.out)
+    reap(g, spin)
+    return wait_line(g, mark, pattern, what)
+
+
+class Walked:
+    """The parent's and the child's PTEs for the probe's pages, and the
+    first and last 8 bytes of each frame, read with the CPU stopped."""
+
+    def __init__(self, g, run, vas):
+        g.monitor("stop")
+        try:
+            self.p = {va: leaf(g, run.cr3p, va) for va in vas}
+            self.c = {va: leaf(g, run.cr3c, va) for va in vas} if run.cr3c else {}
+            self.bytes = {}
+            for pte in list(self.p.values()) + list(self.c.values()):
+                if pte is not None and pte & FRAME not in self.bytes:
+                    self.bytes[pte & FRAME] = page_bytes(g, pte)
+        finally:
+            g.monitor("cont")
+
+    def filled(self, pte, byte):
+        return pte is not None and self.bytes[pte & FRAME] == (bytes([byte]) * 8,) * 2
+
+    def first(self, pte):
+        return self.bytes[pte & FRAME][0]
+
+
+class HoldRun:
+    """cowprobe hold, step by step; what each step saw, or the first error
+    (a check that needs a later step fails with it)."""
+
+    def __init__(self, ctx, g):
+        self.err, self.seen = None, {}
+        p = program(ctx)
+        s = self.scn = p.scn
+        self.cr3c = None
+        try:
+            self.run(ctx, g, p, s)
+        except CheckFailed as e:
+            self.err = str(e)
+
+    def need(self, *keys):
+        for k in keys:
+            if k not in self.seen:
+                raise CheckFailed(self.err or "the program never reached that step")
+        return [self.seen[k] for k in keys]
+
+    def run(self, ctx, g, p, s):
+        gst = g.guest
+        self.seen["free0"] = free_pages(gst)
+        # each step goes on when a spin dies: its frames come back in the same
+        # interval. The first process also makes the frame counts' table and
+        # the zero page; the next three take one spin's frames each
+        spins = [run_spin_in_background(gst)[0]]
+        fa = free_pages(gst)
+        spins += [run_spin_in_background(gst)[0] for _ in range(3)]
+        spent, rest = divmod(fa - free_pages(gst), 3)
+        if rest:
+            raise CheckFailed("expected three spins to take the same number of frames, found "
+                              "%d frames for three" % (fa - free_pages(gst)))
+        self.seen["spin"] = spent
+        mark = len(gst.out)
+        g.sh("run cowprobe hold %d %d %d %d %d %d %d %d &" % ((s.n, s.mask, s.k, s.byte) + tuple(spins)))
+        m = wait_line(g, mark, r"cowprobe: child (\d+) of (\d+): forked", "the child to say it was forked")
+        child, parent = int(m.group(1)), int(m.group(2))
+        va0 = int(re.search(r"cowprobe: pages at (?:0x)?([0-9a-f]+)", gst.out[mark:]).group(1), 16)
+        procs = ps(gst)
+        if parent not in procs or child not in procs:
+            raise CheckFailed("expected parent %d and child %d in ps, found:\n%s"
+                              % (parent, child, g.sh("ps")))
+        self.cr3p, self.cr3c = procs[parent][1], procs[child][1]
+        self.pages = [va0 + i * PAGE for i in range(s.n)]
+        self.image = p.image_pages()
+        stack = [STACK_TOP - i * PAGE for i in range(1, 9)]
+        self.seen["forked"] = Walked(g, self, self.pages + sorted(self.image) + stack)
+        self.seen["free1"] = free_pages(gst)
+        step_on(g, spins[0], r"cowprobe: child wrote; the kernel's write returned (-?\d+)",
+                "the child to write its pages")
+        self.seen["kret"] = int(re.search(r"the kernel's write returned (-?\d+)", gst.out[mark:]).group(1))
+        self.seen["wrote"] = Walked(g, self, self.pages)
+        self.seen["free2"] = free_pages(gst)
+        step_on(g, spins[1], r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
+                "the parent to reap the child")
+        m = re.search(r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
+                      gst.out[mark:])
+        self.seen["child_end"] = (int(m.group(1)), int(m.group(2)))
+        self.cr3c = None
+        self.seen["free3"] = free_pages(gst)
+        out = g.sh("run cowprobe fill 2048", timeout=60)
+        self.seen["fill"] = "cowprobe: filled 2048 pages" in out
+        self.seen["after_fill"] = Walked(g, self, self.pages + sorted(self.image))
+        self.seen["free4"] = free_pages(gst)
+        step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages")
+        self.seen["parent_wrote"] = Walked(g, self, self.pages)
+        self.seen["free5"] = free_pages(gst)
+        mark2 = len(gst.out)
+        reap(g, spins[3])
+        end = None
+        for _ in range(100):
+            end = re.search(r"^\[%d\] cowprobe: (exit status \d+|killed by \w+)" % parent,
+                            gst.out[mark2:], re.M)
+            if end:
+                break
+            g.sh("ps")
+            time.sleep(0.05)
+        done = re.search(r"cowprobe: parent done: (\d+) pages differ", gst.out[mark2:])
+        self.seen["parent_end"] = (end.group(1) if end else "still running",
+                                   int(done.group(1)) if done else None)
+        for _ in range(40):
+            if list(ps(gst)) == [0]:
+                break
+            time.sleep(0.1)
+        self.seen["free6"] = free_pages(gst)
+
+
+def hold_run(ctx):
+    g = boot(ctx)
+    run = getattr(g, "cow_hold", None)
+    if run is None:
+        run = g.cow_hold = HoldRun(ctx, g)
+    return g, run
+
+
+def lines(bad, more=8):
+    out = bad[:more]
+    if len(bad) > more:
+        out.append("... and %d more" % (len(bad) - more))
+    return "\n".join(out)
+
+
+# -- the checks ---------------------------------------------------------------
+@check(points=20, name="after fork: every page of the parent's in the child on the same frame; "
+       "private writable ones read-only in both (the walk from each CR3)",
+       steps=[WRPROTECT, RANGE, SHARE])
+def after_fork(ctx):
+    g, run = hold_run(ctx)
+    w, = run.need("forked")
+    bad = []
+    for i, va in enumerate(run.pages):
+        pp, cp = w.p[va], w.c[va]
+        if pp is None or cp is None or pp & FRAME != cp & FRAME or pp & _RW or cp & _RW:
+            bad.append("page %d at %#x (written before fork): expected one frame, RO in both; "
+                       "found parent %s, child %s" % (i, va, show(pp), show(cp)))
+        elif not w.filled(pp, run.scn.byte + i):
+            bad.append("page %d at %#x: expected the frame to hold the parent's bytes %#x, found %s"
+                       % (i, va, run.scn.byte + i, w.first(pp).hex()))
+    for va, writable in sorted(run.image.items()):
+        pp, cp = w.p[va], w.c[va]
+        if pp is not None and cp is None:
+            bad.append("%#x (the program's %s page): mapped in the parent, not in the child"
+                       % (va, "data" if writable else "text/rodata"))
+        elif pp is not None and not writable and (pp & FRAME != cp & FRAME or cp & _RW):
+            bad.append("%#x (read-only): expected the parent's frame, shared read-only; found "
+                       "parent %s, child %s" % (va, show(pp), show(cp)))
+    for va in range(STACK_TOP - 8 * PAGE, STACK_TOP, PAGE):
+        if w.p.get(va) is not None and w.c.get(va) is None:
+            bad.append("%#x (stack): mapped in the parent, not in the child" % va)
+    if bad:
+        raise CheckFailed(lines(bad))
+
+
+@check(points=20, name="the child's write copies: its own frame with its bytes, the parent's "
+       "frame and bytes unchanged, one frame spent per page written, none per page read",
+       steps=[GET, COPY])
+def child_write(ctx):
+    g, run = hold_run(ctx)
+    w0, w, f1, f2, spin = run.need("forked", "wrote", "free1", "free2", "spin")
+    f2 -= spin      # the spin that let the child go on
+    s, bad = run.scn, []
+    for i in s.written():
+        va = run.pages[i]
+        pp, cp = w.p[va], w.c[va]
+        if pp is None or cp is None or pp & FRAME == cp & FRAME or not cp & _RW:
+            bad.append("page %d at %#x (the child wrote it): expected two frames, the child's RW; "
+                       "found parent %s, child %s" % (i, va, show(pp), show(cp)))
+            continue
+        if pp & FRAME != w0.p[va] & FRAME or not w.filled(pp, s.byte + i):
+            bad.append("page %d: expected the parent's frame %#x unchanged with bytes %#x, found "
+                       "%s holding %s" % (i, w0.p[va] & FRAME, s.byte + i, show(pp),
+                                          w.first(pp).hex()))
+        if not w.filled(cp, 0x43 ^ i):
+            bad.append("page %d: expected the child's frame to hold its bytes %#x, found %s"
+                       % (i, 0x43 ^ i, w.first(cp).hex()))
+    for i in s.untouched():
+        va = run.pages[i]
+        pp, cp = w.p[va], w.c[va]
+        if pp is None or cp is None or pp & FRAME != cp & FRAME or pp & _RW or cp & _RW:
+            bad.append("page %d at %#x (the child only read it): expected still one frame, RO "
+                       "in both; "
+                       "found parent %s, child %s" % (i, va, show(pp), show(cp)))
+    # a copy per page written, the kernel's write included; the child's own
+    # libc data and stack may take a page or two more
+    want = len(s.written()) + 1
+    if not want <= f1 - f2 <= want + 2:
+        bad.append("PagesFree: expected %d to %d frames spent (a copy per page written, the "
+                   "kernel's write included), found %d (%d -> %d)"
+                   % (want, want + 2, f1 - f2, f1, f2))
+    if bad:
+        raise CheckFailed(lines(bad))
+
+
+@check(points=10, name="the kernel's copy_to_user into a shared page copies it (CR0.WP): "
+       "the parent's frame keeps its bytes", steps=[KERNEL])
+def kernel_write(ctx):
+    g, run = hold_run(ctx)
+    w, kret = run.need("wrote", "kret")
+    s = run.scn
+    va = run.pages[s.k]
+    pp, cp = w.p[va], w.c[va]
+    bad = []
+    if kret != 0:
+        bad.append("prctl(PR_GET_NAME) into the shared page %#x: expected 0, found %d" % (va, kret))
+    if pp is None or cp is None or pp & FRAME == cp & FRAME:
+        bad.append("page %d at %#x (the kernel wrote it for the child): expected two frames, "
+                   "found parent %s, child %s" % (s.k, va, show(pp), show(cp)))
+    else:
+        if not w.filled(pp, s.byte + s.k):
+            bad.append("the parent's frame %#x: expected its bytes %#x, found %s"
+                       % (pp & FRAME, s.byte + s.k, w.first(pp).hex()))
+        if w.first(cp) != b"cow-chil":
+            bad.append("the child's frame %#x: expected the name the kernel wrote, found %s"
+                       % (cp & FRAME, w.first(cp)))
+    if bad:
+        raise CheckFailed(lines(bad))
+
+
+@check(points=15, name="the last user's write takes the page back: the same frame, RW, no frame "
+       "spent", steps=[REUSE])
+def last_user(ctx):
+    g, run = hold_run(ctx)
+    w, w2, f4, f5, spin = run.need("after_fill", "parent_wrote", "free4", "free5", "spin")
+    f5 -= spin      # the spin that let the parent go on
+    s, bad = run.scn, []
+    for i in s.written():
+        va = run.pages[i]
+        before, after = w.p[va], w2.p[va]
+        if before is None or after is None or before & FRAME != after & FRAME or not after & _RW:
+            bad.append("page %d at %#x (only the parent maps its frame now): expected the same "
+                       "frame, RW, after its write; found %s before, %s after"
+                       % (i, va, show(before), show(after)))
+        elif not w2.filled(after, 0x50 ^ i):
+            bad.append("page %d: expected the parent's new bytes %#x, found %s"
+                       % (i, 0x50 ^ i, w2.first(after).hex()))
+    if f4 != f5:
+        bad.append("PagesFree: expected no frame spent on writes to pages no one else maps, "
+                   "found %d (%d -> %d)" % (f4 - f5, f4, f5))
+    if bad:
+        raise CheckFailed(lines(bad))
+
+
+@check(points=15, name="no frame is freed while another process maps it: after the child's "
+       "exit and a program that fills memory, the parent's frames hold its bytes (xp)",
+       steps=[PUT, SHARE])
+def nothing_freed_early(ctx):
+    g, run = hold_run(ctx)
+    w, w0, fill, (status, differ) = run.need("after_fill", "forked", "fill", "child_end")
+    s, bad = run.scn, []
+    if status != 0 or differ != 0:
+        bad.append("the child: expected exit status 0 and the parent's pages all its own, found "
+                   "status %d and %d pages differ" % (status, differ))
+    if not fill:
+        bad.append("cowprobe fill 2048: expected it to fill 2048 pages, it did not")
+    for i, va in enumerate(run.pages):
+        pp = w.p[va]
+        if not w.filled(pp, s.byte + i):
+            bad.append("page %d at %#x: expected the parent's bytes %#x, found %s"
+                       % (i, va, s.byte + i, "not mapped" if pp is None
+                          else w.first(pp).hex()))
+    for va, writable in sorted(run.image.items()):
+        before, now = w0.p.get(va), w.p.get(va)
+        if writable or before is None:
+            continue
+        # text and rodata never change: the same frame, its bytes those at fork
+        if now is None or now & FRAME != before & FRAME or w.first(now) != w0.first(before):
+            bad.append("%#x (read-only, shared at fork): expected frame %#x holding %s, found %s%s"
+                       % (va, before & FRAME, w0.first(before).hex(), show(now),
+                          "" if now is None else " holding " + w.first(now).hex()))
+    end, left = run.need("parent_end")[0]
+    if end != "exit status 0" or left != 0:
+        bad.append("the parent: expected exit status 0 with all its pages its own, found %s (%s "
+                   "pages differ)" % (end, left))
+    if bad:
+        raise CheckFailed(lines(bad))
+
+
+@check(points=10, name="every frame back when both have exited (PagesFree before and after)",
+       steps=[ZAP, COPY, PUT])
+def frames_back(ctx):
+    g, run = hold_run(ctx)
+    f0, f6 = run.need("free0", "free6")
+    if f0 != f6:
+        raise CheckFailed("expected PagesFree %d again once cowprobe, its child and the spins had "
+                          "exited, found %d (%+d)" % (f0, f6, f6 - f0))
+
+
+@check(points=10, name="the parent's TLB forgets its writable entries at fork: its write right "
+       "after fork copies (xp of both frames)", steps=[FLUSH])
+def stale_tlb(ctx):
+    p = program(ctx)
+    g = boot(ctx, tag=LAB + "-tlb")
+    s, gst = p.scn, g.guest
+    spin = run_spin_in_background(gst)[0]
+    mark = len(gst.out)
+    g.sh("run cowprobe tlb %d %d %d &" % (s.tlb_pages, s.tlb_byte, spin))
+    m = wait_line(g, mark, r"cowprobe: pages at (?:0x)?([0-9a-f]+); children ([\d ]+); parent wrote",
+                  "the parent to write right after each fork")
+    va0, children = int(m.group(1), 16), [int(x) for x in m.group(2).split()]
+    procs = ps(gst)
+    parent = [pid for pid, (_, _, name) in procs.items() if name == "cowprobe" and pid not in children]
+    if not parent:
+        raise CheckFailed("expected the parent cowprobe in ps, found %s" % procs)
+    cr3p = procs[parent[0]][1]
+    bad = []
+    g.monitor("stop")
+    try:
+        for i, child in enumerate(children):
+            va = va0 + i * PAGE
+            pp = leaf(g, cr3p, va)
+            pb = xp64(g.monitor, pp & FRAME) & 0xff if pp is not None else None
+            if pb != s.tlb_byte + 1:
+                bad.append("page %d at %#x: expected the parent's write (%#x) in its frame, found %s"
+                           "%s" % (i, va, s.tlb_byte + 1, show(pp), "" if pb is None
+                                   else " holding %#x" % pb))
+            if child not in procs or procs[child][0] == "zombie":
+                bad.append("round %d: expected child %d alive and holding, found it died (the "
+                           "parent's writes after fork reached its stack?): %s"
+                           % (i, child, (re.findall(r"^.*\[%d\].*$" % child, gst.out[mark:], re.M)
+                                         or ["no line"])[-1]))
+                continue
+            cp = leaf(g, procs[child][1], va)
+            cb = xp64(g.monitor, cp & FRAME) & 0xff if cp is not None else None
+            if cp is None or pp is None or cp & FRAME == pp & FRAME or cb != s.tlb_byte:
+                bad.append("round %d, page %d at %#x: expected child %d's frame still %#x and not "
+                           "the parent's, found %s%s (parent %s)%s"
+                           % (i, i, va, child, s.tlb_byte, show(cp), "" if cb is None
+                              else " holding %#x" % cb, show(pp),
+                              ": the parent's write went through a stale writable TLB entry"
+                              if cp is not None and pp is not None and cp & FRAME == pp & FRAME
+                              else ""))
+    finally:
+        g.monitor("cont")
+    reap(g, spin)
+    if bad:
+        raise CheckFailed(lines(bad))

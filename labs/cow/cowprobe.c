@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The cow lab's test program (labs/cow/checks.py builds it at grade time
+ * and puts it in the grade's initrd). The grader reads its page tables
+ * and frames from outside (QEMU's info tlb, its PAE walk and xp) while
+ * it holds still at each step; a step goes on when the `spin` whose pid
+ * it was given is gone (wait_gone()). The scenario (how many pages, which
+ * the child writes, which one the kernel writes for the child, the
+ * bytes) comes from the grade's seed, on the command line:
+ *
+ *   cowprobe hold N MASK K BYTE S1 S2 S3 S4
+ *        the parent fills pages 0..N-1 (page i with BYTE+i) and forks;
+ *        the child writes 'C'^i into each page of MASK, and asks the
+ *        kernel to write its name into page K (prctl PR_GET_NAME, a
+ *        copy_to_user()) when S1 is gone, reads every page back, and
+ *        exits when S2 is gone;
+ *        the parent reaps it, then writes 'P'^i into the pages of MASK
+ *        when S3 is gone, and exits when S4 is gone
+ *   cowprobe tlb N BYTE S1
+ *        for each page i of 0..N-1: the parent writes BYTE into it (its
+ *        writable entry is now in the TLB), forks, and at once writes
+ *        BYTE+1 into it; child i holds until S1 is gone, then says what
+ *        it reads at page i; the parent holds too (even if children died)
+ *   cowprobe fill PAGES   write PAGES pages of fresh memory with 0xee
+ *                         (frames freed too early are handed out again)
+ */
+#include "ulib.h"
+
+#define MAXPAGES 32
+static unsigned char pages[MAXPAGES][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+static const unsigned char ro[2 * PAGE_SIZE] __attribute__((aligned(PAGE_SIZE))) = {
+	[0] = 'r', [1] = 'o', [PAGE_SIZE] = 'R', [2 * PAGE_SIZE - 1] = 'O',
+};
+
+static unsigned int arg(char **argv, int i)
+{
+	unsigned int v = 0;
+
+	if (parse_uint(argv[i], &v)) {
+		printf("cowprobe: bad number %s\n", argv[i]);
+		exit(2);
+	}
+	return v;
+}
+
+static void fill_page(int i, unsigned char c)
+{
+	memset(pages[i], c, PAGE_SIZE);
+}
+
+static int page_is(int i, unsigned char c)
+{
+	for (int j = 0; j < (int)PAGE_SIZE; j++)
+		if (pages[i][j] != c)
+			return 0;
+	return 1;
+}
+
+static int child_status(int pid)
+{
+	int status = -1;
+
+	return wait4(pid, &status, 0, NULL) == pid ? status : -1;
+}
+
+static int hold(char **argv)
+{
+	unsigned int n = arg(argv, 2), mask = arg(argv, 3), k = arg(argv, 4), byte = arg(argv, 5);
+	unsigned int bad = 0, i;
+	int pid, status;
+
+	if (n > MAXPAGES || k >= n)
+		return 2;
+	for (i = 0; i < n; i++)
+		fill_page(i, byte + i);
+	printf("cowprobe: pages at %p, %u of them; rodata at %p\n", (void *)pages[0], n, (void *)ro);
+	pid = fork();
+	if (pid < 0) {
+		printf("cowprobe: fork failed: %d\n", pid);
+		return 1;
+	}
+	if (pid == 0) {
+		printf("cowprobe: child %d of %d: forked\n", getpid(), getppid());
+		wait_gone(argv[6]);
+		for (i = 0; i < n; i++)
+			if (mask & (1u << i))
+				fill_page(i, 'C' ^ i);
+		syscall6(__NR_prctl, PR_SET_NAME, (long)"cow-child", 0, 0, 0, 0);
+		status = syscall6(__NR_prctl, PR_GET_NAME, (long)pages[k], 0, 0, 0, 0);
+		/* reads every page, written or not: a read must copy nothing */
+		for (i = 0; i < n; i++)
+			if (i != k && !page_is(i, mask & (1u << i) ? 'C' ^ i : byte + i))
+				bad++;
+		printf("cowprobe: child wrote; the kernel's write returned %d\n", status);
+		wait_gone(argv[7]);
+		_exit(bad || status ? 1 : 0);
+	}
+	status = child_status(pid);
+	for (i = 0; i < n; i++)
+		if (!page_is(i, byte + i))
+			bad++;
+	printf("cowprobe: child exit status %d; the parent's pages: %u differ\n", status, bad);
+	wait_gone(argv[8]);
+	for (i = 0; i < n; i++)
+		if (mask & (1u << i))
+			fill_page(i, 'P' ^ i);
+	printf("cowprobe: parent wrote\n");
+	wait_gone(argv[9]);
+	bad = ro[0] != 'r' || ro[1] != 'o' || ro[PAGE_SIZE] != 'R' || ro[2 * PAGE_SIZE - 1] != 'O';
+	for (i = 0; i < n; i++)
+		if (!page_is(i, mask & (1u << i) ? 'P' ^ i : byte + i))
+			bad++;
+	printf("cowprobe: parent done: %u pages differ\n", bad);
+	return bad ? 1 : 0;
+}
+
+static int tlb(char **argv)
+{
+	unsigned int n = arg(argv, 2), byte = arg(argv, 3), i;
+	int pids[MAXPAGES];
+
+	if (n > MAXPAGES)
+		return 2;
+	/*
+	 * One fork per page, each a chance: a timer tick during fork may
+	 * switch CR3 (and so flush) before the parent's write, but not in
+	 * every round.
+	 */
+	for (i = 0; i < n; i++) {
+		pages[i][0] = byte;		/* a writable entry in the TLB */
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			wait_gone(argv[4]);
+			printf("cowprobe: child reads %u at page %u\n", pages[i][0], i);
+			_exit(0);
+		}
+		pages[i][0] = byte + 1;		/* at once */
+	}
+	printf("cowprobe: pages at %p; children", (void *)pages[0]);
+	for (i = 0; i < n; i++)
+		printf(" %d", pids[i]);
+	printf("; parent wrote\n");
+	wait_gone(argv[4]);
+	for (i = 0; i < n; i++)
+		child_status(pids[i]);
+	return 0;
+}
+
+static int fill(char **argv)
+{
+	unsigned int n = arg(argv, 2);
+	unsigned char *p = sbrk(n * PAGE_SIZE);
+
+	if (p == (void *)-1)
+		return 1;
+	memset(p, 0xee, n * PAGE_SIZE);
+	printf("cowprobe: filled %u pages\n", n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 10 && strcmp(argv[1], "hold") == 0)
+		return hold(argv);
+	if (argc == 5 && strcmp(argv[1], "tlb") == 0)
+		return tlb(argv);
+	if (argc == 3 && strcmp(argv[1], "fill") == 0)
+		return fill(argv);
+	printf("usage: cowprobe hold N MASK K BYTE S1 S2 S3 S4 | tlb N BYTE S1 | fill PAGES\n");
+	return 2;
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory that arrives when it is touched, and copy-on-write (Linux:
+ * mm/memory.c, handle_mm_fault() and copy_page_range()).
+ *
+ * Three kinds of fault are not errors:
+ *   a first touch   brk and anonymous mmap make an area and map nothing;
+ *                   a read maps the one zero page read-only (Linux's
+ *                   behaviour), a write a fresh zeroed frame;
+ *   below the stack a fault between STACK_LIMIT (8 MiB under the top,
+ *                   Linux's RLIMIT_STACK) and the stack grows the stack
+ *                   down to that page; the page under STACK_LIMIT is the
+ *                   guard and never mapped, so an overflow still faults;
+ *   copy-on-write   fork left a private writable page read-only in both
+ *                   processes (copy_page_range(), mm/cow.c); a write
+ *                   copies it, or, if no other PTE maps the frame any
+ *                   more, makes it writable again (do_wp_page(), mm/cow.c).
+ *                   A kernel write through copy_to_user() or put_user()
+ *                   comes here too: CR0.WP makes ring 0 fault on a
+ *                   read-only page (kernel/fault.c).
+ *
+ * A process is single-threaded and only it changes its own tables (fork
+ * runs in the parent, exit in the dying process), so the tables need no
+ * lock; the frame counts are atomic, since two processes that share a
+ * frame may fault on it on two CPUs at once.
+ */
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/memlayout.h>
+#include <ronx/x86.h>
+#include <ronx/mm.h>
+#include <ronx/pgd.h>
+#include <ronx/mman.h>
+#include <ronx/tlbflush.h>
+#include <ronx/traps.h>
+#include <ronx/page_ref.h>
+#include <ronx/memory.h>
+
+struct fault_stats fault_stats;
+
+void count_fault(unsigned long *stat)
+{
+	__atomic_fetch_add(stat, 1, __ATOMIC_RELAXED);
+}
+
+/* A new frame for mm, within its limit and the kernel's reserve; 0 if none. */
+unsigned long alloc_user_frame(struct mm_struct *mm)
+{
+	unsigned long pa;
+
+	if (mm->total_pages >= USER_PAGES_MAX || nr_free_pages() <= USER_FREE_RESERVE)
+		return 0;
+	pa = alloc_page();
+	if (pa)
+		set_user_frame_ref(pa, 1);
+	return pa;
+}
+
+/* The stack's area, grown down to cover address if it may (Linux: expand_stack()). */
+static struct vm_area_struct *expand_stack(struct mm_struct *mm, uint32_t address)
+{
+	struct vm_area_struct *v;
+
+	if (address >= STACK_TOP)
+		return 0;
+	v = vma_grow_down(&mm->vmas, VMA_STACK, address, STACK_LIMIT);
+	if (v)
+		count_fault(&fault_stats.stack_grows);
+	return v;
+}
+
+/* May this access touch area v at all? (x86: a write or a fetch implies a read) */
+static bool access_allowed(const struct vm_area_struct *v, uint32_t ec)
+{
+	if (ec & X86_PF_INSTR)
+		return v->vm_flags & VM_EXEC;
+	if (ec & X86_PF_WRITE)
+		return v->vm_flags & VM_WRITE;
+	return v->vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
+}
+
+/*
+ * Nothing at va yet: the zero page for a read of a private area, a new
+ * zeroed frame otherwise (Linux: do_anonymous_page()). No other CPU can
+ * have cached an absent entry, so only this one flushes.
+ */
+static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_area_struct *v,
+				       uint32_t va, pteval_t *pte, uint32_t ec)
+{
+	pteval_t prot = vm_get_page_prot(v->vm_flags);
+	unsigned long pa;
+
+	if (!(ec & X86_PF_WRITE) && !(v->vm_flags & VM_SHARED)) {
+		*pte = zero_page_pa | (prot & ~(pteval_t)_PAGE_RW);
+		count_fault(&fault_stats.zero_maps);
+	} else {
+		pa = alloc_user_frame(mm);
+		if (!pa)
+			return VM_FAULT_OOM;
+		*pte = pa | prot;
+		count_fault(&fault_stats.anon_pages);
+	}
+	mm->total_pages++;
+	__flush_tlb_one(va);
+	return VM_FAULT_DONE;
+}
+
+/*
+ * A write to a present read-only page of a writable area. The zero page
+ * becomes a fresh zeroed frame of this process's; a MAP_SHARED area's
+ * page (mprotect took RW away while another PTE mapped it) becomes
+ * writable again in place; a private page is copy-on-write's case,
+ * do_wp_page() (mm/cow.c).
+ */
+static enum vm_fault do_wp_fault(struct mm_struct *mm, const struct vm_area_struct *v,
+				 uint32_t va, pteval_t *pte, uint32_t ec)
+{
+	pteval_t prot = vm_get_page_prot(v->vm_flags);
+	unsigned long old = (unsigned long)(*pte & PTE_PFN_MASK), pa;
+
+	if (is_zero_frame(old)) {
+		pa = alloc_user_frame(mm);
+		if (!pa)
+			return VM_FAULT_OOM;
+		set_pte_atomic(pte, pa | prot);		/* alloc_page() zeroed it */
+		flush_tlb_mm_range(mm, va, va + PAGE_SIZE);
+		count_fault(&fault_stats.anon_pages);
+		return VM_FAULT_DONE;
+	}
+	if (v->vm_flags & VM_SHARED) {
+		set_pte_atomic(pte, old | prot);
+		__flush_tlb_one(va);
+		return VM_FAULT_DONE;
+	}
+	return do_wp_page(mm, v, va, pte, ec);
+}
+
+/*
+ * A fault at a user address, from ring 3 or from a user-access function
+ * in ring 0 (kernel/fault.c decides which may come here).
+ */
+enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t ec)
+{
+	uint32_t va = address & PAGE_MASK;
+	struct vm_area_struct *v = vma_find(&mm->vmas, address);
+	pteval_t *pte;
+
+	if (!v)
+		v = expand_stack(mm, address);
+	if (!v || !access_allowed(v, ec))
+		return VM_FAULT_SIGSEGV;
+	pte = user_pte(mm, va, true);
+	if (!pte)
+		return VM_FAULT_OOM;
+	if (!pte_has_frame(*pte))
+		return do_anonymous_page(mm, v, va, pte, ec);
+	if (!(*pte & _PAGE_PRESENT))
+		return VM_FAULT_SIGSEGV;	/* PROT_NONE, and the area agrees */
+	if ((ec & X86_PF_WRITE) && !(*pte & _PAGE_RW))
+		return do_wp_fault(mm, v, va, pte, ec);
+	/* the PTE allows it already: a stale entry in this CPU's TLB */
+	__flush_tlb_one(va);
+	return VM_FAULT_DONE;
+}
+
+struct mm_struct *dup_mm(struct mm_struct *src)
+{
+	struct mm_struct *mm = mm_alloc();
+
+	if (!mm)
+		return 0;
+	mm->vmas = src->vmas;
+	mm->start_code = src->start_code;
+	mm->end_code = src->end_code;
+	mm->entry = src->entry;
+	mm->start_brk = src->start_brk;
+	mm->brk = src->brk;
+	if (copy_page_range(mm, src)) {
+		mmput(mm);
+		return 0;
+	}
+	return mm;
+}

@@ -33,7 +33,7 @@ from results import Results, progress  # noqa: E402
 # a file that reads what another one wrote runs after it, in its worker
 RUNS_AFTER = {"test_ronx_checks_user": "test_peer"}
 # the longest files start first, so that the last one to finish is short
-LONGEST_FIRST = ("test_matrix", "test_fork", "test_lab", "test_redteam", "test_smp",
+LONGEST_FIRST = ("test_matrix", "test_kaslr", "test_fork", "test_lab", "test_redteam", "test_smp",
                  "test_lifetimes", "test_syscall_irq", "test_fpu", "test_user")
 TAP_LINE = re.compile(r"^(ok|not ok) \d+ ")
 

@@ -176,13 +176,16 @@ def read_phys(g, pa, size, tmpdir):
 
 
 
-def watched_run(ctx, g, line, timeout=30):
+def watched_run(ctx, g, line, timeout=30, reads_only=False):
     """Runs `run LINE` with QEMU's gdbstub stopping the CPU at every page
     fault (labs/watch.py): (what it printed, the first fault the CPU took in
     ring 3 or None). That fault is the CPU's own: its error code and
     faulting instruction from the exception frame, CR2 and CR3 from QEMU,
     and fault.pte the leaf entry the walk from that CR3 reads then (xp),
-    or None if the walk ends above it."""
+    or None if the walk ends above it. reads_only: the first fault of a
+    read (no W bit in its error code), for a program whose writes before
+    it take faults of their own (an anonymous page's frame comes on its
+    first touch)."""
     from watch import Watch, faults
 
     def pte(ev):
@@ -190,7 +193,7 @@ def watched_run(ctx, g, line, timeout=30):
             e = walk(g, ev.cr3, ev.cr2)
             ev.pte = e[2][2] if len(e) == 3 else None
     out, events = Watch(ctx, g, on_fault=pte).run("run " + line, timeout)
-    user = faults(events, user=True)
+    user = [e for e in faults(events, user=True) if not (reads_only and e.err & 2)]
     return out, (user[0] if user else None)
 
 

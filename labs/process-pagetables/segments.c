@@ -91,7 +91,7 @@ static void protnone(void)
 		printf("segments: mmap failed\n");
 		exit(1);
 	}
-	p[0] = 1;
+	p[0] = 1;		/* its first touch: the page gets its frame (a fault of its own) */
 	if (mprotect((void *)p, PAGE_SIZE, PROT_NONE)) {
 		printf("segments: mprotect PROT_NONE failed\n");
 		exit(1);

@@ -52,7 +52,10 @@ def start(g, line, pattern):
 
 
 def step(g, spin, pattern):
-    """Lets a holding program go on (its spin dies) and waits for its next line."""
+    """Lets a holding program go on (its spin dies) and waits for its next line.
+    The last step too waits for the program's last line: a command typed while
+    it still prints would have its echo cut by those lines (command() then
+    never sees its own echo)."""
     mark = len(g.out)
     reap(g, spin)
     m = g.wait_for(pattern, start=mark)
@@ -113,7 +116,7 @@ def test_fork_cow_from_outside(t):
         out = g.command("walk %#x %d" % (va, parent))
         t.check("COW, last user" in out, "walk: the parent's page is read-only with no other user left", out[-300:])
 
-        reap(g, s2)
+        step(g, s2, r"cowtest: (ok|FAIL) hold_parent_unchanged")
         for _ in range(100):
             if "[%d] cowtest: exit status 0" % parent in g.out:
                 break
@@ -170,7 +173,7 @@ def test_fork_first_touch_zero_page(t):
                 "pages only read stay on the zero page, read-only")
         t.check(z and xp64(g.monitor, z) == 0, "xp: the zero page is still zero")
         g.monitor("cont")
-        reap(g, spins[2])
+        step(g, spins[2], r"zerotest: \d+ of \d+ checks passed")
         for _ in range(100):
             if re.search(r"\[%d\] zerotest: exit status 0" % pid, g.out):
                 break
@@ -208,7 +211,7 @@ def test_fork_stack_grows(t):
                 "%s %s" % (near and hex(near), far and hex(far)))
         t.check(leaf(g, cr3, GUARD) is None, "the guard page %#x is absent" % GUARD)
         g.monitor("cont")
-        reap(g, s2)
+        step(g, s2, r"stackgrow: grew to 2048 KiB")
         for _ in range(100):
             if "stackgrow: grew to 2048 KiB" in g.out and "[%d] stackgrow: exit status 0" % pid in g.out:
                 break

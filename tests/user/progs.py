@@ -131,10 +131,13 @@ TESTS = [
 # refused with EACCES by ronx and allowed by Linux; otherwise the signal
 # that kills it and, on ronx, the exception its kernel line must name (with
 # the error code the program announced). Linux's lines are rate-limited
-# (printk_ratelimit), so there only the signal is checked. ronx_only: not
-# run on Linux or under qemu-i386 (a memory hog would meet Linux's OOM
-# killer; under TCG Debian's 6.1 oopses on iret_vm86, docs/redteam.md, and
-# a virtual-8086 loop would never end there).
+# (printk_ratelimit), so there only the signal is checked. "SIGKILL OOM":
+# killed in a fault that found no memory, with Linux's "Out of memory:
+# Killed process N (redteam)" line. ronx_only: not run on Linux or under
+# qemu-i386 (a hog's touches would be the host's memory under qemu-i386,
+# and on Linux its end would come only with the whole guest's RAM; under
+# TCG Debian's 6.1 oopses on iret_vm86, docs/redteam.md, and a
+# virtual-8086 loop would never end there).
 class Attack:
     def __init__(self, case, what, ronx, linux, ronx_only=False):
         self.case, self.what, self.ronx, self.linux = case, what, ronx, linux
@@ -155,7 +158,8 @@ REDTEAM = [
            "over a mapping, brk into the kernel and over a mapping", "held", "held"),
     Attack("wx", "W+X: mmap RWX, mprotect RW/RX/text/data/stack to RWX, MAP_FIXED RWX over a page",
            "policy", "policy"),
-    Attack("hog", "1 MiB mmaps until refused, then brk as far as it goes", "held", "-", ronx_only=True),
+    Attack("hog", "1 MiB mmaps, every page written, until the kernel kills it", "SIGKILL OOM", "-",
+           ronx_only=True),
 ] + [Attack("int_0x%02x" % v, "int $0x%02x from ring 3" % v, GP, SEGV)
      for v in (0x01, 0x02, 0x08, 0x0d, 0x0e, 0x20, 0x81, 0xff)] + [
     Attack("int_0x03", "int $3 (the two-byte form)", GP, "SIGTRAP"),
@@ -482,6 +486,17 @@ EXPECT_LINE = re.compile(r"^redteam: (\S+): (.*); expect (#\w+|VM86)(?: at (0x[0
 HELD_LINE = re.compile(r"^redteam: (\S+): (not )?ok - (.*) = (.*)$", re.M)
 
 
+def oom_checks(r, want):
+    """A hog's end (want() each check): its pages touched, then the kernel's
+    OOM kill with Linux's line."""
+    touched = re.findall(r"^redteam: \S+: (\d+) MiB touched$", r.output, re.M)
+    want(touched, "touches its pages (%s MiB before the last line)" % (touched[-1] if touched else "no"))
+    want(r.signal == "SIGKILL", "killed by SIGKILL")
+    want(r.has(r"^Out of memory: Killed process \d+ \(redteam\) total-vm:\d+kB"),
+         "the kernel's line: Out of memory: Killed process N (redteam)")
+    want(not r.has(r"NOT KILLED"), "never refused instead (mmap takes no memory)")
+
+
 def redteam_checks(run, r, kernel):
     """[(ok, description, detail)] for one red-team case on kernel."""
     a = REDTEAM_BY_CASE[run.args[0]]
@@ -517,6 +532,9 @@ def redteam_checks(run, r, kernel):
                  "; ".join("%s: %s" % x for x in said))
         return out
     sig = want_out.split()[0]
+    if want_out == "SIGKILL OOM":
+        oom_checks(r, want)
+        return out
     m = EXPECT_LINE.search(r.output)
     want(m and m.group(1) == a.case, "says what it tries and which exception it expects")
     want(r.signal == sig, "killed by %s" % sig)

@@ -12,6 +12,8 @@
  * instruction, a trap, a kernel selector): it prints the exception it
  * expects ("expect #GP error 0x10") and then tries; the kernel must kill
  * it. A line after the attempt ("WENT THROUGH") means it was not refused.
+ * The memory hog is killed too, by the kernel's OOM kill rather than by
+ * the CPU ("NOT KILLED" if mmap refused it instead).
  *
  * The same binary runs on ronx, on Linux and under qemu-i386: the kernel's
  * selectors are computed from the user ones (both kernels keep kernel CS
@@ -524,48 +526,60 @@ static int held_wx(int hold)
 	return finish();
 }
 
-/* -- held (ronx only): memory hogs --------------------------------------------- */
+/* -- killed (ronx only): memory hogs ------------------------------------------ */
+
+#define HOG_HOLD_MIB	24	/* what a held hog keeps: below ronx's 32 MiB per process */
 
 /*
- * 1 MiB areas until the kernel says no, each page written; then the break
- * as far as it goes. ronx allocates at once and caps a process
- * (USER_PAGES_MAX); Linux would overcommit and call the OOM killer, so
- * this case is ronx's only.
+ * 1 MiB anonymous areas, every page written, up to max MiB (0: no end).
+ * mmap takes no memory (pages come on first touch, as on Linux); the
+ * writes do, so the kernel's answer is the OOM kill in a fault, not a
+ * refusal. The MiB it touched, or -1 if mmap refused (not the answer
+ * this case expects).
  */
-static int held_hog(int hold)
+static int hog_touch(unsigned max)
 {
-	unsigned mib = 0, brk_kib = 0;
-	long r = 0;
+	unsigned mib;
 
-	for (;;) {
-		char *p = anon(0, 1 << 20, PROT_READ | PROT_WRITE, 0);
+	for (mib = 0; !max || mib < max; mib++) {
+		volatile char *p = anon(0, 1 << 20, PROT_READ | PROT_WRITE, 0);
 
 		if (p == MAP_FAILED) {
-			r = -1;
-			break;
+			printf("redteam: %s: mmap refused after %u MiB (%s): NOT KILLED\n", me, mib,
+			       errno_name(errno));
+			return -1;
 		}
 		for (unsigned off = 0; off < (1u << 20); off += PAGE_SIZE)
 			p[off] = 1;
-		mib++;
+		if ((mib + 1) % 8 == 0)
+			printf("redteam: %s: %u MiB touched\n", me, mib + 1);
 	}
-	check(mib > 0 && errno == ENOMEM, "1 MiB areas until mmap refuses", result_str(r));
-	unsigned long b0 = sys_brk(0), b = b0;
+	return (int)mib;
+}
 
-	while (sys_brk(b + 64 * 1024) == b + 64 * 1024)
-		b += 64 * 1024;
-	brk_kib = (unsigned)((b - b0) >> 10);
-	printf("redteam: %s: got %u MiB of mmap, then ENOMEM; the break grew %u KiB more\n", me, mib,
-	       brk_kib);
-	check(getpid() > 0, "the process still runs", result_str(getpid()));
+/*
+ * Touches memory until the kernel kills it: ronx at its 32 MiB per
+ * process (USER_PAGES_MAX) or when RAM runs out, with Linux's "Out of
+ * memory: Killed process N (redteam)" line. With hold it touches
+ * HOG_HOLD_MIB and keeps them, for several hogs side by side. Not run on
+ * Linux or under qemu-i386 (docs/redteam.md says why).
+ */
+static int held_hog(int hold)
+{
 	if (hold) {
-		printf("redteam: %s: holding, pid %d\n", me, getpid());
+		if (hog_touch(HOG_HOLD_MIB) < 0)
+			return 1;
+		printf("redteam: %s: holding, pid %d, %u MiB touched\n", me, getpid(), HOG_HOLD_MIB);
 		for (;;) {
 			struct timespec ts = { 1, 0 };
 
 			nanosleep(&ts, 0);
 		}
 	}
-	return finish();
+	printf("redteam: %s: 1 MiB areas, every page written, until the kernel kills it; "
+	       "expect SIGKILL (out of memory)\n", me);
+	hog_touch(0);
+	return 1;
 }
 
 /* -- fatal: traps ------------------------------------------------------------ */

@@ -122,6 +122,15 @@ def kstack_push_error(g):
     return int(m.group(1)) if m else None, out
 
 
+def check_kernel_demos(t, tag, g, want):
+    """readkernel/writekernel/execkernel: the P bit of the error says whether
+    ring 3's tables map 0xc0100000 at all."""
+    for name, err in want.items():
+        out = g.command("run " + name)
+        m = re.search(r"%s\[\d+\]: segfault at c0100000 ip [0-9a-f]+ sp [0-9a-f]+ error ([0-9a-f]+)" % name, out)
+        t.check(m and int(m.group(1), 16) == err, "[%s] %s: segfault at c0100000 error %x" % (tag, name, err), out)
+
+
 def check_kernel_set_whole(t, tag, g, regs):
     text, data = image_ranges(g)
     cr3 = registers(regs).get("CR3", 0)
@@ -151,6 +160,7 @@ def test_pti_user_set_from_outside(t):
         g.monitor("cont")
         err, out = kstack_push_error(g)
         t.check(err == 6, "redteam kstack_push: the kernel's page is absent from the user set (error 6)", out)
+        check_kernel_demos(t, "pti=auto", g, {"readkernel": 4, "writekernel": 6, "execkernel": 0x14})
         out = g.command("kill %d" % pid)
         out = g.command("run hello")
         t.check("hello from user space" in out, "processes still run after the stop", out)
@@ -191,6 +201,7 @@ def test_pti_off(t):
         err, out = kstack_push_error(g)
         t.check(err == 7, "pti=off: redteam kstack_push: the kernel's page is present, "
                 "supervisor-only (error 7)", out)
+        check_kernel_demos(t, "pti=off", g, {"readkernel": 5, "writekernel": 7, "execkernel": 0x15})
         g.poweroff()
 
 

@@ -147,3 +147,9 @@ unsigned long pti_user_pgd(unsigned long kernel_pgd)
 {
 	return pti_active ? kernel_pgd + PTI_USER_PGD_OFFSET : kernel_pgd;
 }
+
+/* PDPT entry 3 of every user set (the W^X audit walks it); 0 when PTI is off. */
+uint64_t pti_user_kernel_pdpte(void)
+{
+	return pti_active ? pti_user_pmd | _PAGE_PRESENT : 0;
+}

@@ -38,6 +38,7 @@ extern char __entry_data_start[], __entry_data_end[];
 void pti_init(void);
 void pti_clone_pgd(uint64_t *pdpt);
 unsigned long pti_user_pgd(unsigned long kernel_pgd);
+uint64_t pti_user_kernel_pdpte(void);
 
 /* The kernel stack ring 3 enters on, through the entry stack when PTI is on. */
 static inline void load_sp0(struct cpu *c, unsigned long top)

@@ -122,6 +122,30 @@ def kstack_push_error(g):
     return int(m.group(1)) if m else None, out
 
 
+def check_shell_views(t, g, pid):
+    """wxcheck, ptdump PID and walk VA PID see the user set too."""
+    text, data = image_ranges(g)
+    out = g.command("wxcheck")
+    t.check("W+X check: PTI user set (entry text and entry area): passed, no W+X pages found" in out,
+            "wxcheck audits the PTI user set's kernel half", out)
+    out = g.command("ptdump %d" % pid)
+    m = re.search(r"^---\[ PTI user set \(CR3 (0x[0-9a-f]+) in ring 3\) \]---$", out, re.M)
+    t.check(m, "ptdump PID: the user set after the kernel set, with its CR3", out[-800:])
+    if m:
+        kpart = out[m.end():].split("---[ Kernel Mapping ]---", 1)[-1]
+        mapped = re.findall(r"^0x([0-9a-f]{8})-0x([0-9a-f]{8}) +\S+ +(USR )?(ro|RW) +(x|NX) +pte$", kpart, re.M)
+        want = [("%08x" % min(text), "%08x" % (max(text) + PAGE), "", "ro", "x"),
+                ("%08x" % min(data), "%08x" % (max(data) + PAGE), "", "RW", "NX")]
+        t.check(mapped == want, "ptdump PID's user set: the kernel half maps only the trampoline (ro x) "
+                "and the entry area (RW NX)", "%s vs %s" % (mapped, want))
+    secret = kernel_secret(g)
+    out = g.command("walk %#x %d" % (secret, pid))
+    t.check("PTI: mapped in the kernel set only (not while in ring 3)" in out,
+            "walk cpus[] PID: in the kernel set only", out)
+    out = g.command("walk %#x %d" % (min(text), pid))
+    t.check("PTI: mapped in both sets (kernel and user)" in out, "walk <entry text> PID: in both sets", out)
+
+
 def check_kernel_demos(t, tag, g, want):
     """readkernel/writekernel/execkernel: the P bit of the error says whether
     ring 3's tables map 0xc0100000 at all."""
@@ -158,6 +182,7 @@ def test_pti_user_set_from_outside(t):
             cr3 = check_user_set(t, "pti=auto", g, regs)
             demo_kernel_address(t, "pti=auto", g, cr3, False)
         g.monitor("cont")
+        check_shell_views(t, g, pid)
         err, out = kstack_push_error(g)
         t.check(err == 6, "redteam kstack_push: the kernel's page is absent from the user set (error 6)", out)
         check_kernel_demos(t, "pti=auto", g, {"readkernel": 4, "writekernel": 6, "execkernel": 0x14})

@@ -249,6 +249,8 @@ def test_pti_smp2(t):
         if t.check(states, "both CPUs stopped in ring 3 (two spins)"):
             cr3s = [s["CR3"] for s in states]
             t.check(all(c & USER_BIT for c in cr3s), "each CPU's CR3 is a user set", str([hex(c) for c in cr3s]))
+            t.check(not [s for s in states if s["CR4"] & CR4_PGE], "CR4.PGE is clear on every CPU",
+                    str([hex(s["CR4"]) for s in states]))
             for s in states:
                 tss = s["TR"]
                 cea = tss & ~(PAGE - 1)

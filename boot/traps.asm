@@ -21,7 +21,7 @@
 ; leaves through ret_from_trap. Every access here names ss: ring 3 may
 ; leave any data selector (even null) in ds/es.
 
-extern trap_dispatch, smap_enabled, pti_active
+extern trap_dispatch, smap_enabled, pti_active, __entry_data_start, __entry_data_end
 global trap_stubs, ret_from_trap
 
 KERNEL_DS	equ 0x10
@@ -64,11 +64,16 @@ entry_common:
 	test	dword [ss:esp + 12], 3
 	jnz	.from_user
 	; from ring 0: CR3 and stack are the kernel's, except for a fault or
-	; an NMI in ret_from_trap's last instructions (a bad selector in
-	; the segment pops or the iret): then the kernel set first, and the
-	; handler runs on the entry stack
+	; an NMI on an entry stack, in ret_from_trap's last instructions (a
+	; bad selector in the segment pops or the iret): then the kernel set
+	; first, and the handler runs on the entry stack. Only there: the
+	; early boot PDPT is not page-aligned, its bit 11 is an address bit.
 	cmp	byte [ss:pti_active], 0
 	je	trap_common
+	cmp	esp, __entry_data_start
+	jb	trap_common
+	cmp	esp, __entry_data_end
+	jae	trap_common
 	push	eax
 	mov	eax, cr3
 	test	eax, PTI_USER_BIT

@@ -22,8 +22,9 @@
 #include <ronx/mm.h>
 
 /*
- * Page-aligned, as every mm's PDPT: no kernel-set CR3 has bit 11 set,
- * which PTI's entry code uses to tell the user set (ronx/pti.h).
+ * Page-aligned, as every mm's PDPT: no kernel-set CR3 after paging_init()
+ * has bit 11 set, which PTI's entry code uses to tell the user set
+ * (ronx/pti.h). boot/entry.asm's early_pdpt is not page-aligned.
  */
 pteval_t swapper_pg_dir[PTRS_PER_PGD] __aligned(4096);
 /* NX is a reserved bit unless EFER.NXE is on; ptes never carry it then. */

@@ -14,8 +14,11 @@
 #include <ronx/compiler.h>
 #include <ronx/percpu.h>
 #include <ronx/segment.h>
+#include <ronx/pti.h>
 
 struct cpu cpus[NR_CPUS];
+/* Mapped in the user set too when PTI is on: see ronx/pti.h. */
+struct cpu_entry_area cpu_entry_areas[NR_CPUS] __attribute__((section(".entry.data")));
 
 struct desc_ptr {
 	uint16_t limit;
@@ -38,19 +41,19 @@ static uint64_t gdt_entry(uint32_t base, uint32_t limit, uint8_t access, uint8_t
 
 static void fill_gdt(struct cpu *c)
 {
-	c->gdt[0] = 0;
-	c->gdt[GDT_ENTRY_KERNEL_CS] = gdt_entry(0, 0xfffff, ACC_CODE(0), SEG_4G);
-	c->gdt[GDT_ENTRY_KERNEL_DS] = gdt_entry(0, 0xfffff, ACC_DATA(0), SEG_4G);
-	c->gdt[GDT_ENTRY_USER_CS] = gdt_entry(0, 0xfffff, ACC_CODE(3), SEG_4G);
-	c->gdt[GDT_ENTRY_USER_DS] = gdt_entry(0, 0xfffff, ACC_DATA(3), SEG_4G);
-	c->gdt[GDT_ENTRY_TSS] = gdt_entry((uint32_t)&c->tss, sizeof(c->tss) - 1, ACC_TSS, 0);
-	c->gdt[GDT_ENTRY_PERCPU] = gdt_entry((uint32_t)c, sizeof(*c) - 1, ACC_DATA(0), SEG_BYTES);
+	c->cea->gdt[0] = 0;
+	c->cea->gdt[GDT_ENTRY_KERNEL_CS] = gdt_entry(0, 0xfffff, ACC_CODE(0), SEG_4G);
+	c->cea->gdt[GDT_ENTRY_KERNEL_DS] = gdt_entry(0, 0xfffff, ACC_DATA(0), SEG_4G);
+	c->cea->gdt[GDT_ENTRY_USER_CS] = gdt_entry(0, 0xfffff, ACC_CODE(3), SEG_4G);
+	c->cea->gdt[GDT_ENTRY_USER_DS] = gdt_entry(0, 0xfffff, ACC_DATA(3), SEG_4G);
+	c->cea->gdt[GDT_ENTRY_TSS] = gdt_entry((uint32_t)&c->cea->tss, sizeof(c->cea->tss) - 1, ACC_TSS, 0);
+	c->cea->gdt[GDT_ENTRY_PERCPU] = gdt_entry((uint32_t)c, sizeof(*c) - 1, ACC_DATA(0), SEG_BYTES);
 }
 
 /* Loads c's GDT, reloads every segment register from it, and its TSS. */
 static void load_gdt(struct cpu *c)
 {
-	struct desc_ptr p = { sizeof(c->gdt) - 1, (uint32_t)c->gdt };
+	struct desc_ptr p = { sizeof(c->cea->gdt) - 1, (uint32_t)c->cea->gdt };
 
 	__asm__ volatile("lgdt %0\n\t"
 			 "ljmp %1, $1f\n"
@@ -80,10 +83,11 @@ static void load_gdt(struct cpu *c)
 void cpu_init(struct cpu *c, int id)
 {
 	c->self = c;
+	c->cea = &cpu_entry_areas[id];
 	c->id = id;
-	c->tss.ss0 = KERNEL_DS;
+	c->cea->tss.ss0 = KERNEL_DS;
 	/* no I/O permission bitmap: the offset points past the TSS's end */
-	c->tss.io_bitmap_base = sizeof(c->tss);
+	c->cea->tss.io_bitmap_base = sizeof(c->cea->tss);
 	fill_gdt(c);
 	load_gdt(c);
 	c->online = true;

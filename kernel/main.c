@@ -28,6 +28,7 @@
 #include <ronx/sched.h>
 #include <ronx/fpu.h>
 #include <ronx/kaslr.h>
+#include <ronx/pti.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -102,6 +103,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	sort_kernel_exports();
 	ro_after_init_test_boot();
 	pcibios_init();
+	pti_init();		/* before the APs copy CR4 */
 	smp_init();
 	rest_init();
 }

@@ -26,6 +26,7 @@
  * find_get_task(), so the slot cannot become another process while it
  * reads. The count changes under tasks_lock.
  */
+#include <ronx/pti.h>
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/string.h>
@@ -184,7 +185,7 @@ static void switch_to(struct cpu *c, struct task *t)
 	c->need_resched = false;	/* a fresh slice */
 	t->state = TASK_RUNNING;
 	t->cpu = c->id;
-	c->tss.esp0 = t->stack + t->stack_size;
+	load_sp0(c, t->stack + t->stack_size);
 	if (t->mm) {
 		switch_mm(t->mm);
 		/* its FPU registers, whoever had this CPU's before (kernel/fpu.c) */
@@ -270,7 +271,7 @@ void sched_start(const char *comm, unsigned long stack, unsigned long size,
 	t->stack_size = size;
 	t->state = TASK_RUNNING;
 	c->current_task = t;
-	c->tss.esp0 = stack + size;
+	load_sp0(c, stack + size);
 }
 
 /* Gives up the CPU, tasks_lock held, current's state already changed. */

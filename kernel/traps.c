@@ -29,7 +29,8 @@ struct desc_ptr {
 	uint32_t base;
 } __attribute__((packed));
 
-static uint64_t idt[NR_VECTORS] __aligned(8);
+/* in .entry.data: the CPU reads it on delivery from ring 3, in the user set too */
+static uint64_t idt[NR_VECTORS] __aligned(4096) __attribute__((section(".entry.data")));
 extern const uint32_t trap_stubs[NR_VECTORS];
 
 const char *const trap_names[32] = {

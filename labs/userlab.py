@@ -141,7 +141,8 @@ def stopped_in(g, cr3, tries=40):
         g.monitor("stop")
         try:
             regs = registers(g.monitor("info registers"))
-            if regs.get("CR3", 0) & 0xFFFFFFE0 == cr3:
+            # its kernel set, or in ring 3 with PTI its user set (+0x800, ronx/pti.h)
+            if regs.get("CR3", 0) & 0xFFFFFFE0 in (cr3, cr3 | 0x800):
                 return PageTables(g.monitor("info tlb")), regs
         finally:
             g.monitor("cont")

@@ -46,6 +46,7 @@
 static DEFINE_SPINLOCK(pt_walkers_lock);
 #include <ronx/page_ref.h>
 #include <ronx/memory.h>
+#include <ronx/pti.h>
 
 static unsigned long pt_page(struct mm_struct *mm)
 {
@@ -97,6 +98,7 @@ struct mm_struct *mm_alloc(void)
 	}
 	/* the kernel half: the kernel's own page directory, shared */
 	pdpt[pgd_index(TASK_SIZE)] = swapper_pg_dir[pgd_index(TASK_SIZE)];
+	pti_clone_pgd(pdpt);		/* the user set, in the same page */
 	return mm;
 fail:
 	mmput(mm);

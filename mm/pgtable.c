@@ -21,7 +21,12 @@
 #include <ronx/tlbflush.h>
 #include <ronx/mm.h>
 
-pteval_t swapper_pg_dir[PTRS_PER_PGD] __aligned(32);
+/*
+ * Page-aligned, as every mm's PDPT: no kernel-set CR3 after paging_init()
+ * has bit 11 set, which PTI's entry code uses to tell the user set
+ * (ronx/pti.h). boot/entry.asm's early_pdpt is not page-aligned.
+ */
+pteval_t swapper_pg_dir[PTRS_PER_PGD] __aligned(4096);
 /* NX is a reserved bit unless EFER.NXE is on; ptes never carry it then. */
 pteval_t __supported_pte_mask = ~_PAGE_NX;
 bool nx_enabled;

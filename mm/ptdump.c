@@ -4,6 +4,7 @@
  * (seed 001's commit message shows two such dumps). The walk reads the
  * real tables (mm/ptdump_walk.c); mm/ptdump_format.c merges it into lines.
  */
+#include <ronx/pti.h>
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/printk.h>
@@ -24,7 +25,8 @@ void ptdump_walk(struct ptdump_state *st)
 
 /*
  * Without PID, the kernel's tables; with PID, that process's (its user
- * half, then the shared kernel half). The process's task and mm are
+ * half, then the shared kernel half), then with PTI its user set (the
+ * same user half, and the kernel half ring 3 sees: the entry area). The process's task and mm are
  * referenced and its tables pinned for the whole dump, which prints as it
  * walks: the process may exit or unmap meanwhile, its tables stay until
  * the dump ends (docs/design.md, "Lifetimes"). No lock is held.
@@ -49,6 +51,11 @@ static int cmd_ptdump(int argc, char **argv)
 	mm_pin_tables(mm);
 	ptdump_walk_tables(&st, mm->pgd, pt_read_direct_map, 0);
 	ptdump_sharing(t, mm);	/* COW, zero-page and shared runs, if any */
+	if (pti_active) {	/* Linux's current_user: the tables ring 3 runs on */
+		cprintf("---[ PTI user set (CR3 %#lx in ring 3) ]---\n", pti_user_pgd(mm->pgd));
+		ptdump_begin(&st, ptdump_address_markers, shell_print_line, 0);
+		ptdump_walk_tables(&st, pti_user_pgd(mm->pgd), pt_read_direct_map, 0);
+	}
 	mm_unpin_tables(mm);
 	put_process_arg(t, mm);
 	return 0;

@@ -5,6 +5,7 @@
  * The explanation and the region names are pure (mm/walk_format.c,
  * mm/va_region.c), shared with gdb's ronx-walk.
  */
+#include <ronx/pti.h>
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/sections.h>
@@ -101,7 +102,7 @@ static void user_region_of(struct task *t, struct mm_struct *mm, uint32_t va, ch
 static int cmd_walk(int argc, char **argv)
 {
 	struct pt_walk w;
-	char err[96], region[160], frame[160] = "";
+	char err[96], region[160], frame[160] = "", sets[80] = "";
 	struct mm_struct *mm = 0;
 	struct task *t = 0;
 	uint32_t va;
@@ -120,6 +121,15 @@ static int cmd_walk(int argc, char **argv)
 	if (mm)
 		mm_pin_tables(mm);
 	pt_walk(&w, va, mm ? mm->pgd : read_cr3(), pt_read_direct_map, 0);
+	if (mm && pti_active) {		/* and in the set ring 3 runs on? */
+		struct pt_walk u;
+
+		pt_walk(&u, va, pti_user_pgd(mm->pgd), pt_read_direct_map, 0);
+		snprintf(sets, sizeof(sets), "PTI: mapped in %s",
+			 pt_walk_present(&w) ? (pt_walk_present(&u) ? "both sets (kernel and user)" :
+						"the kernel set only (not while in ring 3)") :
+			 pt_walk_present(&u) ? "the user set only" : "neither set");
+	}
 	w.wp = read_cr0() & X86_CR0_WP;
 	w.nxe = rdmsr(MSR_EFER) & EFER_NX;
 	if (t && va < TASK_SIZE)
@@ -135,6 +145,8 @@ static int cmd_walk(int argc, char **argv)
 	pt_walk_print(&w, region, shell_print_line, 0);
 	if (frame[0])
 		cprintf("%s\n", frame);
+	if (sets[0])
+		cprintf("%s\n", sets);
 	return 0;
 }
 SHELL_COMMAND("walk", cmd_walk, "walk VA|FUNCTION [PID]",

@@ -10,6 +10,7 @@
  * mm/effective_prot.c, which `walk VA` uses too), and it names the
  * declared hole instead of hiding it (check_page()).
  */
+#include <ronx/pti.h>
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/printk.h>
@@ -151,6 +152,26 @@ static unsigned long wxcheck_processes(void)
 	return bad;
 }
 
+/*
+ * PTI's user set: its user half is each process's own (walked above);
+ * its kernel half is one directory shared by every process (Linux's W+X
+ * check walks the user copy too).
+ */
+static unsigned long wxcheck_pti_user_set(void)
+{
+	struct wx_walk w = { 0 };
+
+	if (!pti_active || !nx_enabled)
+		return 0;
+	walk_pgd(&w, pti_user_kernel_pdpte(), TASK_SIZE);
+	report_run(&w);
+	if (w.report.wx_pages)
+		pr_warn("ronx: W+X check: PTI user set: FAILED, %lu W+X pages\n", w.report.wx_pages);
+	else
+		pr_info("ronx: W+X check: PTI user set (entry text and entry area): passed, no W+X pages found\n");
+	return w.report.wx_pages;
+}
+
 static int cmd_wxcheck(int argc, char **argv)
 {
 	unsigned long bad;
@@ -159,6 +180,7 @@ static int cmd_wxcheck(int argc, char **argv)
 	(void)argv;
 	bad = ptdump_check_wx().wx_pages;
 	bad += wxcheck_processes();
+	bad += wxcheck_pti_user_set();
 	return bad ? -EPERM : 0;
 }
 SHELL_COMMAND("wxcheck", cmd_wxcheck, "wxcheck", "audit every mapping for W+X pages");

@@ -35,6 +35,7 @@ struct context;
 struct recovery;
 struct spinlock;
 struct mm_struct;
+struct cpu_entry_area;
 
 #define MAX_LOCK_DEPTH	8	/* spinlocks one CPU may hold at once */
 
@@ -53,8 +54,7 @@ struct cpu {
 	struct cpu *self;		/* %fs:0, read by this_cpu() */
 	int id;
 	uint32_t apic_id;
-	uint64_t gdt[GDT_ENTRIES] __aligned(8);
-	struct tss_struct tss __aligned(16);
+	struct cpu_entry_area *cea;	/* its GDT, TSS and entry stack (ronx/pti.h) */
 	struct task *current_task;	/* NULL: the scheduler (or boot) runs */
 	struct context *scheduler;	/* swtch() here to give up the CPU */
 	struct recovery *recovery;	/* catch_faults() while no task runs */

@@ -62,10 +62,19 @@ static inline void __flush_tlb_one(unsigned long addr)
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
 }
 
-/* Global pages survive a CR3 reload; toggling CR4.PGE drops them too. */
+/*
+ * Global pages survive a CR3 reload; toggling CR4.PGE drops them too.
+ * With CR4.PGE already clear (PTI, mm/pti.c) writing it back unchanged
+ * flushes nothing: then a CR3 reload drops everything.
+ */
 static inline void __flush_tlb_all(void)
 {
 	uint32_t cr4 = read_cr4();
+
+	if (!(cr4 & X86_CR4_PGE)) {
+		write_cr3(read_cr3());
+		return;
+	}
 	write_cr4(cr4 & ~X86_CR4_PGE);
 	write_cr4(cr4);
 }

@@ -25,6 +25,8 @@
 #include <ronx/mman.h>
 #include <ronx/exec.h>
 #include <ronx/process.h>
+#include <ronx/mmap_layout.h>
+#include <ronx/random.h>
 
 /*
  * One PT_LOAD (Linux: elf_map() and set_brk()'s bss): its pages mapped
@@ -59,12 +61,20 @@ static int load_segment(struct mm_struct *mm, const struct exec_image *img,
 
 /*
  * The stack (Linux: setup_arg_pages()): USER_STACK_SIZE bytes just below
- * STACK_TOP, and the page under it (STACK_GUARD) never mapped, so that a
- * stack that overflows faults instead of running into what lies below.
+ * the stack top, randomized here with the mmap base (mm/mmap_layout.c)
+ * unless norandmaps; the page under its 8 MiB room (mm_stack_guard())
+ * is never mapped, so that a stack that overflows faults instead of
+ * running into what lies below.
  */
 static int setup_stack(struct mm_struct *mm)
 {
-	return map_area(mm, STACK_BOTTOM, STACK_TOP, VM_READ | VM_WRITE, VMA_STACK);
+	struct mmap_layout l;
+
+	pick_mmap_layout(&l, randomize_va_space, arch_get_random_u32(), arch_get_random_u32());
+	mm->stack_top = l.stack_top;
+	mm->mmap_base = l.mmap_base;
+	return map_area(mm, mm->stack_top - USER_STACK_SIZE, mm->stack_top, VM_READ | VM_WRITE,
+			VMA_STACK);
 }
 
 /*
@@ -97,7 +107,7 @@ static int create_elf_tables(struct mm_struct *mm, int argc, char **argv, int en
 			     char **envp, uint32_t *sp)
 {
 	uint32_t vec[1 + EXEC_MAX_ARGS + 1 + EXEC_MAX_ENV + 1 + 6];
-	uint32_t p = STACK_TOP - 4;	/* the top word stays 0 */
+	uint32_t p = mm->stack_top - 4;	/* the top word stays 0 */
 	int n = 0;
 
 	vec[n++] = (uint32_t)argc;

@@ -33,7 +33,7 @@ DEMOS = {
 
 
 def test_user_programs(t):
-    with Guest("user programs", cpu=CPU_SMEP) as g:
+    with Guest("user programs", cmdline="norandmaps", cpu=CPU_SMEP) as g:
         g.wait_ready()
         before = free_pages(g)
         out = g.command("run hello one two")
@@ -103,7 +103,7 @@ def walk_frames(g, cr3, vas):
 
 
 def test_user_page_tables_from_outside(t):
-    with Guest("user page tables", cpu=CPU_SMEP) as g:
+    with Guest("user page tables", cmdline="norandmaps", cpu=CPU_SMEP) as g:
         g.wait_ready()
         elf = program(initrd_path(g), "spin")
         pids = [run_spin_in_background(g)[0] for _ in range(2)]

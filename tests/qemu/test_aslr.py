@@ -12,6 +12,7 @@ import time
 from guest import PROMPT, Guest
 from tlb import pae_walk, xp64
 from userprog import ps
+import test_modules   # its lsmod parser (a module, so that run.py collects no test twice)
 
 FRAME = 0x000FFFFFFFFFF000
 RW, USER = 2, 4
@@ -85,3 +86,28 @@ def test_aslr_norandmaps_fixed(t):
                     "norandmaps run %d: the fixed layout (stack under 0xc0000000, mmap at 0x40000000)" % i,
                     "top %#x stack %#x mmap %#x" % (top, stack, mm))
         t.check(g.poweroff() == 1, "poweroff after the norandmaps runs")
+
+
+def lowest_module(g):
+    """The lowest module address lsmod names (every autoloaded module's groups)."""
+    addrs = [r[k][0] for r in test_modules.regions(g.command("lsmod")).values() for k in ("text", "ro", "roai", "rw")
+             if r[k][1]]
+    return min(addrs) if addrs else None
+
+
+def test_aslr_module_area(t):
+    """kaslr moves the first module 1 to 1024 pages into the module area;
+    without it the first module sits at its start, 0xf8000000."""
+    with Guest("aslr modules plain") as g:
+        g.wait_ready()
+        low = lowest_module(g)
+        t.check(low == 0xF8000000, "nokaslr (default): the first module at 0xf8000000", low and hex(low))
+        t.check(g.poweroff() == 1, "poweroff after the plain module check")
+    with Guest("aslr modules kaslr", cmdline="kaslr") as g:
+        g.wait_ready()
+        low = lowest_module(g)
+        t.check(low is not None and 0xF8001000 <= low <= 0xF8000000 + (1024 << 12) and not low & 0xfff,
+                "kaslr: the first module 1 to 1024 pages into 0xf8000000-0xfc000000", low and hex(low))
+        out = g.command("wxcheck")
+        t.check(test_modules.BIOS_HOLE in out or "passed, no W+X pages" in out, "kaslr: wxcheck passes with the moved modules", out[-300:])
+        t.check(g.poweroff() == 1, "poweroff after the kaslr module check")

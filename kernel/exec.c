@@ -26,7 +26,6 @@
 #include <ronx/exec.h>
 #include <ronx/process.h>
 #include <ronx/mmap_layout.h>
-#include <ronx/random.h>
 
 /*
  * One PT_LOAD (Linux: elf_map() and set_brk()'s bss): its pages mapped
@@ -68,13 +67,9 @@ static int load_segment(struct mm_struct *mm, const struct exec_image *img,
  */
 static int setup_stack(struct mm_struct *mm)
 {
-	struct mmap_layout l;
+	uint32_t top = mm->stack_top;
 
-	pick_mmap_layout(&l, randomize_va_space, arch_get_random_u32(), arch_get_random_u32());
-	mm->stack_top = l.stack_top;
-	mm->mmap_base = l.mmap_base;
-	return map_area(mm, mm->stack_top - USER_STACK_SIZE, mm->stack_top, VM_READ | VM_WRITE,
-			VMA_STACK);
+	return map_area(mm, top - USER_STACK_SIZE, top, VM_READ | VM_WRITE, VMA_STACK);
 }
 
 /*
@@ -172,6 +167,7 @@ struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t
 	for (int i = 0; i < img.nseg && !ret; i++)
 		ret = load_segment(mm, &img, &img.seg[i]);
 	mm->start_brk = mm->brk = img.brk;
+	arch_pick_mmap_layout(mm);
 	if (!ret)
 		ret = setup_stack(mm);
 	if (!ret)

@@ -8,6 +8,8 @@
 #include <ronx/cmdline.h>
 #include <ronx/errno.h>
 #include <ronx/mmap_layout.h>
+#include <ronx/mm_types.h>
+#include <ronx/random.h>
 
 int randomize_va_space = 2;
 
@@ -19,3 +21,12 @@ static int __init parse_norandmaps(const char *val)
 	return 0;
 }
 BOOT_PARAM("norandmaps", parse_norandmaps, "no value");
+
+void arch_pick_mmap_layout(struct mm_struct *mm)
+{
+	struct mmap_layout l;
+
+	pick_mmap_layout(&l, randomize_va_space, arch_get_random_u32(), arch_get_random_u32());
+	mm->stack_top = l.stack_top;
+	mm->mmap_base = l.mmap_base;
+}

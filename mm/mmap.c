@@ -87,7 +87,9 @@ static long unmap_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 
 static bool touches_guard(const struct mm_struct *mm, uint32_t start, uint32_t end)
 {
-	return start < mm_stack_guard(mm) + PAGE_SIZE && end > mm_stack_guard(mm);
+	uint32_t guard = mm_stack_guard(mm);
+
+	return start < guard + PAGE_SIZE && end > guard;
 }
 
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,

@@ -32,4 +32,8 @@ void pick_mmap_layout(struct mmap_layout *l, int randomize, uint32_t rnd_stack,
 
 /* Linux's /proc/sys/kernel/randomize_va_space: 2 by default, 0 with norandmaps. */
 extern int randomize_va_space;
+
+/* At exec: mm's stack top and mmap base, random unless norandmaps (kernel/randomize_va.c). */
+struct mm_struct;
+void arch_pick_mmap_layout(struct mm_struct *mm);
 #endif

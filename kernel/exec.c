@@ -25,6 +25,7 @@
 #include <ronx/mman.h>
 #include <ronx/exec.h>
 #include <ronx/process.h>
+#include <ronx/mmap_layout.h>
 
 /*
  * One PT_LOAD (Linux: elf_map() and set_brk()'s bss): its pages mapped
@@ -59,12 +60,16 @@ static int load_segment(struct mm_struct *mm, const struct exec_image *img,
 
 /*
  * The stack (Linux: setup_arg_pages()): USER_STACK_SIZE bytes just below
- * STACK_TOP, and the page under it (STACK_GUARD) never mapped, so that a
- * stack that overflows faults instead of running into what lies below.
+ * the stack top, randomized here with the mmap base (mm/mmap_layout.c)
+ * unless norandmaps; the page under its 8 MiB room (mm_stack_guard())
+ * is never mapped, so that a stack that overflows faults instead of
+ * running into what lies below.
  */
 static int setup_stack(struct mm_struct *mm)
 {
-	return map_area(mm, STACK_BOTTOM, STACK_TOP, VM_READ | VM_WRITE, VMA_STACK);
+	uint32_t top = mm->stack_top;
+
+	return map_area(mm, top - USER_STACK_SIZE, top, VM_READ | VM_WRITE, VMA_STACK);
 }
 
 /*
@@ -97,7 +102,7 @@ static int create_elf_tables(struct mm_struct *mm, int argc, char **argv, int en
 			     char **envp, uint32_t *sp)
 {
 	uint32_t vec[1 + EXEC_MAX_ARGS + 1 + EXEC_MAX_ENV + 1 + 6];
-	uint32_t p = STACK_TOP - 4;	/* the top word stays 0 */
+	uint32_t p = mm->stack_top - 4;	/* the top word stays 0 */
 	int n = 0;
 
 	vec[n++] = (uint32_t)argc;
@@ -162,6 +167,7 @@ struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t
 	for (int i = 0; i < img.nseg && !ret; i++)
 		ret = load_segment(mm, &img, &img.seg[i]);
 	mm->start_brk = mm->brk = img.brk;
+	arch_pick_mmap_layout(mm);
 	if (!ret)
 		ret = setup_stack(mm);
 	if (!ret)

@@ -168,7 +168,7 @@ KTEST(mmap, guard_page_stays_unmapped)
 
 	if (!mm)
 		return kt_skip(t, "no memory");
-	a = do_mmap(mm, STACK_GUARD, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1);
+	a = do_mmap(mm, mm_stack_guard(mm), PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1);
 	KT_EXPECT(t, a == -ENOMEM, "MAP_FIXED on the guard page gave %ld", a);
 	a = do_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1);
 	KT_EXPECT(t, a == -EPERM, "MAP_FIXED at 0 (below mmap_min_addr) gave %ld", a);

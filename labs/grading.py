@@ -401,6 +401,9 @@ class Context:
 
     def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="",
              smp=1):
+        # The handouts print the fixed layout (0x40000000, the stack at
+        # 0xbffe0000) and the checks compute from it: labs boot norandmaps.
+        cmdline = (cmdline + " norandmaps").strip()
         key = (cmdline, cpu, memory, iso, initrd, tag, smp)
         got = self._boots.get(key)
         if isinstance(got, Boot) and not got.alive():

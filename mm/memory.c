@@ -62,9 +62,9 @@ static struct vm_area_struct *expand_stack(struct mm_struct *mm, uint32_t addres
 {
 	struct vm_area_struct *v;
 
-	if (address >= STACK_TOP)
+	if (address >= mm->stack_top)
 		return 0;
-	v = vma_grow_down(&mm->vmas, VMA_STACK, address, STACK_LIMIT);
+	v = vma_grow_down(&mm->vmas, VMA_STACK, address, mm_stack_limit(mm));
 	if (v)
 		count_fault(&fault_stats.stack_grows);
 	return v;
@@ -176,6 +176,8 @@ struct mm_struct *dup_mm(struct mm_struct *src)
 	mm->entry = src->entry;
 	mm->start_brk = src->start_brk;
 	mm->brk = src->brk;
+	mm->stack_top = src->stack_top;
+	mm->mmap_base = src->mmap_base;
 	if (copy_page_range(mm, src)) {
 		mmput(mm);
 		return 0;

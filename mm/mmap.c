@@ -85,9 +85,11 @@ static long unmap_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 	return 0;
 }
 
-static bool touches_guard(uint32_t start, uint32_t end)
+static bool touches_guard(const struct mm_struct *mm, uint32_t start, uint32_t end)
 {
-	return start < STACK_GUARD + PAGE_SIZE && end > STACK_GUARD;
+	uint32_t guard = mm_stack_guard(mm);
+
+	return start < guard + PAGE_SIZE && end > guard;
 }
 
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
@@ -114,17 +116,17 @@ long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 			return -EINVAL;
 		if (addr < MMAP_MIN_ADDR)
 			return -EPERM;
-		if (addr > TASK_SIZE - size || touches_guard(addr, addr + size))
+		if (addr > TASK_SIZE - size || touches_guard(mm, addr, addr + size))
 			return -ENOMEM;
 		start = addr;
 		if (unmap_range(mm, start, start + size))
 			return -ENOMEM;
 	} else {
-		start = (addr & ~PAGE_MASK) || addr < TASK_UNMAPPED_BASE ||
-			(uint64_t)addr + size > MMAP_END ||
+		start = (addr & ~PAGE_MASK) || addr < mm->mmap_base ||
+			(uint64_t)addr + size > mm_mmap_end(mm) ||
 			!vma_range_free(&mm->vmas, addr, addr + size) ? 0 : addr;
 		if (!start)
-			start = vma_free_area(&mm->vmas, size, TASK_UNMAPPED_BASE, MMAP_END);
+			start = vma_free_area(&mm->vmas, size, mm->mmap_base, mm_mmap_end(mm));
 		if (!start)
 			return -ENOMEM;
 	}

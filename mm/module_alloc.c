@@ -14,6 +14,8 @@
 #include <ronx/pfn_bitmap.h>
 #include <ronx/mm.h>
 #include <ronx/module_alloc.h>
+#include <ronx/kaslr.h>
+#include <ronx/random.h>
 
 #define MODULE_PAGES	((MODULES_END - MODULES_VADDR) / PAGE_SIZE)
 
@@ -25,10 +27,20 @@ static bool slots_ready;
  * whatever was loaded there next (Linux's vmalloc behaves alike) */
 static unsigned long next_slot;
 
+/*
+ * With KASLR the first module lands 1 to 1024 pages into the area (10
+ * bits, Linux x86's get_module_load_offset()), so that a module address
+ * read in one boot says nothing about the next; the next fit goes on from
+ * there. Without it the first module sits at MODULES_VADDR, as before.
+ */
+#define MODULE_RND_PAGES	1024u
+
 static void init_slots(void)
 {
 	pfn_bitmap_init(&slots, slot_bits, MODULE_PAGES);
 	pfn_bitmap_free_range(&slots, 0, MODULE_PAGES);
+	if (kaslr_offset())
+		next_slot = 1 + arch_get_random_u32() % MODULE_RND_PAGES;
 	slots_ready = true;
 }
 

@@ -85,6 +85,8 @@ struct mm_struct *mm_alloc(void)
 	mm = __va(page);
 	mm->pt_pages = 1;
 	mm->mm_users = 1;
+	mm->stack_top = STACK_TOP;	/* exec randomizes both */
+	mm->mmap_base = TASK_UNMAPPED_BASE;
 	mm->pgd = pt_page(mm);
 	if (!mm->pgd)
 		goto fail;

@@ -84,10 +84,10 @@ static void user_region_of(struct task *t, struct mm_struct *mm, uint32_t va, ch
 	if (v)
 		snprintf(buf, size, "user %s of %pE[%d] 0x%08x-0x%08x: %s", vma_kind_name(v->kind),
 			 t->comm, t->pid, (unsigned)v->vm_start, (unsigned)v->vm_end, why[v->kind]);
-	else if (va >= STACK_GUARD && va < STACK_GUARD + PAGE_SIZE)
+	else if (va >= mm_stack_guard(mm) && va < mm_stack_guard(mm) + PAGE_SIZE)
 		snprintf(buf, size, "user guard page of %pE[%d]: never mapped, so a stack overflow faults",
 			 t->comm, t->pid);
-	else if (va >= STACK_LIMIT && va < STACK_TOP)
+	else if (va >= mm_stack_limit(mm) && va < mm->stack_top)
 		snprintf(buf, size, "user stack room of %pE[%d]: not yet used; a fault here grows the stack (8 MiB limit)",
 			 t->comm, t->pid);
 	else

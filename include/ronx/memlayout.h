@@ -42,7 +42,9 @@
  *
  *   0x00000000 - 0x0000ffff   never mapped: NULL and small offsets fault
  *   0x08048000 ...            the ELF's segments, then brk's heap
- *   0x40000000 ...            anonymous mmap, first fit upwards
+ *   0x40000000 ...            anonymous mmap, first fit upwards (by default
+ *                             exec moves this base and the stack top:
+ *                             ronx/mmap_layout.h; norandmaps: as here)
  *   0xbf7ff000                the guard page: never mapped
  *   0xbf800000 - 0xbffdffff   room for the stack to grow into, on faults
  *                             (8 MiB in all, Linux's RLIMIT_STACK); mmap

@@ -40,7 +40,29 @@ struct mm_struct {
 	volatile unsigned long cpu_mask;	/* CPUs with these tables in CR3 (mm_cpumask) */
 	int mm_users;			/* references: the task, and anyone reading it (mmget) */
 	int pt_walkers;			/* readers of its tables from outside (mm_pin_tables) */
+	uint32_t stack_top;		/* randomized at exec (mm/mmap_layout.c), kept by fork */
+	uint32_t mmap_base;		/* where mmap's search starts, likewise */
 };
+
+/*
+ * What follows from the stack top (memlayout.h's STACK_* for the fixed
+ * layout): the 8 MiB the stack may grow to, the guard page under that,
+ * and mmap's upper end at the guard.
+ */
+static inline uint32_t mm_stack_limit(const struct mm_struct *mm)
+{
+	return mm->stack_top - (8u << 20);	/* STACK_RLIMIT */
+}
+
+static inline uint32_t mm_stack_guard(const struct mm_struct *mm)
+{
+	return mm_stack_limit(mm) - 4096u;	/* one page */
+}
+
+static inline uint32_t mm_mmap_end(const struct mm_struct *mm)
+{
+	return mm_stack_guard(mm);
+}
 
 /* mm/vma.c (pure) */
 const char *vma_kind_name(unsigned kind);

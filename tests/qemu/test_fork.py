@@ -189,7 +189,7 @@ def test_fork_first_touch_zero_page(t):
 
 
 def test_fork_stack_grows(t):
-    with Guest("stack growth") as g:
+    with Guest("stack growth", cmdline="norandmaps") as g:
         g.wait_ready()
         before = free_pages(g)
         s1, s2 = run_spin_in_background(g)[0], run_spin_in_background(g)[0]

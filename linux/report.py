@@ -120,7 +120,33 @@ Not measured: read from Linux's `arch/x86/boot/compressed/kaslr.c`
 | avoided | the compressed kernel, initrd, command line, boot parameters (`mem_avoid`) | the loaded image, the multiboot information and what it points to, the initrd |
 | entropy | `kaslr_get_random_long()`: RDRAND, RDTSC, the i8254 timer, mixed | RDRAND where the CPU has it, else RDTSC mixed |
 | dmesg | `Kernel Offset: 0x... from 0x... (relocation range: ...)` or `Kernel Offset: disabled`, on a panic (`dump_kernel_offset()`, a panic notifier in `arch/x86/kernel/setup.c`) | `Kernel Offset: 0x... from 0xc0100000` at boot, or `Kernel Offset: disabled` |
-| slots on QEMU | — | 15,821 on 128 MiB (13.9 bits), 3,501 on 16 MiB (11.8 bits) |"""
+| slots on QEMU | — | 15,821 on 128 MiB (13.9 bits), 3,501 on 16 MiB (11.8 bits) |
+| modules' area | x86 `get_module_load_offset()`: 1 to 1024 pages into the area when KASLR is on | the same: the first module 1 to 1024 pages (10 bits) into 0xf8000000-0xfc000000 |
+| process stack and mmap (on by default, `norandmaps` off) | stack top: STACK_RND_MASK 0x7ff pages on i386 (11 bits); mmap base: `mmap_rnd_bits` (8 by default on 32-bit) pages | stack top 0-2047 pages under 0xc0000000 (11 bits); mmap base 0-255 pages above 0x40000000 (8 bits), bottom-up (legacy layout) |"""
+
+# Static: Linux's x86-32 PTI read from its source, beside what test_pti reads
+# from QEMU on ronx (nothing booted on Linux for it here).
+PTI_SECTION = """
+
+## PTI: Linux 4.19's x86-32 page-table isolation beside ronx's
+
+Not measured on Linux beyond its boot line and getpid's cost (the issue's
+numbers; `make bench` measures both kernels): read from Linux's
+`arch/x86/mm/pti.c`, `arch/x86/entry/entry_32.S` and
+`arch/x86/include/asm/cpu_entry_area.h`; ronx's column is what
+`tests/qemu/test_pti.py` reads from QEMU.
+
+| | Linux 4.19+ i386, `CONFIG_PAGE_TABLE_ISOLATION` | ronx, `pti=` |
+|---|---|---|
+| on by | `pti=auto` (default): on if the CPU is affected by Meltdown; `pti=on`, `pti=off`, `nopti` | the same names and default; affected = Intel without `ARCH_CAPABILITIES.RDCL_NO` (qemu32: on) |
+| boot line | `Kernel/User page tables isolation: enabled` / `disabled on command line.` | the same |
+| the user copy | a second PGD beside the kernel's (the 8 KiB pair, `PTI_PGTABLE_SWITCH_BIT`) | a second PDPT at +0x800 in the PDPT's own page: CR3 bit 11 |
+| kernel half of the user copy | the cpu_entry_area (GDT, TSS, entry stack, IDT...), `.entry.text`, and, without PCID, the kernel text itself, global (`pti_clone_kernel_text()`) | `.entry.text` (RO+X) and `.entry.data` (the IDT, each CPU's GDT, TSS and entry stack; RW+NX) only |
+| global pages | kept for the kernel text in both copies when there is no PCID | none while PTI is on (CR4.PGE cleared) |
+| entry | `SWITCH_TO_KERNEL_CR3` then `SWITCH_TO_KERNEL_STACK` from the entry stack | the same order: CR3 bit 11 cleared, then the frame copied to `cpu_entry_area.sp0` |
+| exit | `SWITCH_TO_ENTRY_STACK`, `SWITCH_TO_USER_CR3` just before `iret` | the same in `ret_from_trap` |
+| NMI | a saved-CR3 dance in the NMI path | no NMI handler: a ring-0 entry that finds the user set loaded switches to the kernel set |
+| ring 3 touching 0xc0100000 | present (its kernel text is there): error 5/7/0x15 | not present: error 4/6/0x14 |"""
 
 
 def document(meta, boots, linux, ronx, kt, small, small_section):
@@ -211,6 +237,7 @@ def document(meta, boots, linux, ronx, kt, small, small_section):
         w("```")
     o.extend(small_section)
     w(KASLR_SECTION)
+    w(PTI_SECTION)
     w("\n## KTAP summary\n")
     npass = sum(1 for l in kt.lines if l.startswith("ok"))
     w(f"{npass} ok, {kt.failed} not ok (of {len(kt.lines)}); details in `build/results/linux.ktap`.\n")

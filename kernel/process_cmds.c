@@ -161,7 +161,8 @@ static int cmd_run(int argc, char **argv)
 	if (!t)
 		return -ENOENT;
 	if (background) {
-		cprintf("[%d] %pE\n", t->pid, t->comm);
+		/* the name as typed: the program may rename itself before we print */
+		cprintf("[%d] %pE\n", t->pid, argv[1]);
 		return 0;
 	}
 	status = wait_task(t);

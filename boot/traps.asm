@@ -56,7 +56,11 @@ stub_%1:
 	jmp	entry_common
 %endmacro
 
-section .entry.text
+; Page-aligned and padded to a page end, so that the user set maps the
+; trampoline and nothing else (and linker.ld needs no alignment of its own)
+section .entry.text progbits alloc exec nowrite align=4096
+global __entry_text_start, __entry_text_end
+__entry_text_start:
 ; esp -> vector, error code, eip, cs, eflags[, esp, ss]
 entry_common:
 	test	dword [ss:esp + 16], X86_EFLAGS_VM
@@ -165,6 +169,9 @@ STUB_NOERR i
 %endif
 %assign i i+1
 %endrep
+
+	align 4096, db 0xcc
+__entry_text_end:
 
 section .rodata
 align 4

@@ -113,15 +113,22 @@ def test_user_page_tables_from_outside(t):
         procs = ps(g)
         cr3s = {pid: procs[pid][1] for pid in pids}
         t.check(len(set(cr3s.values())) == 2, "two processes, two CR3s (each its own PDPT)", str(cr3s))
-        g.monitor("stop")
-        regs_text = g.monitor("info registers")
-        regs = registers(regs_text)
-        # ps shows the kernel set; in ring 3 with PTI (on by default) the
-        # CPU runs on its user set, the PDPT 0x800 further in the same page
-        cpl3 = re.search(r"\bCPL=3\b", regs_text)
         pti = "Kernel/User page tables isolation: enabled" in g.out
-        seen = regs.get("CR3", 0) & 0xFFFFFFE0
-        running = [p for p in pids if seen == (cr3s[p] | 0x800 if cpl3 and pti else cr3s[p])]
+        # the shell may still be printing ps's output when QEMU stops the CPU:
+        # let it run on (a few times at most) until a spinner is on the CPU
+        for _ in range(20):
+            g.monitor("stop")
+            regs_text = g.monitor("info registers")
+            regs = registers(regs_text)
+            # ps shows the kernel set; in ring 3 with PTI (on by default) the
+            # CPU runs on its user set, the PDPT 0x800 further in the same page
+            cpl3 = re.search(r"\bCPL=3\b", regs_text)
+            seen = regs.get("CR3", 0) & 0xFFFFFFE0
+            running = [p for p in pids if seen == (cr3s[p] | 0x800 if cpl3 and pti else cr3s[p])]
+            if running:
+                break
+            g.monitor("cont")
+            time.sleep(0.1)
         t.check(len(running) == 1, "the stopped CPU's CR3 is one spinning process's (%s set)"
                 % ("user" if cpl3 and pti else "kernel"),
                 "CR3=%#x, processes: %s" % (regs.get("CR3", 0), cr3s))

@@ -18,6 +18,7 @@ the end (RUN_ALONE).
 """
 import glob
 import importlib
+import inspect
 import multiprocessing
 import os
 import re
@@ -46,9 +47,13 @@ def discover(filters):
     for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
         mod = importlib.import_module(os.path.basename(path)[:-3])
         for name in sorted(n for n in dir(mod) if n.startswith("test_")):
+            fn = getattr(mod, name)
+            # a scenario is a function of this file, not one it imported
+            if not inspect.isfunction(fn) or fn.__module__ != mod.__name__:
+                continue
             full = "%s.%s" % (mod.__name__, name)
             if not filters or any(f in full for f in filters):
-                yield full, getattr(mod, name)
+                yield full, fn
 
 
 def batches(tests):

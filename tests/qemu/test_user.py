@@ -111,9 +111,16 @@ def test_user_page_tables_from_outside(t):
         procs = ps(g)
         cr3s = {pid: procs[pid][1] for pid in pids}
         t.check(len(set(cr3s.values())) == 2, "two processes, two CR3s (each its own PDPT)", str(cr3s))
-        g.monitor("stop")
-        regs = registers(g.monitor("info registers"))
-        running = [p for p in pids if cr3s[p] == regs.get("CR3", 0) & 0xFFFFFFE0]
+        # the shell may still be printing ps's output when QEMU stops the CPU:
+        # let it run on (a few times at most) until a spinner is on the CPU
+        for _ in range(20):
+            g.monitor("stop")
+            regs = registers(g.monitor("info registers"))
+            running = [p for p in pids if cr3s[p] == regs.get("CR3", 0) & 0xFFFFFFE0]
+            if running:
+                break
+            g.monitor("cont")
+            time.sleep(0.1)
         t.check(len(running) == 1, "the stopped CPU's CR3 is one spinning process's",
                 "CR3=%#x, processes: %s" % (regs.get("CR3", 0), cr3s))
         t.check(regs.get("CR4", 0) & CR4_SMEP and regs.get("CR4", 0) & CR4_SMAP,

@@ -112,8 +112,8 @@ def program(ctx):
     return ctx.cow_program
 
 
-def boot(ctx, tag=LAB):
-    return ctx.boot(initrd=program(ctx).initrd, tag=tag)
+def boot(ctx, tag=LAB, cmdline=""):
+    return ctx.boot(initrd=program(ctx).initrd, tag=tag, cmdline=cmdline)
 
 
 # -- reading a held process from outside -------------------------------------
@@ -462,7 +462,9 @@ def frames_back(ctx):
        "after fork copies (xp of both frames)", steps=[FLUSH])
 def stale_tlb(ctx):
     p = program(ctx)
-    g = boot(ctx, tag=LAB + "-tlb")
+    # pti=off: with PTI every return to ring 3 writes CR3, which (no PCID
+    # on 32-bit) flushes the whole TLB and would hide a missing flush
+    g = boot(ctx, tag=LAB + "-tlb", cmdline="pti=off")
     s, gst = p.scn, g.guest
     spin = run_spin_in_background(gst)[0]
     mark = len(gst.out)

@@ -22,7 +22,7 @@
 ; leave any data selector (even null) in ds/es.
 
 extern trap_dispatch, smap_enabled, pti_active, __entry_data_start, __entry_data_end
-global trap_stubs, ret_from_trap
+global trap_stubs, ret_from_trap, pti_exit_window
 
 KERNEL_DS	equ 0x10
 PERCPU_SEL	equ 0x30
@@ -42,6 +42,39 @@ X86_EFLAGS_VM	equ 1 << 17
 	mov	[ss:ecx + 4 * i], eax
 %assign i i+1
 %endrep
+%endmacro
+
+; the general registers and data segments, then the kernel's segments
+%macro SAVE_ALL 0
+	pusha
+	push	ds
+	push	es
+	push	fs
+	push	gs
+	mov	ax, KERNEL_DS
+	mov	ds, ax
+	mov	es, ax
+	mov	gs, ax
+	mov	ax, PERCPU_SEL
+	mov	fs, ax
+	cld
+	; ring 3 may have set EFLAGS.AC (popf): with SMAP on that would open
+	; user memory to the whole kernel, so clear it on every entry, as Linux
+	cmp	byte [smap_enabled], 0
+	je	%%ac_clear
+	clac
+%%ac_clear:
+%endmacro
+
+; the frame back (it reads only the stack it is on and the GDT), and iret
+%macro RESTORE_ALL_IRET 0
+	pop	gs
+	pop	fs
+	pop	es
+	pop	ds
+	popa
+	add	esp, 8			; vector and error code
+	iret
 %endmacro
 
 %macro STUB_NOERR 1
@@ -81,12 +114,27 @@ entry_common:
 	push	eax
 	mov	eax, cr3
 	test	eax, PTI_USER_BIT
-	jz	.kernel_set
-	and	eax, ~PTI_USER_BIT
-	mov	cr3, eax
-.kernel_set:
+	jnz	.in_exit_window
 	pop	eax
 	jmp	trap_common
+.in_exit_window:
+	; it interrupted the exit window (or pti_enter before its switch):
+	; the kernel set for the handler, then the user set again before
+	; the iret back, or that task would go on into ring 3 on the whole
+	; kernel set (Linux's entry_32.S: SWITCH_TO_KERNEL_CR3/RESTORE_CR3
+	; around an NMI). Nothing switches tasks from a ring-0 entry, so the
+	; CR3 to return on is this one with bit 11 set again.
+	and	eax, ~PTI_USER_BIT
+	mov	cr3, eax
+	pop	eax
+	SAVE_ALL
+	push	esp			; struct trap_frame *
+	call	trap_dispatch
+	add	esp, 4
+	mov	eax, cr3
+	or	eax, PTI_USER_BIT
+	mov	cr3, eax		; the user set the window ran on
+	RESTORE_ALL_IRET
 .from_user:
 	cmp	byte [ss:pti_active], 0
 	je	trap_common
@@ -113,32 +161,15 @@ pti_enter:				; from ring 3 on the entry stack, user set
 	pop	ecx
 	pop	eax
 trap_common:
-	pusha
-	push	ds
-	push	es
-	push	fs
-	push	gs
-	mov	ax, KERNEL_DS
-	mov	ds, ax
-	mov	es, ax
-	mov	gs, ax
-	mov	ax, PERCPU_SEL
-	mov	fs, ax
-	cld
-	; ring 3 may have set EFLAGS.AC (popf): with SMAP on that would open
-	; user memory to the whole kernel, so clear it on every entry, as Linux
-	cmp	byte [smap_enabled], 0
-	je	.ac_clear
-	clac
-.ac_clear:
+	SAVE_ALL
 	push	esp			; struct trap_frame *
 	call	trap_dispatch
 	add	esp, 4
 ret_from_trap:				; also where a new task first runs
 	test	dword [esp + 4 * 15], 3	; the frame's cs
-	jz	.restore
+	jz	restore_all
 	cmp	byte [pti_active], 0
-	je	.restore
+	je	restore_all
 	; to ring 3 with PTI: the frame onto this CPU's entry stack (ds, es
 	; and fs are still the kernel's here), then the user set
 	mov	eax, [fs:CPU_CEA]
@@ -150,14 +181,13 @@ ret_from_trap:				; also where a new task first runs
 	mov	eax, cr3
 	or	eax, PTI_USER_BIT
 	mov	cr3, eax		; the user set: only the entry area from here
-.restore:
-	pop	gs
-	pop	fs
-	pop	es
-	pop	ds
-	popa
-	add	esp, 8			; vector and error code
-	iret
+	; the exit window: ring 0 on the entry stack under the user set, its
+	; own copy of the pops and iret (so that a breakpoint on it stops
+	; exits to ring 3 only: the PTI_EXIT_WINDOW crash type)
+pti_exit_window:
+	RESTORE_ALL_IRET
+restore_all:				; to ring 0, or to ring 3 without PTI
+	RESTORE_ALL_IRET
 
 ; vectors 8, 10-14, 17, 21 push an error code
 %assign i 0

@@ -264,3 +264,41 @@ def test_pti_smp2(t):
         for pid in pids:
             g.command("kill %d" % pid)
         g.poweroff()
+
+
+def test_pti_exit_window(t):
+    """An entry in the exit window (ring 0, entry stack, user set: after
+    ret_from_trap's switch, before its iret) must return there on the user
+    set. `crash PTI_EXIT_WINDOW` puts DR0 on the window's first
+    instruction, so every exit to ring 3 takes a #DB there; stopped in
+    ring 3 afterwards, the CPU must still be on the user set. Without the
+    switch back in entry_common the process ran in ring 3 on the whole
+    kernel set until its next entry (the control run: CR3 bit 11 clear)."""
+    with Guest("pti exit window", cmdline="pti=on") as g:
+        g.wait_ready()
+        out = g.command("crash PTI_EXIT_WINDOW")
+        t.check(re.search(r"lkdtm: armed on CPU 0: a #DB at pti_exit_window", out),
+                "crash PTI_EXIT_WINDOW arms DR0 on the exit window", out)
+        pid, _ = run_spin_in_background(g)
+        out = g.command("run hello")
+        t.check("hello from user space" in out, "a process's system calls return through the armed window", out)
+        time.sleep(0.3)
+        for n in range(3):
+            regs = stop_in_ring(g, 3)
+            if not t.check(regs, "stop %d: spin (pid %d) in ring 3, after exits through the window" % (n, pid)):
+                break
+            m = re.search(r"\bDR7=([0-9a-f]+)", regs)
+            dr7 = int(m.group(1), 16) if m else 0
+            t.check(dr7 & 1, "stop %d: DR7.L0 is set: the breakpoint is armed (outside: info registers)" % n,
+                    "DR7=%#x" % dr7)
+            check_user_set(t, "window stop %d" % n, g, regs)
+            g.monitor("cont")
+            time.sleep(0.1)
+        out = g.command("crash PTI_EXIT_WINDOW")
+        m = re.search(r"lkdtm: PTI_EXIT_WINDOW disarmed after (\d+) hits", out)
+        t.check(m and int(m.group(1)) > 10,
+                "the #DB really entered in the window (more than 10 hits, one per exit to ring 3)", out)
+        g.command("kill %d" % pid)
+        out = g.command("run hello")
+        t.check("hello from user space" in out, "processes run after the window's breakpoint is gone", out)
+        g.poweroff()

@@ -14,7 +14,8 @@
  * instruction breakpoint is a fault: without RF the CPU would take it
  * again on the same instruction) and counts the hit. The test
  * (tests/qemu/test_pti.py) then stops the CPU in ring 3 and reads CR3.
- * The handler runs on the entry stack: it calls nothing and prints nothing.
+ * Like every handler, it runs on the task's kernel stack, not the entry
+ * stack (boot/traps.asm moves it there).
  */
 #include <stdint.h>
 #include <ronx/compiler.h>

@@ -266,6 +266,31 @@ def test_pti_smp2(t):
         g.poweroff()
 
 
+ENTRY_STACK_PAINT = 0x57acb0b0   # ronx/pti.h: what pti_init() paints the entry stacks with
+ENTRY_STACK_WORST = 4 * (19 + 3 * 17)   # boot/traps.asm's count, in bytes
+
+
+def entry_stack_high_water(g, regs):
+    """Bytes of CPU 0's entry stack ever used, read from outside: the top of
+    its cpu_entry_area page (TR's base, rounded down) down to the long run
+    of paint left below. None if no run of paint is found."""
+    m = re.search(r"^TR\s*=[0-9a-f]+ ([0-9a-f]+)", regs, re.M)
+    if not m:
+        return None
+    cea = int(m.group(1), 16) & ~(PAGE - 1)
+    dump = g.monitor("xp /1024wx %#x" % (cea - PAGE_OFFSET))
+    words = [int(w, 16) for line in dump.splitlines() if ":" in line
+             for w in re.findall(r"0x([0-9a-f]{8})", line.split(":", 1)[1])]
+    if len(words) != 1024:
+        return None
+    run = 0
+    for i in range(1023, -1, -1):
+        run = run + 1 if words[i] == ENTRY_STACK_PAINT else 0
+        if run == 16:
+            return PAGE - 4 * (i + 16)
+    return None
+
+
 def test_pti_exit_window(t):
     """An entry in the exit window (ring 0, entry stack, user set: after
     ret_from_trap's switch, before its iret) must return there on the user
@@ -292,6 +317,15 @@ def test_pti_exit_window(t):
             t.check(dr7 & 1, "stop %d: DR7.L0 is set: the breakpoint is armed (outside: info registers)" % n,
                     "DR7=%#x" % dr7)
             check_user_set(t, "window stop %d" % n, g, regs)
+            if n == 2:
+                depth = entry_stack_high_water(g, regs)
+                # boot/traps.asm's count for one nesting level: the exit frame (19 words)
+                # + a #DB's at most 17 (7 in, 17 copied back out); its C handler ran
+                # on the task's kernel stack (on the entry stack it reached 192 bytes)
+                t.check(depth is not None and 76 < depth <= 76 + 68 <= ENTRY_STACK_WORST,
+                        "the entry stack's high-water mark (xp, from outside) is %s bytes: the exit "
+                        "frame and one nested ring-0 entry, at most %d as counted in boot/traps.asm "
+                        "(worst case with 3 nested: %d)" % (depth, 76 + 68, ENTRY_STACK_WORST))
             g.monitor("cont")
             time.sleep(0.1)
         out = g.command("crash PTI_EXIT_WINDOW")

@@ -299,7 +299,12 @@ def test_pti_exit_window(t):
     ring 3 afterwards, the CPU must still be on the user set. Without the
     switch back in entry_common the process ran in ring 3 on the whole
     kernel set until its next entry (the control run: CR3 bit 11 clear)."""
-    with Guest("pti exit window", cmdline="pti=on") as g:
+    for cmdline in ("pti=on", "pti=on kaslr"):
+        exit_window_boot(t, cmdline)
+
+
+def exit_window_boot(t, cmdline):
+    with Guest("pti exit window " + cmdline, cmdline=cmdline) as g:
         g.wait_ready()
         out = g.command("crash PTI_EXIT_WINDOW")
         t.check(re.search(r"lkdtm: armed on CPU 0: a #DB at pti_exit_window", out),
@@ -316,7 +321,7 @@ def test_pti_exit_window(t):
             dr7 = int(m.group(1), 16) if m else 0
             t.check(dr7 & 1, "stop %d: DR7.L0 is set: the breakpoint is armed (outside: info registers)" % n,
                     "DR7=%#x" % dr7)
-            check_user_set(t, "window stop %d" % n, g, regs)
+            check_user_set(t, "%s, stop %d" % (cmdline, n), g, regs)
             if n == 2:
                 depth = entry_stack_high_water(g, regs)
                 # boot/traps.asm's count for one nesting level: the exit frame (19 words)

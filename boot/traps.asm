@@ -22,7 +22,7 @@
 ; leave any data selector (even null) in ds/es.
 
 extern trap_dispatch, smap_enabled, pti_active, __entry_data_start, __entry_data_end
-global trap_stubs, ret_from_trap
+global trap_stubs, ret_from_trap, pti_exit_window
 
 KERNEL_DS	equ 0x10
 PERCPU_SEL	equ 0x30
@@ -31,6 +31,14 @@ PTI_USER_BIT	equ 0x800	; ronx/pti.h PTI_USER_PGD_OFFSET
 CPU_CEA		equ 12		; offsetof(struct cpu, cea), checked in mm/pti.c
 CEA_SP0		equ 0		; offsetof(struct cpu_entry_area, sp0)
 FRAME_WORDS	equ 19		; struct trap_frame: gs..ds, pusha, vector, error, iret frame
+ENTRY_RESERVE	equ 64		; >= 13 words: what pti_enter copies to the kernel stack's top
+; The entry stack's worst case, in bytes (ronx/pti.h ENTRY_STACK_WORST,
+; checked there against the room the page leaves): the exit frame (19
+; words; an entry from ring 3 puts at most 13 there), then each entry
+; from ring 0 nested on it: at most 17 words (7 on the way in, the frame
+; copied back on the way out). Interrupts are off on the entry stack, so
+; only an NMI, a #DB and a fault of the pops/iret can nest: 3 levels.
+ENTRY_STACK_WORST equ 4 * (FRAME_WORDS + 3 * 17)
 
 X86_EFLAGS_VM	equ 1 << 17
 
@@ -42,6 +50,39 @@ X86_EFLAGS_VM	equ 1 << 17
 	mov	[ss:ecx + 4 * i], eax
 %assign i i+1
 %endrep
+%endmacro
+
+; the general registers and data segments, then the kernel's segments
+%macro SAVE_ALL 0
+	pusha
+	push	ds
+	push	es
+	push	fs
+	push	gs
+	mov	ax, KERNEL_DS
+	mov	ds, ax
+	mov	es, ax
+	mov	gs, ax
+	mov	ax, PERCPU_SEL
+	mov	fs, ax
+	cld
+	; ring 3 may have set EFLAGS.AC (popf): with SMAP on that would open
+	; user memory to the whole kernel, so clear it on every entry, as Linux
+	cmp	byte [smap_enabled], 0
+	je	%%ac_clear
+	clac
+%%ac_clear:
+%endmacro
+
+; the frame back (it reads only the stack it is on and the GDT), and iret
+%macro RESTORE_ALL_IRET 0
+	pop	gs
+	pop	fs
+	pop	es
+	pop	ds
+	popa
+	add	esp, 8			; vector and error code
+	iret
 %endmacro
 
 %macro STUB_NOERR 1
@@ -67,26 +108,70 @@ entry_common:
 	jnz	.from_user		; vm86 (TCG lets ring 3 iret into it): any cs
 	test	dword [ss:esp + 12], 3
 	jnz	.from_user
-	; from ring 0: CR3 and stack are the kernel's, except for a fault or
-	; an NMI on an entry stack, in ret_from_trap's last instructions (a
-	; bad selector in the segment pops or the iret): then the kernel set
-	; first, and the handler runs on the entry stack. Only there: the
-	; early boot PDPT is not page-aligned, its bit 11 is an address bit.
+	; from ring 0: CR3 and stack are the kernel's, except on an entry
+	; stack (an NMI, a #DB or a fault in pti_enter or in ret_from_trap's
+	; last instructions). Only there: the early boot PDPT is not
+	; page-aligned, its bit 11 is an address bit.
 	cmp	byte [ss:pti_active], 0
 	je	trap_common
 	cmp	esp, __entry_data_start
 	jb	trap_common
 	cmp	esp, __entry_data_end
 	jae	trap_common
+	; On an entry stack: the kernel set for the handler if it was the user
+	; set (the exit window, or pti_enter before its switch), and the
+	; handler on the task's kernel stack, not here (the entry stack has
+	; no guard: only this file's code runs on it, so its depth is known,
+	; ENTRY_STACK_WORST). The task's kernel stack is empty while its CPU
+	; is on the entry stack, except for the words pti_enter may be
+	; copying to its top: hence ENTRY_RESERVE. Above the frame there go
+	; the interrupted esp and CR3's bit 11, for the way back
+	; (.back_to_entry_stack), which restores both, as Linux's entry_32.S
+	; does around an NMI: without it, a task interrupted in the exit
+	; window went on in ring 3 on the whole kernel set.
 	push	eax
+	push	ecx
 	mov	eax, cr3
-	test	eax, PTI_USER_BIT
-	jz	.kernel_set
+	mov	ecx, eax
+	and	ecx, PTI_USER_BIT	; 0 or 0x800: the set to go back on
+	jz	.on_kernel_set
 	and	eax, ~PTI_USER_BIT
-	mov	cr3, eax
-.kernel_set:
+	mov	cr3, eax		; the kernel set: from here all is mapped
+.on_kernel_set:
+	mov	eax, esp
+	and	eax, ~(PAGE_SIZE - 1)	; this CPU's cpu_entry_area
+	mov	eax, [ss:eax + CEA_SP0]
+	sub	eax, ENTRY_RESERVE
+	mov	[ss:eax - 4], ecx	; CR3's bit 11
+	lea	ecx, [esp + 4 * 7]
+	mov	[ss:eax - 8], ecx	; the interrupted esp, above its eflags
+	sub	eax, 8 + 4 * 7
+	; ecx, eax, vector, error, eip, cs, eflags: 7 words
+	mov	ecx, eax
+	COPY_WORDS 7
+	mov	esp, ecx		; the task's kernel stack
+	pop	ecx
 	pop	eax
-	jmp	trap_common
+	SAVE_ALL
+	push	esp			; struct trap_frame *
+	call	trap_dispatch
+	add	esp, 4
+.back_to_entry_stack:
+	; the frame (gs..eflags: 17 words) back below the interrupted esp,
+	; then the CR3 it had, then the pops and iret there
+	mov	edi, [esp + 4 * 17]
+	mov	edx, [esp + 4 * 18]
+	sub	edi, 4 * 17
+	mov	esi, esp
+	mov	ecx, 17
+	rep movsd
+	lea	esp, [edi - 4 * 17]
+	test	edx, edx
+	jz	restore_all
+	mov	eax, cr3
+	or	eax, edx
+	mov	cr3, eax		; the user set the window ran on
+	RESTORE_ALL_IRET
 .from_user:
 	cmp	byte [ss:pti_active], 0
 	je	trap_common
@@ -113,32 +198,15 @@ pti_enter:				; from ring 3 on the entry stack, user set
 	pop	ecx
 	pop	eax
 trap_common:
-	pusha
-	push	ds
-	push	es
-	push	fs
-	push	gs
-	mov	ax, KERNEL_DS
-	mov	ds, ax
-	mov	es, ax
-	mov	gs, ax
-	mov	ax, PERCPU_SEL
-	mov	fs, ax
-	cld
-	; ring 3 may have set EFLAGS.AC (popf): with SMAP on that would open
-	; user memory to the whole kernel, so clear it on every entry, as Linux
-	cmp	byte [smap_enabled], 0
-	je	.ac_clear
-	clac
-.ac_clear:
+	SAVE_ALL
 	push	esp			; struct trap_frame *
 	call	trap_dispatch
 	add	esp, 4
 ret_from_trap:				; also where a new task first runs
 	test	dword [esp + 4 * 15], 3	; the frame's cs
-	jz	.restore
+	jz	restore_all
 	cmp	byte [pti_active], 0
-	je	.restore
+	je	restore_all
 	; to ring 3 with PTI: the frame onto this CPU's entry stack (ds, es
 	; and fs are still the kernel's here), then the user set
 	mov	eax, [fs:CPU_CEA]
@@ -150,14 +218,13 @@ ret_from_trap:				; also where a new task first runs
 	mov	eax, cr3
 	or	eax, PTI_USER_BIT
 	mov	cr3, eax		; the user set: only the entry area from here
-.restore:
-	pop	gs
-	pop	fs
-	pop	es
-	pop	ds
-	popa
-	add	esp, 8			; vector and error code
-	iret
+	; the exit window: ring 0 on the entry stack under the user set, its
+	; own copy of the pops and iret (so that a breakpoint on it stops
+	; exits to ring 3 only: the PTI_EXIT_WINDOW crash type)
+pti_exit_window:
+	RESTORE_ALL_IRET
+restore_all:				; to ring 0, or to ring 3 without PTI
+	RESTORE_ALL_IRET
 
 ; vectors 8, 10-14, 17, 21 push an error code
 %assign i 0

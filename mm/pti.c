@@ -35,6 +35,9 @@
 _Static_assert(offsetof(struct cpu, cea) == 12, "boot/traps.asm CPU_CEA");
 _Static_assert(offsetof(struct cpu_entry_area, sp0) == 0, "boot/traps.asm CEA_SP0");
 _Static_assert(sizeof(struct cpu_entry_area) == PAGE_SIZE, "one page per CPU");
+/* no guard below the entry stack: its worst case must fit, with the rest as margin */
+_Static_assert(PAGE_SIZE - offsetof(struct cpu_entry_area, entry_stack) >= 2 * ENTRY_STACK_WORST,
+	       "the entry stack's worst case (boot/traps.asm ENTRY_STACK_WORST) fits twice");
 
 enum pti_mode { PTI_AUTO, PTI_FORCE_ON, PTI_FORCE_OFF };
 
@@ -108,6 +111,18 @@ static void pti_clone_range(char *start, char *end, pteval_t prot)
 		*pti_pte(va) = __pa(va) | (prot & __supported_pte_mask);
 }
 
+/* Before any CPU uses its entry stack: the high-water mark becomes readable. */
+static void paint_entry_stacks(void)
+{
+	for (int i = 0; i < NR_CPUS; i++) {
+		struct cpu_entry_area *cea = &cpu_entry_areas[i];
+		uint32_t *w = (uint32_t *)cea->entry_stack;
+
+		while ((char *)w < (char *)cea + PAGE_SIZE)
+			*w++ = ENTRY_STACK_PAINT;
+	}
+}
+
 void __init pti_init(void)
 {
 	if (pti_mode == PTI_FORCE_OFF) {
@@ -122,6 +137,7 @@ void __init pti_init(void)
 	if (!pti_user_pmd)
 		refuse_boot(KERN_ERR "ronx: cannot boot: no free page for PTI's user page directory\n");
 	memset(__va(pti_user_pmd), 0, PAGE_SIZE);
+	paint_entry_stacks();
 	pti_clone_range(__entry_text_start, __entry_text_end, _PAGE_PRESENT);
 	pti_clone_range(__entry_data_start, __entry_data_end, _PAGE_PRESENT | _PAGE_RW | _PAGE_NX);
 	/* no global pages: the application processors copy this CR4 */

@@ -81,6 +81,8 @@ def ronx_runs(cmdline=""):
         out["bench_yield-pair"] = g.out[start:]
         out["bench_spawn"] = g.command("run bench_spawn 1000 /bin/true", timeout=600)
         out["bench_fork"] = g.command("run bench_fork 200", timeout=600)
+        if re.search(r"^\s+cr3bench ", g.command("help"), re.M):
+            out["cr3bench"] = g.command("cr3bench", timeout=300)
         g.poweroff()
     return out
 
@@ -136,5 +138,16 @@ def rows(row, kernel, initrd):
             "user/bin/%s in the guest, rdtsc around each call; Linux booted with and without "
             "PTI from build/linux/initrd-user.cpio.gz (linux/user-run.sh, ronx_user=bench), "
             "ronx with its shell's run, booted pti=on and pti=off" % key.split("-")[0], verdict)
+    cr3 = [CR3BENCH.search(runs.get("cr3bench", "")) for runs in ronx.values() if runs]
+    cr3 = [m.groups() for m in cr3 if m]
+    row("one CR3 write, and the refill after it (ronx)",
+        "; ".join("%s cycles (min %s), then %s cycles per page touched" % (c[0], c[1], c[2])
+                  for c in cr3) if cr3 else "not measured (no cr3bench)",
+        "(measured, no goal): what PTI adds twice per system call",
+        "the shell's cr3bench in each ronx boot: write_cr3(read_cr3()) timed 1000 times; 16 pages "
+        "of the direct map read warm and right after a CR3 write, the difference per page")
+
+
+CR3BENCH = re.compile(r"cr3bench: one CR3 write: (\d+) cycles \(min (\d+)\);.*?: (\d+) per page refilled")
 
 

@@ -30,6 +30,18 @@ struct cpu_entry_area {
 	uint8_t entry_stack[] __aligned(16);
 } __aligned(4096);
 
+/*
+ * The entry stack has no guard page below it (the TSS and GDT are there),
+ * so only boot/traps.asm runs on it, never C: its worst case is counted
+ * there (ENTRY_STACK_WORST, the same formula: the exit frame of 19 words
+ * and 3 nested ring-0 entries of at most 17 words each) and mm/pti.c
+ * checks at build time that the page leaves room for it. pti_init()
+ * paints the entry stacks with ENTRY_STACK_PAINT, so that their high-water
+ * mark can be read from outside (tests/qemu/test_pti.py).
+ */
+#define ENTRY_STACK_WORST	(4 * (19 + 3 * 17))
+#define ENTRY_STACK_PAINT	0x57acb0b0u
+
 extern struct cpu_entry_area cpu_entry_areas[NR_CPUS];
 extern uint8_t pti_active;	/* read by the trampoline: 1 while PTI is on */
 extern char __entry_text_start[], __entry_text_end[];

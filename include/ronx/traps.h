@@ -48,6 +48,7 @@ static inline uint32_t frame_esp(const struct trap_frame *f)
 }
 
 #define X86_TRAP_DE	0
+#define X86_TRAP_DB	1
 #define X86_TRAP_UD	6
 #define X86_TRAP_GP	13
 #define X86_TRAP_PF	14
@@ -70,6 +71,7 @@ void do_page_fault(struct trap_frame *f);
 void recover_quietly(const struct trap_frame *f, unsigned long cr2);
 void die(const char *what, struct trap_frame *f, unsigned long cr2);
 bool fixup_exception(struct trap_frame *f);
+bool do_debug(struct trap_frame *f);
 bool search_exception_tables(uint32_t ip);
 void decode_pf_error(uint32_t error_code, char *buf, unsigned long size);
 extern const char *const trap_names[32];

@@ -264,3 +264,80 @@ def test_pti_smp2(t):
         for pid in pids:
             g.command("kill %d" % pid)
         g.poweroff()
+
+
+ENTRY_STACK_PAINT = 0x57acb0b0   # ronx/pti.h: what pti_init() paints the entry stacks with
+ENTRY_STACK_WORST = 4 * (19 + 3 * 17)   # boot/traps.asm's count, in bytes
+
+
+def entry_stack_high_water(g, regs):
+    """Bytes of CPU 0's entry stack ever used, read from outside: the top of
+    its cpu_entry_area page (TR's base, rounded down) down to the long run
+    of paint left below. None if no run of paint is found."""
+    m = re.search(r"^TR\s*=[0-9a-f]+ ([0-9a-f]+)", regs, re.M)
+    if not m:
+        return None
+    cea = int(m.group(1), 16) & ~(PAGE - 1)
+    dump = g.monitor("xp /1024wx %#x" % (cea - PAGE_OFFSET))
+    words = [int(w, 16) for line in dump.splitlines() if ":" in line
+             for w in re.findall(r"0x([0-9a-f]{8})", line.split(":", 1)[1])]
+    if len(words) != 1024:
+        return None
+    run = 0
+    for i in range(1023, -1, -1):
+        run = run + 1 if words[i] == ENTRY_STACK_PAINT else 0
+        if run == 16:
+            return PAGE - 4 * (i + 16)
+    return None
+
+
+def test_pti_exit_window(t):
+    """An entry in the exit window (ring 0, entry stack, user set: after
+    ret_from_trap's switch, before its iret) must return there on the user
+    set. `crash PTI_EXIT_WINDOW` puts DR0 on the window's first
+    instruction, so every exit to ring 3 takes a #DB there; stopped in
+    ring 3 afterwards, the CPU must still be on the user set. Without the
+    switch back in entry_common the process ran in ring 3 on the whole
+    kernel set until its next entry (the control run: CR3 bit 11 clear)."""
+    for cmdline in ("pti=on", "pti=on kaslr"):
+        exit_window_boot(t, cmdline)
+
+
+def exit_window_boot(t, cmdline):
+    with Guest("pti exit window " + cmdline, cmdline=cmdline) as g:
+        g.wait_ready()
+        out = g.command("crash PTI_EXIT_WINDOW")
+        t.check(re.search(r"lkdtm: armed on CPU 0: a #DB at pti_exit_window", out),
+                "crash PTI_EXIT_WINDOW arms DR0 on the exit window", out)
+        pid, _ = run_spin_in_background(g)
+        out = g.command("run hello")
+        t.check("hello from user space" in out, "a process's system calls return through the armed window", out)
+        time.sleep(0.3)
+        for n in range(3):
+            regs = stop_in_ring(g, 3)
+            if not t.check(regs, "stop %d: spin (pid %d) in ring 3, after exits through the window" % (n, pid)):
+                break
+            m = re.search(r"\bDR7=([0-9a-f]+)", regs)
+            dr7 = int(m.group(1), 16) if m else 0
+            t.check(dr7 & 1, "stop %d: DR7.L0 is set: the breakpoint is armed (outside: info registers)" % n,
+                    "DR7=%#x" % dr7)
+            check_user_set(t, "%s, stop %d" % (cmdline, n), g, regs)
+            if n == 2:
+                depth = entry_stack_high_water(g, regs)
+                # boot/traps.asm's count for one nesting level: the exit frame (19 words)
+                # + a #DB's at most 17 (7 in, 17 copied back out); its C handler ran
+                # on the task's kernel stack (on the entry stack it reached 192 bytes)
+                t.check(depth is not None and 76 < depth <= 76 + 68 <= ENTRY_STACK_WORST,
+                        "the entry stack's high-water mark (xp, from outside) is %s bytes: the exit "
+                        "frame and one nested ring-0 entry, at most %d as counted in boot/traps.asm "
+                        "(worst case with 3 nested: %d)" % (depth, 76 + 68, ENTRY_STACK_WORST))
+            g.monitor("cont")
+            time.sleep(0.1)
+        out = g.command("crash PTI_EXIT_WINDOW")
+        m = re.search(r"lkdtm: PTI_EXIT_WINDOW disarmed after (\d+) hits", out)
+        t.check(m and int(m.group(1)) > 10,
+                "the #DB really entered in the window (more than 10 hits, one per exit to ring 3)", out)
+        g.command("kill %d" % pid)
+        out = g.command("run hello")
+        t.check("hello from user space" in out, "processes run after the window's breakpoint is gone", out)
+        g.poweroff()

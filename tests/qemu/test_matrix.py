@@ -18,7 +18,7 @@ whole matrix its total, so a slow lane shows up in the log."""
 import re
 import time
 
-from guest import BOOT_EXTRA, Guest
+from guest import Guest, boot_extra_moves_image
 from results import progress
 from smp import PAGE_OFFSET, check_cpus_up, check_trampoline_gone, cpu_states
 from tlb import PAGE, PageTables
@@ -128,8 +128,8 @@ def check_smp(t, name, g, log, ncpus, cpu):
 
 def kaslr_on(cmdline):
     """Whether this boot asks for kaslr (RONX_BOOT_EXTRA's words first; the last word wins)."""
-    words = [w for w in (BOOT_EXTRA + " " + cmdline).split() if w in ("kaslr", "nokaslr")]
-    return bool(words) and words[-1] == "kaslr"
+    words = [w for w in cmdline.split() if w in ("kaslr", "nokaslr")]
+    return words[-1] == "kaslr" if words else boot_extra_moves_image()
 
 
 def check_moved(t, name, g):

@@ -13,10 +13,9 @@ After the child writes, two frames, each its own pid's. The kernel
 image's pages ('K') match _text.._end in kernel.elf. The coloured picture
 reaches the VGA text screen: QEMU reads it at 0xb8000 with attributes."""
 import re
-import subprocess
 import time
 
-from guest import BUILD, PROMPT, Guest
+from guest import PROMPT, Guest
 from tlb import pae_walk
 from userprog import PS_LINE, run_spin_in_background
 
@@ -89,9 +88,9 @@ def views(g, pids):
     return phys, virt
 
 
-def kernel_image_pages():
-    out = subprocess.run(["nm", "%s/kernel.elf" % BUILD], capture_output=True, text=True).stdout
-    sym = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", out, re.M)}
+def kernel_image_pages(g):
+    """The image's physical span in this boot (kaslr moves it: Guest.symbols())."""
+    sym = g.symbols()
     return sym["_text"] - 0xC0000000, sym["_end"] - 0xC0000000
 
 
@@ -102,7 +101,7 @@ def test_memview_fork_from_outside(t):
         phys = cells(out)
         t.check(all(phys.get(a) == "#" for a in range(0, 0x100000, PAGE)),
                 "the low 1 MiB is drawn firmware/reserved (#)")
-        text, end = kernel_image_pages()
+        text, end = kernel_image_pages(g)
         image = [phys.get(a) for a in range(text & ~0xFFF, end, PAGE)]
         t.check(image and all(c in "KP." for c in image) and image.count("K") > len(image) * 3 // 4,
                 "the kernel image's pages (_text..._end from kernel.elf) are drawn K (its own "

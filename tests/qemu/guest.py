@@ -91,9 +91,13 @@ class Guest:
         if self.iso:
             args += ["-cdrom", os.path.join(self.build, "ronx.iso")]
         else:
-            args += ["-kernel", self.kernel, "-initrd", self.initrd,
-                     "-append", " ".join(w for w in (BOOT_EXTRA, self.cmdline) if w)]
+            args += ["-kernel", self.kernel, "-initrd", self.initrd, "-append", self.full_cmdline]
         return args + self.extra
+
+    @property
+    def full_cmdline(self):
+        """The command line the kernel is given: RONX_BOOT_EXTRA's words, then the test's."""
+        return " ".join(w for w in (BOOT_EXTRA, self.cmdline) if w)
 
     def start(self):
         self.started = time.monotonic()

@@ -15,7 +15,7 @@ reaches the VGA text screen: QEMU reads it at 0xb8000 with attributes."""
 import re
 import time
 
-from guest import PROMPT, Guest
+from guest import PROMPT, Guest, skip_under_boot_extra
 from tlb import pae_walk
 from userprog import PS_LINE, run_spin_in_background
 
@@ -187,9 +187,16 @@ def test_memview_colours(t):
         rows = [row[9:] for row in screen if re.match(r"[0-9a-f]{8} [^ ]", "".join(c for c, _ in row))]
         ks = [(c, a) for row in rows for c, a in row if c == "K"]
         hashes = [(c, a) for row in rows for c, a in row if c == "#"]
-        t.check(ks and all(a == 0x09 for _, a in ks) and hashes and all(a == 0x07 for _, a in hashes),
-                "VGA (read by QEMU at 0xb8000): the picture in colour, K blue (0x09), # grey (0x07)",
-                "K attrs %s" % sorted({a for _, a in ks}))
+        if not hashes and skip_under_boot_extra(
+                t, "VGA (read by QEMU at 0xb8000): # grey (0x07)",
+                "the moved image's rows push the low 1 MiB's off the 25-line screen"):
+            t.check(ks and all(a == 0x09 for _, a in ks),
+                    "VGA (read by QEMU at 0xb8000): the picture in colour, K blue (0x09)",
+                    "K attrs %s" % sorted({a for _, a in ks}))
+        else:
+            t.check(ks and all(a == 0x09 for _, a in ks) and hashes and all(a == 0x07 for _, a in hashes),
+                    "VGA (read by QEMU at 0xb8000): the picture in colour, K blue (0x09), # grey (0x07)",
+                    "K attrs %s, # attrs %s" % (sorted({a for _, a in ks}), sorted({a for _, a in hashes})))
         t.check(not any(c == "\033" for row in screen for c, _ in row),
                 "VGA: no ANSI escape bytes on the text screen")
         mark = len(g.out)

@@ -12,7 +12,7 @@ import shutil
 import socket
 import subprocess
 
-from guest import BUILD, ROOT, Guest
+from guest import BUILD, ROOT, Guest, skip_under_boot_extra
 from tlb import PageTables, kernel_symbols
 import walk
 
@@ -72,6 +72,12 @@ def same_walk(gdb_w, shell_w):
 
 
 def test_gdb_walk_across_mark_rodata_ro(t):
+    if skip_under_boot_extra(t, "gdb walks across mark_rodata_ro from the first instruction",
+                             "gdb stops the boot at start_kernel's link address before any "
+                             "instruction runs; under kaslr start_kernel runs in the moved copy, "
+                             "whose offset gdb reads only after trap_init (tools/gdb/ronx.py; "
+                             "test_kaslr_gdb covers gdb under kaslr)"):
+        return
     if not shutil.which("gdb"):
         t.fail("gdb is installed", "no gdb on PATH: tools/setup.sh installs it")
         return

@@ -8,23 +8,26 @@ one by one (tests/qemu/smp.py): the same CR0, CR4, EFER and the kernel's
 CR3, a GDT, TSS and per-CPU segment of its own; the trampoline gone from
 the page tables; and the SMP crash demos fault on the other CPU.
 
+Two lanes boot with `kaslr` (issue 23 item 3), on one CPU and on two: the
+same checks, with every address that comes from kernel.elf (the kernel's
+CR3 is swapper_pg_dir's) moved by the boot's own "Kernel Offset:" line;
+the lane also proves from QEMU that the image did move.
+
 One boot per machine; each prints a progress line with its time, and the
 whole matrix its total, so a slow lane shows up in the log."""
 import re
 import time
 
-import os
-
-from guest import BUILD, Guest
+from guest import Guest, boot_extra_moves_image
 from results import progress
-from smp import check_cpus_up, check_trampoline_gone, cpu_states
-from tlb import PAGE, PageTables, kernel_symbols
+from smp import PAGE_OFFSET, check_cpus_up, check_trampoline_gone, cpu_states
+from tlb import PAGE, PageTables
 
 LOWMEM_MB = 896
 CR4_SMEP, CR4_SMAP = 1 << 20, 1 << 21
 HOLE = "0xc00a0000-0xc0100000"
 
-# name, memory, CPU, more QEMU arguments, what the machine lacks
+# name, memory, CPU, more QEMU arguments, what the machine lacks[, command line]
 MACHINES = [
     ("16M", "16M", "qemu32,+nx,+pae", [], ""),
     ("128M smp1", "128M", "qemu32,+nx,+pae", ["-smp", "1"], ""),
@@ -41,6 +44,8 @@ MACHINES = [
     ("smp2", "128M", "qemu32,+nx,+pae", ["-smp", "2"], ""),
     ("smp4", "128M", "qemu32,+nx,+pae,+smep,+smap", ["-smp", "4"], ""),
     ("smp8 q35", "128M", "qemu32,+nx,+pae", ["-smp", "8", "-M", "q35"], ""),
+    ("kaslr", "128M", "qemu32,+nx,+pae", ["-smp", "1"], "", "kaslr"),
+    ("kaslr smp2", "128M", "qemu32,+nx,+pae", ["-smp", "2"], "", "kaslr"),
 ]
 STALE = {"SMP_STALE_WRITE": "the write faulted on CPU", "SMP_STALE_EXEC": "the call faulted on CPU"}
 
@@ -101,7 +106,7 @@ def check_smp(t, name, g, log, ncpus, cpu):
             % (name, ncpus - 1), "%d found" % len(ok))
     want = "smp: Brought up 1 node, %d CPU%s" % (ncpus, "s" if ncpus > 1 else "")
     t.check(want in log, "[%s] %s" % (name, want))
-    cr3 = kernel_symbols(os.path.join(BUILD, "kernel.elf"))["swapper_pg_dir"] - 0xC0000000
+    cr3 = g.symbols()["swapper_pg_dir"] - PAGE_OFFSET
     states = cpu_states(g)
     t.check(len(states) == ncpus, "[%s] QEMU has %d CPUs" % (name, ncpus), "%d" % len(states))
     check_cpus_up(t, name, states, set(range(ncpus)), cr3)
@@ -121,11 +126,36 @@ def check_smp(t, name, g, log, ncpus, cpu):
                     "[%s] %s: the other CPU oopses, the shell goes on" % (name, demo), out[-900:])
 
 
-def boot_one(t, name, memory, cpu, extra, lacks):
+def kaslr_on(cmdline):
+    """Whether this boot asks for kaslr (RONX_BOOT_EXTRA's words first; the last word wins)."""
+    words = [w for w in cmdline.split() if w in ("kaslr", "nokaslr")]
+    return words[-1] == "kaslr" if words else boot_extra_moves_image()
+
+
+def check_moved(t, name, g):
+    """A kaslr lane: the boot says the image moved, and QEMU's page tables
+    map the moved text (kernel.elf's _text..._etext + offset) RO+X onto the
+    physical pages moved by the same offset."""
+    off = g.kernel_offset()
+    if not t.check(off and off % PAGE == 0, "[%s] dmesg: Kernel Offset: a non-zero 4 KiB multiple" % name,
+                   "0x%x" % off):
+        return
+    s = g.symbols()
+    pt = PageTables(g.monitor("info tlb"))
+    bad = [p for p in pt.pages_where(s["_text"], s["_etext"], lambda x: not x or x.perm() != "RO+X")]
+    bad += ["%08x phys 0x%x" % (va, x.pa & 0xFFFFFFFFF000) for va, x in pt.pages(s["_text"], s["_etext"])
+            if x and (x.pa & 0xFFFFFFFFF000) + (va - x.va) != va - PAGE_OFFSET]
+    t.check(not bad, "[%s] info tlb: the text moved by 0x%x, RO+X, at phys va - PAGE_OFFSET" % (name, off),
+            bad[:5])
+
+
+def boot_one(t, name, memory, cpu, extra, lacks, cmdline=""):
     t0 = time.monotonic()
-    with Guest("matrix " + name, cpu=cpu, memory=memory, extra=extra) as g:
+    with Guest("matrix " + name, cpu=cpu, memory=memory, extra=extra, cmdline=cmdline) as g:
         log = g.wait_ready()
         check_boot_log(t, name, log, memory, lacks)
+        if kaslr_on(cmdline):
+            check_moved(t, name, g)
         leaves = t.ktap(g.command("selftest", timeout=180 if smp_count(extra) == 1 else 900), "selftest[%s]" % name)
         check_wxcheck(t, name, g.command("wxcheck"), lacks)
         if "-smp" in extra:
@@ -133,16 +163,18 @@ def boot_one(t, name, memory, cpu, extra, lacks):
         t.check(g.poweroff() == 1, "[%s] poweroff ends QEMU" % name)
     skips = sum(1 for leaf in leaves if leaf[2] == "skip")
     failed = sum(1 for leaf in leaves if leaf[2] == "not ok")
-    progress("matrix %-11s -m %-4s -cpu %-16s %-9s ready in %.1fs, %d self-tests (%d skipped, %d failed), %.1fs"
-             % (name, memory, cpu, " ".join(extra), g.ready_seconds, len(leaves), skips,
+    progress("matrix %-11s -m %-4s -cpu %-16s %-9s%s ready in %.1fs, %d self-tests (%d skipped, %d failed), %.1fs"
+             % (name, memory, cpu, " ".join(extra), " " + cmdline if cmdline else "", g.ready_seconds,
+                len(leaves), skips,
                 failed, time.monotonic() - t0))
 
 
 def test_matrix(t):
     t0 = time.monotonic()
-    for name, memory, cpu, extra, lacks in MACHINES:
+    for machine in MACHINES:
+        name = machine[0]
         try:
-            boot_one(t, name, memory, cpu, extra, lacks)
+            boot_one(t, *machine)
         except Exception as e:  # one machine that breaks must not hide the others
             t.fail("[%s] boots to the prompt and runs selftest" % name, str(e))
     progress("matrix: %d machines in %.1fs" % (len(MACHINES), time.monotonic() - t0))

@@ -13,10 +13,9 @@ After the child writes, two frames, each its own pid's. The kernel
 image's pages ('K') match _text.._end in kernel.elf. The coloured picture
 reaches the VGA text screen: QEMU reads it at 0xb8000 with attributes."""
 import re
-import subprocess
 import time
 
-from guest import BUILD, PROMPT, Guest
+from guest import PROMPT, Guest, skip_under_boot_extra
 from tlb import pae_walk
 from userprog import PS_LINE, run_spin_in_background
 
@@ -89,9 +88,9 @@ def views(g, pids):
     return phys, virt
 
 
-def kernel_image_pages():
-    out = subprocess.run(["nm", "%s/kernel.elf" % BUILD], capture_output=True, text=True).stdout
-    sym = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", out, re.M)}
+def kernel_image_pages(g):
+    """The image's physical span in this boot (kaslr moves it: Guest.symbols())."""
+    sym = g.symbols()
     return sym["_text"] - 0xC0000000, sym["_end"] - 0xC0000000
 
 
@@ -102,7 +101,7 @@ def test_memview_fork_from_outside(t):
         phys = cells(out)
         t.check(all(phys.get(a) == "#" for a in range(0, 0x100000, PAGE)),
                 "the low 1 MiB is drawn firmware/reserved (#)")
-        text, end = kernel_image_pages()
+        text, end = kernel_image_pages(g)
         image = [phys.get(a) for a in range(text & ~0xFFF, end, PAGE)]
         t.check(image and all(c in "KP." for c in image) and image.count("K") > len(image) * 3 // 4,
                 "the kernel image's pages (_text..._end from kernel.elf) are drawn K (its own "
@@ -188,9 +187,16 @@ def test_memview_colours(t):
         rows = [row[9:] for row in screen if re.match(r"[0-9a-f]{8} [^ ]", "".join(c for c, _ in row))]
         ks = [(c, a) for row in rows for c, a in row if c == "K"]
         hashes = [(c, a) for row in rows for c, a in row if c == "#"]
-        t.check(ks and all(a == 0x09 for _, a in ks) and hashes and all(a == 0x07 for _, a in hashes),
-                "VGA (read by QEMU at 0xb8000): the picture in colour, K blue (0x09), # grey (0x07)",
-                "K attrs %s" % sorted({a for _, a in ks}))
+        if not hashes and skip_under_boot_extra(
+                t, "VGA (read by QEMU at 0xb8000): # grey (0x07)",
+                "the moved image's rows push the low 1 MiB's off the 25-line screen"):
+            t.check(ks and all(a == 0x09 for _, a in ks),
+                    "VGA (read by QEMU at 0xb8000): the picture in colour, K blue (0x09)",
+                    "K attrs %s" % sorted({a for _, a in ks}))
+        else:
+            t.check(ks and all(a == 0x09 for _, a in ks) and hashes and all(a == 0x07 for _, a in hashes),
+                    "VGA (read by QEMU at 0xb8000): the picture in colour, K blue (0x09), # grey (0x07)",
+                    "K attrs %s, # attrs %s" % (sorted({a for _, a in ks}), sorted({a for _, a in hashes})))
         t.check(not any(c == "\033" for row in screen for c, _ in row),
                 "VGA: no ANSI escape bytes on the text screen")
         mark = len(g.out)

@@ -12,7 +12,8 @@ import os
 import re
 
 import ktap
-from guest import BUILD, Guest
+from guest import BUILD, Guest, boot_extra_moves_image, skip_under_boot_extra
+from results import progress
 from tlb import PageTables
 from test_modules import regions
 
@@ -64,8 +65,15 @@ def test_ronx_checks(t):
         for off in (0xa0000, 0xb8000, 0xf0000):
             want["low:%#x" % off] = "RW+X" if hole else "RW+NX"
         for key, value in sorted(want.items()):
-            t.check(r.get(key) == value, "[%s] %s is %s" % (scenario, key, value),
-                    "read %s" % r.get(key))
+            desc = "[%s] %s is %s" % (scenario, key, value)
+            # phys 1 MiB is the text only where the image was not moved
+            if key == "low:0x100000" and skip_under_boot_extra(
+                    t, desc, "phys 1 MiB holds the kernel text only at the fixed layout"):
+                continue
+            t.check(r.get(key) == value, desc, "read %s" % r.get(key))
         result[scenario] = r
+    if boot_extra_moves_image():
+        progress("peer: ronx-checks.json not written: the table's readings are the default boot's")
+        return
     with open(os.path.join(BUILD, "results", "ronx-checks.json"), "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)

@@ -78,15 +78,18 @@ class PageTables:
         return [tuple(r) for r in runs]
 
 
-def kernel_symbols(elf):
-    """name -> address, from nm (a second opinion on where sections are)."""
+def kernel_symbols(elf, offset=0):
+    """name -> address, from nm (a second opinion on where sections are).
+    offset: a kaslr boot's Kernel Offset (Guest.kernel_offset()); every
+    symbol of the image moves by it, absolute ones (nm's 'a', constants
+    such as PAGE_OFFSET) stay."""
     import subprocess
     out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
     syms = {}
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 3:
-            syms[parts[2]] = int(parts[0], 16)
+            syms[parts[2]] = int(parts[0], 16) + (0 if parts[1] in "aA" else offset)
     return syms
 
 

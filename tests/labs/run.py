@@ -74,6 +74,9 @@ import test_scenarios  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
+# submissions graded at a time (and seed workers: twice as many); the
+# default is every core, as tests/qemu/run.py's QEMU_JOBS
+JOBS = int(os.environ.get("LAB_JOBS") or os.cpu_count() or 1)
 CHEATS = os.path.join(HERE, "cheats")
 SEED = 20261203     # one seed for the whole test: every grade sees the same scenarios
 
@@ -877,9 +880,35 @@ def run_recorded(ctx, name, c):
 CHUNK = 7       # wrong solutions per worker: a lab's are graded by several at once
 
 
+def seeded_path(tmp, name):
+    return os.path.join(tmp, "seeded-%s.json" % name)
+
+
+def record_seeded(name, checks, tree):
+    """{check: [the scenarios it drew]} of the solved tree at tree, graded
+    once under SEEDS[1]. A check run after one that drew from the seed may
+    use what that one built (a program, a boot): it is run in a fresh
+    context, so that what it drew is all it depends on."""
+    seeded = {}
+    ctx = RecordingContext(tree, SEEDS[1])
+    drew = False
+    try:
+        for c in checks:
+            if drew:
+                ctx.close()
+                ctx = RecordingContext(tree, SEEDS[1])
+            _, drawn, _ = run_recorded(ctx, name, c)
+            seeded[c.name] = drawn
+            drew = bool(drawn)
+    finally:
+        ctx.close()
+    return seeded
+
+
 def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
     """For lab name, in a tree of its own: which checks depend on the seed
-    (the solved tree graded once, recording), then each wrong solution
+    (the solved tree graded once, recording: the lab's first worker does
+    it, the others read its file), then each wrong solution
     under SEEDS. A wrong solution that failed, under SEED (the class grade),
     a check that draws nothing from the seed fails it under every seed:
     proven without another run. The others are built once and graded
@@ -896,21 +925,15 @@ def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
     if failed:
         out["error"] = "the solved copy does not build: " + failed
         return lab.write_json(out_path, out)
-    # a check run after one that drew from the seed may use what that one
-    # built (a program, a boot): it is run in a fresh context, so that what
-    # it drew is all it depends on
-    ctx = RecordingContext(tree, SEEDS[1])
-    drew = False
-    try:
-        for c in checks:
-            if drew:
-                ctx.close()
-                ctx = RecordingContext(tree, SEEDS[1])
-            _, drawn, _ = run_recorded(ctx, name, c)
-            out["seeded"][c.name] = drawn
-            drew = bool(drawn)
-    finally:
-        ctx.close()
+    # the lab's first worker records; the others start once it has (the
+    # scheduler waits for its file) and read what it found
+    done = seeded_path(tmp, name)
+    if part > 0 and os.path.exists(done):
+        with open(done) as f:
+            out["seeded"] = json.load(f)
+    else:
+        out["seeded"] = record_seeded(name, checks, tree)
+        lab.write_json(done, out["seeded"])
     wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
     for p in sorted(x for x in os.listdir(wrong_dir) if x.endswith(".patch"))[part::parts]:
         w = p[:-len(".patch")]
@@ -972,8 +995,8 @@ def apply_reverse(patch, tree):
 def test_wrong_under_seeds(t, names, tmp):
     """Every wrong solution of every lab loses points under each of SEEDS
     (at least 10). The work is split into workers of CHUNK wrong solutions,
-    each in a tree of its own, two per core at a time: a worker mostly
-    waits for QEMU's answers."""
+    each in a tree of its own, two per core (LAB_JOBS) at a time: a worker
+    mostly waits for QEMU's answers."""
     t0 = time.monotonic()
     jobs = []
     for n in names:
@@ -982,10 +1005,20 @@ def test_wrong_under_seeds(t, names, tmp):
             if os.path.isdir(wrong_dir) else 0
         parts = max(1, (count + CHUNK - 1) // CHUNK)
         jobs += [(n, "%d/%d" % (i, parts)) for i in range(parts)]
+    # every lab's first worker first: it records which checks draw from the
+    # seed, and the lab's other workers start once it has (or has ended)
+    jobs.sort(key=lambda j: not j[1].startswith("0/"))
+    first_done = set()
+
+    def ready(job):
+        n, chunk = job
+        return chunk.startswith("0/") or n in first_done or \
+            os.path.exists(seeded_path(tmp, n))
     procs, outs, merged = [], {}, {}
     while jobs or procs:
-        while jobs and len(procs) < 2 * (os.cpu_count() or 1):
-            n, chunk = jobs.pop(0)
+        while len(procs) < 2 * JOBS and any(ready(j) for j in jobs):
+            n, chunk = next(j for j in jobs if ready(j))
+            jobs.remove((n, chunk))
             path = os.path.join(tmp, "seeds-%s-%s.json" % (n, chunk.replace("/", "-")))
             outs[(n, chunk)] = path
             procs.append(((n, chunk), subprocess.Popen(
@@ -997,6 +1030,8 @@ def test_wrong_under_seeds(t, names, tmp):
             continue
         procs.remove(done)
         (n, chunk), p = done
+        if chunk.startswith("0/"):
+            first_done.add(n)
         said = p.communicate()[0]
         try:
             with open(outs[(n, chunk)]) as f:
@@ -1061,7 +1096,25 @@ def main(argv):
     return 1 if t.failed else 0
 
 
+class Phases:
+    """The wall time of each part of the test, printed as it ends and
+    summed up at the end (where the stage's minutes go)."""
+
+    def __init__(self):
+        self.t0, self.times = time.monotonic(), []
+
+    def done(self, what):
+        now = time.monotonic()
+        self.times.append((what, now - self.t0))
+        progress("labs: %s in %.0fs" % (what, now - self.t0))
+        self.t0 = now
+
+    def summary(self):
+        progress("labs: time by part: " + ", ".join("%s %.0fs" % (w, s) for w, s in self.times))
+
+
 def test_labs(t, labs):
+    ph = Phases()
     present = [n for n in labs if os.path.exists(os.path.join(ROOT, "labs", n, "checks.py"))]
     for n in labs:
         if n not in present:
@@ -1073,6 +1126,7 @@ def test_labs(t, labs):
         t.check(not refused, "%s: the solved files pass the inspection before linking "
                 "(labs/%s/interface)" % (n, n), "\n".join(refused.values()) +
                 "\n(tools/lab.py interface %s says what the interface lacks)" % n)
+    ph.done("build and inspection")
     # `make grade` in a tree, as a student runs it: one lab is enough here
     # (every lab's solved files are graded below, as submissions)
     solved = {}
@@ -1082,6 +1136,7 @@ def test_labs(t, labs):
         got, total = summary(solved)
         t.check(solved and got == total, "%s: the solved tree grades full marks (%d/%d)"
                 % (present[0], got, total), "\n".join(failing(solved)) + "\n" + text[-1500:])
+        ph.done("the solved tree graded")
     tmp = tempfile.mkdtemp(prefix="ronx-labs-")
     try:
         test_todo_before_failure(t, tmp)
@@ -1089,28 +1144,38 @@ def test_labs(t, labs):
             test_student_tree_stands_alone(t, tmp, present[0])
             test_lab_start_output(t, tmp, present[0])
         one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
+        ph.done("paging_init()'s stub and the student's trees")
         classes = {n: make_class(t, n, i, os.path.join(tmp, n), one)
                    for i, n in enumerate(present)}
         items = [(n, sub, path, checks_for_wrong(v, checks, steps, sub))
                  for n, (v, checks, steps) in classes.items()
                  for sub, path in gradeclass.submissions(v.dir)]
-        t0 = time.monotonic()
-        progress("labs: grading %d submissions of %d labs, %d at a time (make grade-class)"
-                 % (len(items), len(classes), os.cpu_count() or 1))
-        gradeclass.grade_many(items, seed=SEED, out=Lines())
-        progress("labs: %d submissions graded in %.0fs" % (len(items), time.monotonic() - t0))
+        ph.done("the classes made")
+        progress("labs: grading %d submissions of %d labs, %d at a time (make grade-class; "
+                 "LAB_JOBS=N)" % (len(items), len(classes), JOBS))
+        rows = gradeclass.grade_many(items, jobs=JOBS, seed=SEED, out=Lines())
+        for n in classes:
+            mine = [r for (ln, _), r in rows.items() if ln == n]
+            progress("labs: %s: %d submissions, %.0fs of grading" % (
+                n, len(mine), sum(r["seconds"] for r in mine)))
+        ph.done("%d submissions graded" % len(items))
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)
         test_wrong_under_seeds(t, list(classes), tmp)
+        ph.done("the wrong solutions under %d seeds" % len(SEEDS))
         if one:
             v = classes[one][0]
             test_alone_equals_class(t, one, v, os.path.join(tmp, one))
             test_time_limit(t, one, os.path.join(tmp, one))
+            ph.done("graded alone, and the time limit")
             test_broken_submissions(t, one, os.path.join(tmp, one))
+            ph.done("broken submissions")
             test_autograder(t, one, v, os.path.join(tmp, one))
+            ph.done("the autograder")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        ph.summary()
 
 
 if __name__ == "__main__":

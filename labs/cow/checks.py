@@ -134,14 +134,16 @@ def show(pte):
     return "not mapped" if pte is None else "frame %#x %s" % (pte & FRAME, "RW" if pte & _RW else "RO")
 
 
-def wait_line(g, mark, pattern, what, timeout=20, past=None):
+def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
     """Waits for the program's line pattern. past: a regex of a line the
-    program prints only after (or instead of) it: once that is there the
-    line will never come, and waiting out the timeout would only cost a
-    wrong solution's grade its 20 s, under each seed."""
+    program prints only after (or instead of) it, looked for from
+    past_from (default: mark): once that is there the line will never
+    come, and waiting out the timeout would only cost a wrong solution's
+    grade its 20 s, under each seed."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         out = g.guest.out[mark:]
+        seen = g.guest.out[mark if past_from is None else past_from:]
         m = re.search(pattern, out, re.M)
         if m:
             time.sleep(0.2)         # its next step is a wait: nothing more to print
@@ -150,9 +152,9 @@ def wait_line(g, mark, pattern, what, timeout=20, past=None):
                         r"BUG: .*|Out of memory: .*)$", out, re.M)
         if bad:
             raise CheckFailed("expected %s, found the program died: %s" % (what, bad.group(1)))
-        if past and re.search(past, out, re.M):
+        if past and re.search(past, seen, re.M):
             raise CheckFailed("expected %s, found the program went on without it:\n%s"
-                              % (what, out[-500:]))
+                              % (what, seen[-500:]))
         time.sleep(0.05)
     raise CheckFailed("expected %s within %ds, found:\n%s" % (what, timeout, g.guest.out[mark:][-500:]))
 
@@ -173,10 +175,16 @@ def reap(g, spin):
 ENDED_CHILD = r"^cowprobe: (fork failed|child exit status)"
 
 
-def step_on(g, spin, pattern, what, past=None):
+def step_on(g, spin, pattern, what, past=None, past_from=None):
     mark = len(g.guest.out)
     reap(g, spin)
-    return wait_line(g, mark, pattern, what, past=past)
+    return wait_line(g, mark, pattern, what, past=past, past_from=past_from)
+
+
+def ended(pid):
+    """The lines that say process pid ended (the shell's, a segfault's)."""
+    return r"(?:^|(?<=ronx> ))(cowprobe\[%d\]: segfault at |\[%d\] cowprobe: (exit status|killed by))" \
+        % (pid, pid)
 
 
 class Walked:
@@ -259,7 +267,7 @@ class HoldRun:
         self.seen["wrote"] = Walked(g, self, self.pages)
         self.seen["free2"] = free_pages(gst)
         step_on(g, spins[1], r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
-                "the parent to reap the child")
+                "the parent to reap the child", past=ended(parent), past_from=mark)
         m = re.search(r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
                       gst.out[mark:])
         self.seen["child_end"] = (int(m.group(1)), int(m.group(2)))
@@ -269,7 +277,9 @@ class HoldRun:
         self.seen["fill"] = "cowprobe: filled 2048 pages" in out
         self.seen["after_fill"] = Walked(g, self, self.pages + sorted(self.image))
         self.seen["free4"] = free_pages(gst)
-        step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages")
+        # a parent that died (fill took its frames) writes nothing
+        step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages",
+                past=ended(parent), past_from=mark)
         self.seen["parent_wrote"] = Walked(g, self, self.pages)
         self.seen["free5"] = free_pages(gst)
         mark2 = len(gst.out)

@@ -302,12 +302,15 @@ def test_stub_declares_its_hints(t, name, hdr):
             {i for i in re.findall(r"\b[A-Za-z_]\w*\b", text) if "_" in i and i in hdr[0]}
         if re.search(r"interrupts (off|disabled)", text):
             ids.add("local_irq_save")
-        with tempfile.NamedTemporaryFile("w", suffix=".c",
-                                         dir=os.path.join(ROOT, os.path.dirname(it.path))) as f:
-            f.write(src)
-            f.flush()
+        # outside the tree (the classes are graded meanwhile, from copies of
+        # its files), its own directory's headers found by -iquote as by "..."
+        with tempfile.TemporaryDirectory(prefix="ronx-stub-") as d:
+            path = os.path.join(d, os.path.basename(it.path))
+            with open(path, "w") as f:
+                f.write(src)
             r = subprocess.run(labinspect.compile_command(ROOT, it.path) + [
-                "-I", os.path.join(ROOT, "labs", "scaffold", "include"), "-E", "-dD", f.name],
+                "-iquote", os.path.join(ROOT, os.path.dirname(it.path)),
+                "-I", os.path.join(ROOT, "labs", "scaffold", "include"), "-E", "-dD", path],
                 capture_output=True, text=True, cwd=ROOT)
         missing = sorted(i for i in ids if not re.search(r"\b%s\b" % re.escape(i), r.stdout))
         t.check(r.returncode == 0 and not missing,
@@ -1145,20 +1148,22 @@ def test_labs(t, labs):
             test_lab_start_output(t, tmp, present[0])
         one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
         ph.done("paging_init()'s stub and the student's trees")
-        classes = {n: make_class(t, n, i, os.path.join(tmp, n), one)
-                   for i, n in enumerate(present)}
-        items = [(n, sub, path, checks_for_wrong(v, checks, steps, sub))
-                 for n, (v, checks, steps) in classes.items()
-                 for sub, path in gradeclass.submissions(v.dir)]
-        ph.done("the classes made")
-        progress("labs: grading %d submissions of %d labs, %d at a time (make grade-class; "
-                 "LAB_JOBS=N)" % (len(items), len(classes), JOBS))
-        rows = gradeclass.grade_many(items, jobs=JOBS, seed=SEED, out=Lines())
+        classes = {}
+
+        def items():
+            """Each lab's class, graded while the next lab's is made."""
+            for i, n in enumerate(present):
+                v, checks, steps = classes[n] = make_class(t, n, i, os.path.join(tmp, n), one)
+                for sub, path in gradeclass.submissions(v.dir):
+                    yield (n, sub, path, checks_for_wrong(v, checks, steps, sub))
+        progress("labs: making the classes of %d labs and grading them, %d submissions at a "
+                 "time (make grade-class; LAB_JOBS=N)" % (len(present), JOBS))
+        rows = gradeclass.grade_many(items(), jobs=JOBS, seed=SEED, out=Lines())
         for n in classes:
             mine = [r for (ln, _), r in rows.items() if ln == n]
             progress("labs: %s: %d submissions, %.0fs of grading" % (
                 n, len(mine), sum(r["seconds"] for r in mine)))
-        ph.done("%d submissions graded" % len(items))
+        ph.done("the classes made and %d submissions graded" % len(rows))
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)

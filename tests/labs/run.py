@@ -880,7 +880,7 @@ def run_recorded(ctx, name, c):
     return o.score < o.points, sorted(ctx.drawn), o
 
 
-CHUNK = 7       # wrong solutions per worker: a lab's are graded by several at once
+WORKERS_PER_LAB = 3     # seed workers per lab on average (each copies and builds a tree)
 
 
 def seeded_path(tmp, name):
@@ -908,7 +908,7 @@ def record_seeded(name, checks, tree):
     return seeded
 
 
-def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
+def wrong_seeds_worker(name, tmp, out_path, chunk):
     """For lab name, in a tree of its own: which checks depend on the seed
     (the solved tree graded once, recording: the lab's first worker does
     it, the others read its file), then each wrong solution
@@ -919,7 +919,8 @@ def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
     failed last first, until one fails (that seed is not full marks)."""
     import grading
     checks, _ = lab.load_lab(name)
-    part, parts = (int(x) for x in chunk.split("/"))
+    part, _, names = chunk.partition(":")     # "1:wrong-a,wrong-b"
+    part = int(part)
     tree = os.path.join(tmp, "seeds-%s-%d" % (name, part))
     copy_solved(tree)
     lab.add_scaffold(tree)
@@ -938,8 +939,8 @@ def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
         out["seeded"] = record_seeded(name, checks, tree)
         lab.write_json(done, out["seeded"])
     wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
-    for p in sorted(x for x in os.listdir(wrong_dir) if x.endswith(".patch"))[part::parts]:
-        w = p[:-len(".patch")]
+    for w in filter(None, names.split(",")):
+        p = w + ".patch"
         t0 = time.monotonic()
         try:
             res = results_of(name, "wrong-" + w)
@@ -995,34 +996,57 @@ def apply_reverse(patch, tree):
     subprocess.run(["patch", "-p1", "-s", "-R", "-i", patch], cwd=tree, capture_output=True)
 
 
-def test_wrong_under_seeds(t, names, tmp):
-    """Every wrong solution of every lab loses points under each of SEEDS
-    (at least 10). The work is split into workers of CHUNK wrong solutions,
-    each in a tree of its own, two per core (LAB_JOBS) at a time: a worker
-    mostly waits for QEMU's answers."""
-    t0 = time.monotonic()
-    jobs = []
+def seed_jobs(names, rows):
+    """[(lab, "PART:wrong,wrong", cost)], the costliest first. A wrong
+    solution costs about what its class grade cost (rows: the class's; 10 s
+    for one not graded there) under each further seed: the labs' wrong
+    solutions are split into WORKERS_PER_LAB workers per lab on average,
+    each of about the same cost (cow's cost 10 s each, layout's 3), so that
+    no lab's worker is the long tail of the step. Part 0 of a lab records
+    which checks draw from the seed (its costliest worker: it starts first)."""
+    wrong = {}
     for n in names:
         wrong_dir = os.path.join(ROOT, "labs", n, "wrong")
-        count = len([x for x in os.listdir(wrong_dir) if x.endswith(".patch")]) \
-            if os.path.isdir(wrong_dir) else 0
-        parts = max(1, (count + CHUNK - 1) // CHUNK)
-        jobs += [(n, "%d/%d" % (i, parts)) for i in range(parts)]
-    # every lab's first worker first: it records which checks draw from the
-    # seed, and the lab's other workers start once it has (or has ended)
-    jobs.sort(key=lambda j: not j[1].startswith("0/"))
+        wrong[n] = sorted(x[:-len(".patch")] for x in os.listdir(wrong_dir)
+                          if x.endswith(".patch")) if os.path.isdir(wrong_dir) else []
+    cost = {(n, w): rows.get((n, "wrong-" + w), {}).get("seconds", 10.0)
+            for n in names for w in wrong[n]}
+    each = sum(cost.values()) / max(1, WORKERS_PER_LAB * len(names))
+    jobs = []
+    for n, ws in wrong.items():
+        mine = sum(cost[n, w] for w in ws)
+        k = max(1, min(len(ws), int(round(mine / each)) if each else 1))
+        bins = [[0.0, []] for _ in range(k)]
+        for w in sorted(ws, key=lambda w: -cost[n, w]):
+            b = min(bins, key=lambda b: b[0])
+            b[0] += cost[n, w]
+            b[1].append(w)
+        bins.sort(key=lambda b: -b[0])
+        jobs += [(n, "%d:%s" % (i, ",".join(sorted(b[1]))), b[0])
+                 for i, b in enumerate(bins) if b[1] or i == 0]
+    return sorted(jobs, key=lambda j: -j[2])
+
+
+def test_wrong_under_seeds(t, names, tmp, rows=None):
+    """Every wrong solution of every lab loses points under each of SEEDS
+    (at least 10). The work is split into workers (seed_jobs()), each in a
+    tree of its own, two per core (LAB_JOBS) at a time: a worker mostly
+    waits for QEMU's answers."""
+    t0 = time.monotonic()
+    jobs = seed_jobs(names, rows or {})
     first_done = set()
 
     def ready(job):
-        n, chunk = job
-        return chunk.startswith("0/") or n in first_done or \
+        n, chunk, _ = job
+        return chunk.startswith("0:") or n in first_done or \
             os.path.exists(seeded_path(tmp, n))
     procs, outs, merged = [], {}, {}
     while jobs or procs:
         while len(procs) < 2 * JOBS and any(ready(j) for j in jobs):
-            n, chunk = next(j for j in jobs if ready(j))
-            jobs.remove((n, chunk))
-            path = os.path.join(tmp, "seeds-%s-%s.json" % (n, chunk.replace("/", "-")))
+            job = next(j for j in jobs if ready(j))
+            jobs.remove(job)
+            n, chunk, _ = job
+            path = os.path.join(tmp, "seeds-%s-%s.json" % (n, chunk.partition(":")[0]))
             outs[(n, chunk)] = path
             procs.append(((n, chunk), subprocess.Popen(
                 [PYTHON, os.path.abspath(__file__), "--wrong-seeds", n, tmp, path, chunk],
@@ -1033,7 +1057,7 @@ def test_wrong_under_seeds(t, names, tmp):
             continue
         procs.remove(done)
         (n, chunk), p = done
-        if chunk.startswith("0/"):
+        if chunk.startswith("0:"):
             first_done.add(n)
         said = p.communicate()[0]
         try:
@@ -1167,7 +1191,7 @@ def test_labs(t, labs):
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)
-        test_wrong_under_seeds(t, list(classes), tmp)
+        test_wrong_under_seeds(t, list(classes), tmp, rows)
         ph.done("the wrong solutions under %d seeds" % len(SEEDS))
         if one:
             v = classes[one][0]

@@ -58,6 +58,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -621,13 +622,19 @@ def test_broken_submissions(t, name, tmp):
                   ("includes-solved", "%s: refused before compiling: it includes ../"
                    % files[-1], "below")]
     own = first_check_of_file(name, files[-1])
-    for sub, said, want in cases:
+
+    def grade(case):
         # a submission that builds is graded with its first two checks (and,
         # for a forged file, the first of that file's own): what is tested
         # here is what is taken, and the one-line reason
+        sub = case[0]
         only = "1,2" + (",%d" % own if sub in forged and own and own > 2 else "")
-        res, out = grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"),
-                               only=only)
+        return grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"),
+                           only=only)
+    # each in its own work directory: LAB_JOBS at a time
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:
+        graded = list(pool.map(grade, cases))
+    for (sub, said, want), (res, out) in zip(cases, graded):
         ok = res is not None and "Traceback" not in out
         score = res["score"] if res else None
         total = res["extra_data"]["max_score"] if res else None

@@ -112,8 +112,11 @@ def finish(lab_name, name, res, status, seconds, results, only=None):
 def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
     """Grades [(lab, name, path)] or [(lab, name, path, only)] jobs at a
     time (default: every core); returns {(lab, name): row}. The teacher's
-    tree is built first, once."""
+    tree is built first, once. items may be a generator: each item is
+    graded as soon as it is made (the progress lines then count up
+    without a total)."""
     jobs = jobs or os.cpu_count() or 1
+    total = "/%d" % len(items) if hasattr(items, "__len__") else ""
     failed = lab.build(lab.ROOT)    # once, before the scratch trees copy its build/
     if failed:
         raise lab.LabError("the teacher's tree does not build:\n%s" % failed)
@@ -127,12 +130,13 @@ def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
             rows[(lab_name, name)] = row
             if slowest[0] is None or row["seconds"] > slowest[0]["seconds"]:
                 slowest[0] = row
-            print("grade-class: [%d/%d] %s: %d/%d in %.1fs%s (slowest so far: %s, %.1fs)"
-                  % (len(rows), len(items), name, row["score"], row["max"], row["seconds"],
+            print("grade-class: [%d%s] %s: %d/%d in %.1fs%s (slowest so far: %s, %.1fs)"
+                  % (len(rows), total, name, row["score"], row["max"], row["seconds"],
                      "" if row["status"] == "graded" else ", " + row["status"],
                      slowest[0]["name"], slowest[0]["seconds"]), file=out, flush=True)
         return row
     with ThreadPoolExecutor(max_workers=jobs) as pool:
+        # map() submits each item as the iterable yields it
         list(pool.map(run, items))
     return rows
 

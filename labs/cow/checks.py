@@ -134,17 +134,27 @@ def show(pte):
     return "not mapped" if pte is None else "frame %#x %s" % (pte & FRAME, "RW" if pte & _RW else "RO")
 
 
-def wait_line(g, mark, pattern, what, timeout=20):
+def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
+    """Waits for the program's line pattern. past: a regex of a line the
+    program prints only after (or instead of) it, looked for from
+    past_from (default: mark): once that is there the line will never
+    come, and waiting out the timeout would only cost a wrong solution's
+    grade its 20 s, under each seed."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        m = re.search(pattern, g.guest.out[mark:], re.M)
+        out = g.guest.out[mark:]
+        seen = g.guest.out[mark if past_from is None else past_from:]
+        m = re.search(pattern, out, re.M)
         if m:
             time.sleep(0.2)         # its next step is a wait: nothing more to print
             return m
         bad = re.search(r"^(\S+\[\d+\]: segfault at .*|\[\d+\] cowprobe: killed by .*|"
-                        r"BUG: .*|Out of memory: .*)$", g.guest.out[mark:], re.M)
+                        r"BUG: .*|Out of memory: .*)$", out, re.M)
         if bad:
             raise CheckFailed("expected %s, found the program died: %s" % (what, bad.group(1)))
+        if past and re.search(past, seen, re.M):
+            raise CheckFailed("expected %s, found the program went on without it:\n%s"
+                              % (what, seen[-500:]))
         time.sleep(0.05)
     raise CheckFailed("expected %s within %ds, found:\n%s" % (what, timeout, g.guest.out[mark:][-500:]))
 
@@ -161,10 +171,20 @@ def reap(g, spin):
         time.sleep(0.05)
 
 
-def step_on(g, spin, pattern, what):
+# a line of cowprobe hold's parent after its child has ended (or no child)
+ENDED_CHILD = r"^cowprobe: (fork failed|child exit status)"
+
+
+def step_on(g, spin, pattern, what, past=None, past_from=None):
     mark = len(g.guest.out)
     reap(g, spin)
-    return wait_line(g, mark, pattern, what)
+    return wait_line(g, mark, pattern, what, past=past, past_from=past_from)
+
+
+def ended(pid):
+    """The lines that say process pid ended (the shell's, a segfault's)."""
+    return r"(?:^|(?<=ronx> ))(cowprobe\[%d\]: segfault at |\[%d\] cowprobe: (exit status|killed by))" \
+        % (pid, pid)
 
 
 class Walked:
@@ -226,7 +246,9 @@ class HoldRun:
         self.seen["spin"] = spent
         mark = len(gst.out)
         g.sh("run cowprobe hold %d %d %d %d %d %d %d %d &" % ((s.n, s.mask, s.k, s.byte) + tuple(spins)))
-        m = wait_line(g, mark, r"cowprobe: child (\d+) of (\d+): forked", "the child to say it was forked")
+        # the parent says the child's exit status only once the child has ended
+        m = wait_line(g, mark, r"cowprobe: child (\d+) of (\d+): forked", "the child to say it was forked",
+                      past=ENDED_CHILD)
         child, parent = int(m.group(1)), int(m.group(2))
         va0 = int(re.search(r"cowprobe: pages at (?:0x)?([0-9a-f]+)", gst.out[mark:]).group(1), 16)
         procs = ps(gst)
@@ -240,12 +262,12 @@ class HoldRun:
         self.seen["forked"] = Walked(g, self, self.pages + sorted(self.image) + stack)
         self.seen["free1"] = free_pages(gst)
         step_on(g, spins[0], r"cowprobe: child wrote; the kernel's write returned (-?\d+)",
-                "the child to write its pages")
+                "the child to write its pages", past=ENDED_CHILD)
         self.seen["kret"] = int(re.search(r"the kernel's write returned (-?\d+)", gst.out[mark:]).group(1))
         self.seen["wrote"] = Walked(g, self, self.pages)
         self.seen["free2"] = free_pages(gst)
         step_on(g, spins[1], r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
-                "the parent to reap the child")
+                "the parent to reap the child", past=ended(parent), past_from=mark)
         m = re.search(r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
                       gst.out[mark:])
         self.seen["child_end"] = (int(m.group(1)), int(m.group(2)))
@@ -255,7 +277,9 @@ class HoldRun:
         self.seen["fill"] = "cowprobe: filled 2048 pages" in out
         self.seen["after_fill"] = Walked(g, self, self.pages + sorted(self.image))
         self.seen["free4"] = free_pages(gst)
-        step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages")
+        # a parent that died (fill took its frames) writes nothing
+        step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages",
+                past=ended(parent), past_from=mark)
         self.seen["parent_wrote"] = Walked(g, self, self.pages)
         self.seen["free5"] = free_pages(gst)
         mark2 = len(gst.out)
@@ -469,8 +493,11 @@ def stale_tlb(ctx):
     spin = run_spin_in_background(gst)[0]
     mark = len(gst.out)
     g.sh("run cowprobe tlb %d %d %d &" % (s.tlb_pages, s.tlb_byte, spin))
+    # the whole line printed but not as a working fork prints it (a child
+    # of -1): it will not be printed again
     m = wait_line(g, mark, r"cowprobe: pages at (?:0x)?([0-9a-f]+); children ([\d ]+); parent wrote",
-                  "the parent to write right after each fork")
+                  "the parent to write right after each fork",
+                  past=r"cowprobe: pages at .*; children .*; parent wrote")
     va0, children = int(m.group(1), 16), [int(x) for x in m.group(2).split()]
     procs = ps(gst)
     parent = [pid for pid, (_, _, name) in procs.items() if name == "cowprobe" and pid not in children]

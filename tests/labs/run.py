@@ -56,8 +56,10 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -74,6 +76,9 @@ import test_scenarios  # noqa: E402
 from results import Results, progress  # noqa: E402
 
 PYTHON = sys.executable
+# submissions graded at a time (and seed workers: twice as many); the
+# default is every core, as tests/qemu/run.py's QEMU_JOBS
+JOBS = int(os.environ.get("LAB_JOBS") or os.cpu_count() or 1)
 CHEATS = os.path.join(HERE, "cheats")
 SEED = 20261203     # one seed for the whole test: every grade sees the same scenarios
 
@@ -299,12 +304,15 @@ def test_stub_declares_its_hints(t, name, hdr):
             {i for i in re.findall(r"\b[A-Za-z_]\w*\b", text) if "_" in i and i in hdr[0]}
         if re.search(r"interrupts (off|disabled)", text):
             ids.add("local_irq_save")
-        with tempfile.NamedTemporaryFile("w", suffix=".c",
-                                         dir=os.path.join(ROOT, os.path.dirname(it.path))) as f:
-            f.write(src)
-            f.flush()
+        # outside the tree (the classes are graded meanwhile, from copies of
+        # its files), its own directory's headers found by -iquote as by "..."
+        with tempfile.TemporaryDirectory(prefix="ronx-stub-") as d:
+            path = os.path.join(d, os.path.basename(it.path))
+            with open(path, "w") as f:
+                f.write(src)
             r = subprocess.run(labinspect.compile_command(ROOT, it.path) + [
-                "-I", os.path.join(ROOT, "labs", "scaffold", "include"), "-E", "-dD", f.name],
+                "-iquote", os.path.join(ROOT, os.path.dirname(it.path)),
+                "-I", os.path.join(ROOT, "labs", "scaffold", "include"), "-E", "-dD", path],
                 capture_output=True, text=True, cwd=ROOT)
         missing = sorted(i for i in ids if not re.search(r"\b%s\b" % re.escape(i), r.stdout))
         t.check(r.returncode == 0 and not missing,
@@ -615,13 +623,19 @@ def test_broken_submissions(t, name, tmp):
                   ("includes-solved", "%s: refused before compiling: it includes ../"
                    % files[-1], "below")]
     own = first_check_of_file(name, files[-1])
-    for sub, said, want in cases:
+
+    def grade(case):
         # a submission that builds is graded with its first two checks (and,
         # for a forged file, the first of that file's own): what is tested
         # here is what is taken, and the one-line reason
+        sub = case[0]
         only = "1,2" + (",%d" % own if sub in forged and own and own > 2 else "")
-        res, out = grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"),
-                               only=only)
+        return grade_alone(name, os.path.join(d, sub), os.path.join(d, sub + ".json"),
+                           only=only)
+    # each in its own work directory: LAB_JOBS at a time
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:
+        graded = list(pool.map(grade, cases))
+    for (sub, said, want), (res, out) in zip(cases, graded):
         ok = res is not None and "Traceback" not in out
         score = res["score"] if res else None
         total = res["extra_data"]["max_score"] if res else None
@@ -874,31 +888,19 @@ def run_recorded(ctx, name, c):
     return o.score < o.points, sorted(ctx.drawn), o
 
 
-CHUNK = 7       # wrong solutions per worker: a lab's are graded by several at once
+WORKERS_PER_LAB = 3     # seed workers per lab on average (each copies and builds a tree)
 
 
-def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
-    """For lab name, in a tree of its own: which checks depend on the seed
-    (the solved tree graded once, recording), then each wrong solution
-    under SEEDS. A wrong solution that failed, under SEED (the class grade),
-    a check that draws nothing from the seed fails it under every seed:
-    proven without another run. The others are built once and graded
-    under each further seed with the seeded checks only, the one that
-    failed last first, until one fails (that seed is not full marks)."""
-    import grading
-    checks, _ = lab.load_lab(name)
-    part, parts = (int(x) for x in chunk.split("/"))
-    tree = os.path.join(tmp, "seeds-%s-%d" % (name, part))
-    copy_solved(tree)
-    lab.add_scaffold(tree)
-    out = {"seeded": {}, "wrong": {}}
-    failed = lab.build(tree)
-    if failed:
-        out["error"] = "the solved copy does not build: " + failed
-        return lab.write_json(out_path, out)
-    # a check run after one that drew from the seed may use what that one
-    # built (a program, a boot): it is run in a fresh context, so that what
-    # it drew is all it depends on
+def seeded_path(tmp, name):
+    return os.path.join(tmp, "seeded-%s.json" % name)
+
+
+def record_seeded(name, checks, tree):
+    """{check: [the scenarios it drew]} of the solved tree at tree, graded
+    once under SEEDS[1]. A check run after one that drew from the seed may
+    use what that one built (a program, a boot): it is run in a fresh
+    context, so that what it drew is all it depends on."""
+    seeded = {}
     ctx = RecordingContext(tree, SEEDS[1])
     drew = False
     try:
@@ -907,13 +909,46 @@ def wrong_seeds_worker(name, tmp, out_path, chunk="0/1"):
                 ctx.close()
                 ctx = RecordingContext(tree, SEEDS[1])
             _, drawn, _ = run_recorded(ctx, name, c)
-            out["seeded"][c.name] = drawn
+            seeded[c.name] = drawn
             drew = bool(drawn)
     finally:
         ctx.close()
+    return seeded
+
+
+def wrong_seeds_worker(name, tmp, out_path, chunk):
+    """For lab name, in a tree of its own: which checks depend on the seed
+    (the solved tree graded once, recording: the lab's first worker does
+    it, the others read its file), then each wrong solution
+    under SEEDS. A wrong solution that failed, under SEED (the class grade),
+    a check that draws nothing from the seed fails it under every seed:
+    proven without another run. The others are built once and graded
+    under each further seed with the seeded checks only, the one that
+    failed last first, until one fails (that seed is not full marks)."""
+    import grading
+    checks, _ = lab.load_lab(name)
+    part, _, names = chunk.partition(":")     # "1:wrong-a,wrong-b"
+    part = int(part)
+    tree = os.path.join(tmp, "seeds-%s-%d" % (name, part))
+    copy_solved(tree)
+    lab.add_scaffold(tree)
+    out = {"seeded": {}, "wrong": {}}
+    failed = lab.build(tree)
+    if failed:
+        out["error"] = "the solved copy does not build: " + failed
+        return lab.write_json(out_path, out)
+    # the lab's first worker records; the others start once it has (the
+    # scheduler waits for its file) and read what it found
+    done = seeded_path(tmp, name)
+    if part > 0 and os.path.exists(done):
+        with open(done) as f:
+            out["seeded"] = json.load(f)
+    else:
+        out["seeded"] = record_seeded(name, checks, tree)
+        lab.write_json(done, out["seeded"])
     wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
-    for p in sorted(x for x in os.listdir(wrong_dir) if x.endswith(".patch"))[part::parts]:
-        w = p[:-len(".patch")]
+    for w in filter(None, names.split(",")):
+        p = w + ".patch"
         t0 = time.monotonic()
         try:
             res = results_of(name, "wrong-" + w)
@@ -969,24 +1004,57 @@ def apply_reverse(patch, tree):
     subprocess.run(["patch", "-p1", "-s", "-R", "-i", patch], cwd=tree, capture_output=True)
 
 
-def test_wrong_under_seeds(t, names, tmp):
-    """Every wrong solution of every lab loses points under each of SEEDS
-    (at least 10). The work is split into workers of CHUNK wrong solutions,
-    each in a tree of its own, two per core at a time: a worker mostly
-    waits for QEMU's answers."""
-    t0 = time.monotonic()
-    jobs = []
+def seed_jobs(names, rows):
+    """[(lab, "PART:wrong,wrong", cost)], the costliest first. A wrong
+    solution costs about what its class grade cost (rows: the class's; 10 s
+    for one not graded there) under each further seed: the labs' wrong
+    solutions are split into WORKERS_PER_LAB workers per lab on average,
+    each of about the same cost (cow's cost 10 s each, layout's 3), so that
+    no lab's worker is the long tail of the step. Part 0 of a lab records
+    which checks draw from the seed (its costliest worker: it starts first)."""
+    wrong = {}
     for n in names:
         wrong_dir = os.path.join(ROOT, "labs", n, "wrong")
-        count = len([x for x in os.listdir(wrong_dir) if x.endswith(".patch")]) \
-            if os.path.isdir(wrong_dir) else 0
-        parts = max(1, (count + CHUNK - 1) // CHUNK)
-        jobs += [(n, "%d/%d" % (i, parts)) for i in range(parts)]
+        wrong[n] = sorted(x[:-len(".patch")] for x in os.listdir(wrong_dir)
+                          if x.endswith(".patch")) if os.path.isdir(wrong_dir) else []
+    cost = {(n, w): rows.get((n, "wrong-" + w), {}).get("seconds", 10.0)
+            for n in names for w in wrong[n]}
+    each = sum(cost.values()) / max(1, WORKERS_PER_LAB * len(names))
+    jobs = []
+    for n, ws in wrong.items():
+        mine = sum(cost[n, w] for w in ws)
+        k = max(1, min(len(ws), int(round(mine / each)) if each else 1))
+        bins = [[0.0, []] for _ in range(k)]
+        for w in sorted(ws, key=lambda w: -cost[n, w]):
+            b = min(bins, key=lambda b: b[0])
+            b[0] += cost[n, w]
+            b[1].append(w)
+        bins.sort(key=lambda b: -b[0])
+        jobs += [(n, "%d:%s" % (i, ",".join(sorted(b[1]))), b[0])
+                 for i, b in enumerate(bins) if b[1] or i == 0]
+    return sorted(jobs, key=lambda j: -j[2])
+
+
+def test_wrong_under_seeds(t, names, tmp, rows=None):
+    """Every wrong solution of every lab loses points under each of SEEDS
+    (at least 10). The work is split into workers (seed_jobs()), each in a
+    tree of its own, two per core (LAB_JOBS) at a time: a worker mostly
+    waits for QEMU's answers."""
+    t0 = time.monotonic()
+    jobs = seed_jobs(names, rows or {})
+    first_done = set()
+
+    def ready(job):
+        n, chunk, _ = job
+        return chunk.startswith("0:") or n in first_done or \
+            os.path.exists(seeded_path(tmp, n))
     procs, outs, merged = [], {}, {}
     while jobs or procs:
-        while jobs and len(procs) < 2 * (os.cpu_count() or 1):
-            n, chunk = jobs.pop(0)
-            path = os.path.join(tmp, "seeds-%s-%s.json" % (n, chunk.replace("/", "-")))
+        while len(procs) < 2 * JOBS and any(ready(j) for j in jobs):
+            job = next(j for j in jobs if ready(j))
+            jobs.remove(job)
+            n, chunk, _ = job
+            path = os.path.join(tmp, "seeds-%s-%s.json" % (n, chunk.partition(":")[0]))
             outs[(n, chunk)] = path
             procs.append(((n, chunk), subprocess.Popen(
                 [PYTHON, os.path.abspath(__file__), "--wrong-seeds", n, tmp, path, chunk],
@@ -997,6 +1065,8 @@ def test_wrong_under_seeds(t, names, tmp):
             continue
         procs.remove(done)
         (n, chunk), p = done
+        if chunk.startswith("0:"):
+            first_done.add(n)
         said = p.communicate()[0]
         try:
             with open(outs[(n, chunk)]) as f:
@@ -1061,7 +1131,54 @@ def main(argv):
     return 1 if t.failed else 0
 
 
+class Deferred:
+    """Results for a test run in a thread beside others: its checks are
+    kept, in order, and added to the real Results when it has ended."""
+
+    def __init__(self):
+        self.calls = []
+
+    def check(self, cond, desc, detail=""):
+        self.calls.append(("check", bool(cond), desc, "" if cond else detail))
+        return bool(cond)
+
+    def skip(self, desc, reason):
+        self.calls.append(("skip", desc, reason))
+
+    def fail(self, desc, detail):
+        self.calls.append(("fail", desc, detail))
+
+    def run(self, what, fn, *args):
+        try:
+            fn(self, *args)
+        except Exception as e:  # a crash is a failed check, as in the main thread's tests
+            import traceback
+            self.fail(what, "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc()[-1500:]))
+
+    def replay(self, t):
+        for c in self.calls:
+            getattr(t, c[0])(*c[1:])
+
+
+class Phases:
+    """The wall time of each part of the test, printed as it ends and
+    summed up at the end (where the stage's minutes go)."""
+
+    def __init__(self):
+        self.t0, self.times = time.monotonic(), []
+
+    def done(self, what):
+        now = time.monotonic()
+        self.times.append((what, now - self.t0))
+        progress("labs: %s in %.0fs" % (what, now - self.t0))
+        self.t0 = now
+
+    def summary(self):
+        progress("labs: time by part: " + ", ".join("%s %.0fs" % (w, s) for w, s in self.times))
+
+
 def test_labs(t, labs):
+    ph = Phases()
     present = [n for n in labs if os.path.exists(os.path.join(ROOT, "labs", n, "checks.py"))]
     for n in labs:
         if n not in present:
@@ -1073,6 +1190,7 @@ def test_labs(t, labs):
         t.check(not refused, "%s: the solved files pass the inspection before linking "
                 "(labs/%s/interface)" % (n, n), "\n".join(refused.values()) +
                 "\n(tools/lab.py interface %s says what the interface lacks)" % n)
+    ph.done("build and inspection")
     # `make grade` in a tree, as a student runs it: one lab is enough here
     # (every lab's solved files are graded below, as submissions)
     solved = {}
@@ -1082,6 +1200,7 @@ def test_labs(t, labs):
         got, total = summary(solved)
         t.check(solved and got == total, "%s: the solved tree grades full marks (%d/%d)"
                 % (present[0], got, total), "\n".join(failing(solved)) + "\n" + text[-1500:])
+        ph.done("the solved tree graded")
     tmp = tempfile.mkdtemp(prefix="ronx-labs-")
     try:
         test_todo_before_failure(t, tmp)
@@ -1089,28 +1208,50 @@ def test_labs(t, labs):
             test_student_tree_stands_alone(t, tmp, present[0])
             test_lab_start_output(t, tmp, present[0])
         one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
-        classes = {n: make_class(t, n, i, os.path.join(tmp, n), one)
-                   for i, n in enumerate(present)}
-        items = [(n, sub, path, checks_for_wrong(v, checks, steps, sub))
-                 for n, (v, checks, steps) in classes.items()
-                 for sub, path in gradeclass.submissions(v.dir)]
-        t0 = time.monotonic()
-        progress("labs: grading %d submissions of %d labs, %d at a time (make grade-class)"
-                 % (len(items), len(classes), os.cpu_count() or 1))
-        gradeclass.grade_many(items, seed=SEED, out=Lines())
-        progress("labs: %d submissions graded in %.0fs" % (len(items), time.monotonic() - t0))
+        ph.done("paging_init()'s stub and the student's trees")
+        classes = {}
+
+        def items():
+            """Each lab's class, graded while the next lab's is made."""
+            for i, n in enumerate(present):
+                v, checks, steps = classes[n] = make_class(t, n, i, os.path.join(tmp, n), one)
+                for sub, path in gradeclass.submissions(v.dir):
+                    yield (n, sub, path, checks_for_wrong(v, checks, steps, sub))
+        progress("labs: making the classes of %d labs and grading them, %d submissions at a "
+                 "time (make grade-class; LAB_JOBS=N)" % (len(present), JOBS))
+        rows = gradeclass.grade_many(items(), jobs=JOBS, seed=SEED, out=Lines())
+        for n in classes:
+            mine = [r for (ln, _), r in rows.items() if ln == n]
+            progress("labs: %s: %d submissions, %.0fs of grading" % (
+                n, len(mine), sum(r["seconds"] for r in mine)))
+        ph.done("the classes made and %d submissions graded" % len(rows))
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)
-        test_wrong_under_seeds(t, list(classes), tmp)
-        if one:
-            v = classes[one][0]
-            test_alone_equals_class(t, one, v, os.path.join(tmp, one))
-            test_time_limit(t, one, os.path.join(tmp, one))
-            test_broken_submissions(t, one, os.path.join(tmp, one))
-            test_autograder(t, one, v, os.path.join(tmp, one))
+        # the seed workers mostly wait for QEMU: the tests below run beside
+        # them (none writes what they read: the class's results, build/)
+        aside = Deferred()
+        seeds = threading.Thread(target=aside.run, args=(
+            "the wrong solutions under seeds", test_wrong_under_seeds, list(classes), tmp, rows))
+        seeds.start()
+        try:
+            if one:
+                v = classes[one][0]
+                test_alone_equals_class(t, one, v, os.path.join(tmp, one))
+                test_time_limit(t, one, os.path.join(tmp, one))
+                ph.done("graded alone, and the time limit")
+                test_broken_submissions(t, one, os.path.join(tmp, one))
+                ph.done("broken submissions")
+                test_autograder(t, one, v, os.path.join(tmp, one))
+                ph.done("the autograder")
+        finally:
+            seeds.join()
+        aside.replay(t)
+        ph.done("the rest of the wrong solutions under %d seeds (they began with graded alone)"
+                % len(SEEDS))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        ph.summary()
 
 
 if __name__ == "__main__":

@@ -253,7 +253,7 @@ map: all
 # ronx's readings for the Linux side-by-side table (docs/linux-vs-ronx.md)
 ronx-checks: all
 	@mkdir -p $(B)/results
-	$(PYTHON) tests/qemu/run.py test_ronx_checks
+	QEMU_KTAP=qemu-ronx-checks.ktap $(PYTHON) tests/qemu/run.py test_ronx_checks
 
 clean:
 	rm -rf $(B)

@@ -34,10 +34,15 @@ BOOT_EXTRA = os.environ.get("RONX_BOOT_EXTRA", "").strip()
 OFFSET = re.compile(r"^Kernel Offset: (?:0x([0-9a-f]+) from 0x[0-9a-f]+|disabled)", re.M)
 
 
-def boot_extra_moves_image():
-    """Whether RONX_BOOT_EXTRA turns kaslr on (the last of kaslr/nokaslr wins)."""
-    words = [w for w in BOOT_EXTRA.split() if w in ("kaslr", "nokaslr")]
+def asks_kaslr(cmdline):
+    """Whether a command line turns kaslr on (the last of kaslr/nokaslr wins)."""
+    words = [w for w in cmdline.split() if w in ("kaslr", "nokaslr")]
     return bool(words) and words[-1] == "kaslr"
+
+
+def boot_extra_moves_image():
+    """Whether RONX_BOOT_EXTRA turns kaslr on."""
+    return asks_kaslr(BOOT_EXTRA)
 
 
 def skip_under_boot_extra(t, desc, why):
@@ -76,6 +81,7 @@ class Guest:
         self.proc = None
         self.qmp = None
         self.tmp = tempfile.mkdtemp(prefix="ronx-qemu-")
+        self._symbols = {}              # Kernel Offset -> symbols(): nm once per offset
 
     # -- life cycle --------------------------------------------------------
     def qemu_args(self):
@@ -183,7 +189,10 @@ class Guest:
     def symbols(self):
         """kernel.elf's symbols where this boot put them (moved by its offset)."""
         from tlb import kernel_symbols
-        return kernel_symbols(self.kernel, self.kernel_offset())
+        off = self.kernel_offset()
+        if off not in self._symbols:
+            self._symbols[off] = kernel_symbols(self.kernel, off)
+        return dict(self._symbols[off])
 
     def command(self, line, timeout=60):
         """Sends one shell line; returns what it printed before the next prompt."""

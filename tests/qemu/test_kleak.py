@@ -13,11 +13,10 @@ and sidt read in ring 3 (qemu32 has no UMIP): they must be caught."""
 import os
 import re
 
-from guest import BUILD, PROMPT, Guest
-from tlb import PageTables, kernel_symbols
-from test_pti import OFFSET, stop_in_ring
+from guest import PROMPT, ROOT, Guest
+from tlb import PageTables
+from test_pti import stop_in_ring
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE_OFFSET = 0xC0000000
 FOUND = re.compile(r"^kleak: (\S+) (\S+)\+(\d+) 0x([0-9a-f]{8})$", re.M)
 SUMMARY = re.compile(r"^kleak: (\d+) words checked, (\d+) at or above", re.M)
@@ -43,10 +42,9 @@ class KernelRange:
     """This boot's kernel addresses, read from outside."""
 
     def __init__(self, g):
-        syms = kernel_symbols(os.path.join(BUILD, "kernel.elf"))
-        m = OFFSET.search(g.out)
-        self.offset = int(m.group(1), 16) if m and m.group(1) else 0
-        self.image = (syms["_text"] + self.offset, syms["_end"] + self.offset)
+        syms = g.symbols()
+        self.offset = g.kernel_offset()
+        self.image = (syms["_text"], syms["_end"])
         regs = stop_in_ring(g, 0)
         self.maps = [(x.va, x.va + x.size) for x in PageTables(g.monitor("info tlb")).maps
                      if x.va >= PAGE_OFFSET] if regs else []

@@ -18,7 +18,7 @@ whole matrix its total, so a slow lane shows up in the log."""
 import re
 import time
 
-from guest import Guest, boot_extra_moves_image
+from guest import Guest, asks_kaslr
 from results import progress
 from smp import PAGE_OFFSET, check_cpus_up, check_trampoline_gone, cpu_states
 from tlb import PAGE, PageTables
@@ -126,12 +126,6 @@ def check_smp(t, name, g, log, ncpus, cpu):
                     "[%s] %s: the other CPU oopses, the shell goes on" % (name, demo), out[-900:])
 
 
-def kaslr_on(cmdline):
-    """Whether this boot asks for kaslr (RONX_BOOT_EXTRA's words first; the last word wins)."""
-    words = [w for w in cmdline.split() if w in ("kaslr", "nokaslr")]
-    return words[-1] == "kaslr" if words else boot_extra_moves_image()
-
-
 def check_moved(t, name, g):
     """A kaslr lane: the boot says the image moved, and QEMU's page tables
     map the moved text (kernel.elf's _text..._etext + offset) RO+X onto the
@@ -154,7 +148,7 @@ def boot_one(t, name, memory, cpu, extra, lacks, cmdline=""):
     with Guest("matrix " + name, cpu=cpu, memory=memory, extra=extra, cmdline=cmdline) as g:
         log = g.wait_ready()
         check_boot_log(t, name, log, memory, lacks)
-        if kaslr_on(cmdline):
+        if asks_kaslr(g.full_cmdline):     # RONX_BOOT_EXTRA's words, then the lane's
             check_moved(t, name, g)
         leaves = t.ktap(g.command("selftest", timeout=180 if smp_count(extra) == 1 else 900), "selftest[%s]" % name)
         check_wxcheck(t, name, g.command("wxcheck"), lacks)

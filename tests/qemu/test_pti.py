@@ -11,12 +11,10 @@ boot's own "Kernel Offset" line, so the checks hold under kaslr too."""
 import re
 import time
 
-from guest import BUILD, Guest
+from guest import Guest
 from smp import cpu_states
-from tlb import PageTables, kernel_symbols, registers, walk_summary, xp64
+from tlb import PageTables, registers, walk_summary, xp64
 from userprog import run_spin_in_background
-
-import os
 
 PAGE = 4096
 PAGE_OFFSET = 0xC0000000
@@ -24,17 +22,14 @@ USER_BIT = 0x800               # ronx/pti.h PTI_USER_PGD_OFFSET
 CR4_PGE = 1 << 7
 ENABLED = "Kernel/User page tables isolation: enabled"
 DISABLED = "Kernel/User page tables isolation: disabled on command line."
-OFFSET = re.compile(r"^Kernel Offset: (?:0x([0-9a-f]+) from|disabled)", re.M)
 CPL = re.compile(r"\bCPL=(\d)")
 
 
 def image_ranges(g):
     """(entry text pages, entry data pages) as sets of va, for this boot."""
-    syms = kernel_symbols(os.path.join(BUILD, "kernel.elf"))
-    m = OFFSET.search(g.out)
-    off = int(m.group(1), 16) if m and m.group(1) else 0
-    text = set(range(syms["__entry_text_start"] + off, syms["__entry_text_end"] + off, PAGE))
-    data = set(range(syms["__entry_data_start"] + off, syms["__entry_data_end"] + off, PAGE))
+    syms = g.symbols()
+    text = set(range(syms["__entry_text_start"], syms["__entry_text_end"], PAGE))
+    data = set(range(syms["__entry_data_start"], syms["__entry_data_end"], PAGE))
     return text, data
 
 
@@ -98,9 +93,7 @@ def check_user_set(t, tag, g, regs):
 
 def kernel_secret(g):
     """A kernel data address, this boot's: the per-CPU structs (struct cpu)."""
-    syms = kernel_symbols(os.path.join(BUILD, "kernel.elf"))
-    m = OFFSET.search(g.out)
-    return syms["cpus"] + (int(m.group(1), 16) if m and m.group(1) else 0)
+    return g.symbols()["cpus"]
 
 
 def demo_kernel_address(t, tag, g, cr3, mapped):

@@ -174,7 +174,7 @@ void __init pti_init(void)
 	pr_info("Kernel/User page tables isolation: enabled\n");
 }
 
-/* Fills the user set beside a new PDPT (mm_alloc()); nothing when PTI is off. */
+/* Fills the user set beside a new process's PDPT; nothing when PTI is off. */
 void pti_clone_pgd(uint64_t *pdpt)
 {
 	uint64_t *user = (uint64_t *)((char *)pdpt + PTI_USER_PGD_OFFSET);

@@ -17,7 +17,7 @@ import re
 import time
 
 from gdbstub import GdbStub, GdbStubError
-from grading import CheckFailed, check, step
+from grading import CheckFailed, GuestError, check, step
 from tlb import PageTables, registers, xp64
 from userlab import build_program, died, initrd_with, start_background, symbols, work_dir
 
@@ -132,7 +132,9 @@ def stopped_in_ring3(g, cr3, tries=60):
 
 
 def start_probe(ctx, g):
-    pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE)
+    """`run ptiprobe ... &` until it says it ran its rounds (it takes well
+    under a second: 10 s is a probe that will never get there)."""
+    pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE, timeout=10)
     return pid, cr3
 
 
@@ -225,10 +227,42 @@ def run_under_stub(g, stub, line):
     g.guest.send(("run " + line + " &\r").encode())
 
 
+# the probe's end: the shell's line, a segfault, an oops
+ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] ptiprobe: (exit status|killed by)|ptiprobe\[\d+\]: "
+                   r"segfault|BUG: |Kernel panic)", re.M)
+
+
+READY = re.compile(r"ptiprobe: pid (\d+) ready")
+
+
+def next_stop(stub, g, mark, timeout=20, ready_within=10):
+    """Waits for a breakpoint: True at one; False if the probe ended first,
+    was not ready (its first lines) within ready_within seconds of mark, or
+    nothing came within timeout (the guest is then stopped, by us). A
+    background job's end shows only at the shell's next command: a probe
+    whose system calls fail says nothing at all."""
+    deadline = time.monotonic() + timeout
+    ready_by = time.monotonic() + ready_within
+    while True:
+        if stub.wait_stop(0.5):
+            return True
+        # stopped by us: a breakpoint's stop may have crossed our interrupt
+        if stub.regs()["eip"] in stub.breakpoints:
+            return True
+        out = g.guest.out[mark:]
+        if ENDED.search(out) or time.monotonic() > deadline or \
+                (time.monotonic() > ready_by and not READY.search(out)):
+            return False
+        stub.cont()
+
+
 def wait_hit(stub, g, mark, what, timeout=20):
-    if not stub.wait_stop(timeout):
-        raise CheckFailed("expected %s within %d s, found it never came:\n%s"
-                          % (what, timeout, died(g.guest.out[mark:])))
+    if not next_stop(stub, g, mark, timeout):
+        out = g.guest.out[mark:]
+        why = "the probe ended first" if ENDED.search(out) else \
+            "the probe never said it was ready" if not READY.search(out) else \
+            "nothing within %d s" % timeout
+        raise CheckFailed("expected %s, found %s:\n%s" % (what, why, died(out)))
 
 
 @check(points=25, name="the entry (gdbstub at the int $0x80 stub, then at trap_common): it "
@@ -293,14 +327,23 @@ def entry(ctx):
         settle(g, mark)
 
 
-def settle(g, mark):
-    """After a gdbstub session: the probe's end line and the prompt, then it is killed."""
+def probe_done(g, mark, timeout=30):
+    """True once the probe has said it ran its rounds; False if it ended
+    first or never said it was ready."""
+    out = g.guest.out[mark:]
+    if not READY.search(out) or ENDED.search(out):
+        return False
     try:
-        g.guest.wait_for(DONE, 30, mark)
-    except Exception:
-        pass
-    m = re.search(r"ptiprobe: pid (\d+) ready", g.guest.out[mark:])
-    if m:
+        g.guest.wait_for(DONE, timeout, mark)
+        return True
+    except GuestError:
+        return False
+
+
+def settle(g, mark):
+    """After a gdbstub session: the probe killed, if it still runs."""
+    m = READY.search(g.guest.out[mark:])
+    if probe_done(g, mark):
         g.sh("kill %s" % m.group(1))
 
 
@@ -328,7 +371,7 @@ def follow_exits(ctx, g, prog, mark):
             stub.break_at(a)
         run_under_stub(g, stub, prog.scn.line())
         for _ in range(2000):
-            if not stub.wait_stop(20):
+            if not next_stop(stub, g, mark):
                 break
             r = stub.regs()
             cpl, cr3, cea = cpu_state(g)
@@ -389,13 +432,10 @@ def exits(ctx):
     prog = program(ctx)
     mark = len(g.guest.out)
     seen = follow_exits(ctx, g, prog, mark)
-    try:
-        g.guest.wait_for(DONE, 30, mark)
-    except Exception:
+    if not probe_done(g, mark):
         raise CheckFailed("expected the probe to run its rounds and say so, found:\n%s"
                           % died(g.guest.out[mark:]))
-    m = re.search(r"ptiprobe: pid (\d+) ready", g.guest.out[mark:])
-    pid = int(m.group(1))
+    pid = int(READY.search(g.guest.out[mark:]).group(1))
     bad = exit_problems(prog, seen, pid)
     ps = g.sh("ps")
     m = re.search(r"^\s*%d \w+\s+0x([0-9a-f]{8})" % pid, ps, re.M)

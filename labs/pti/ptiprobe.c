@@ -6,7 +6,7 @@
  * and reads CR3 and the frame from outside:
  *
  *   ptiprobe B C D S I P ORDER ROUNDS
- *        ROUNDS times, in the order ORDER says:
+ *        first one getpid (below), then ROUNDS times, in the order ORDER says:
  *          s: getpid with ebx ecx edx esi edi ebp = B C D S I P
  *             (probe_int80, then probe_after_int80)
  *          f: the first touch of a fresh page: a page fault
@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 			printf("ptiprobe: bad number %s\n", argv[1 + i]);
 			return 2;
 		}
+	probe_syscall();	/* its first: before any other call could be hurt by a lost register */
 	pages = mmap(0, rounds * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pages == MAP_FAILED) {
 		printf("ptiprobe: mmap failed\n");

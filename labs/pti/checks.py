@@ -12,6 +12,7 @@ the CPU and memory. The test program (ptiprobe.c) is built at grade time;
 the registers it enters the kernel with, the order of its ways back to
 ring 3 and how many rounds it makes come from the grade's seed, and every
 seed has every way back."""
+import contextlib
 import os
 import re
 import time
@@ -30,6 +31,7 @@ FRAME_WORDS = 19                # struct trap_frame
 NR_GETPID = 20
 CPL = re.compile(r"\bCPL=(\d)")
 TR = re.compile(r"^TR\s*=\s*[0-9a-f]+ ([0-9a-f]+)", re.M)
+EIP = re.compile(r"\bEIP=([0-9a-f]+)")
 DONE = r"^ptiprobe: rounds done$"
 PDPTE_ADDR = 0x000FFFFFFFFFF001
 FRAME = 0x000FFFFFFFFFF000          # QEMU's pa carries NX in bit 63     # the directory and present (QEMU sets bit 5 as it walks)
@@ -66,7 +68,9 @@ class Scenario:
     number of rounds."""
 
     def __init__(self, r):
-        self.regs = [r.getrandbits(32) for _ in range(6)]      # ebx ecx edx esi edi ebp
+        # ebx ecx edx esi edi ebp: six different values, so that a register
+        # saved into another's place is seen
+        self.regs = r.sample(range(1 << 32), 6)
         kinds = list("sfc")
         r.shuffle(kinds)
         self.order = "".join(kinds)
@@ -108,38 +112,53 @@ def boot(ctx, tag):
 
 
 # -- reading the CPU from outside ----------------------------------------------
-def cpu_state(g):
+def cpu_state(g, regs=None):
     """(CPL, CR3, this CPU's cpu_entry_area (TR's page)) from `info registers`."""
-    regs = g.monitor("info registers")
+    regs = regs or g.monitor("info registers")
     m, tr = CPL.search(regs), TR.search(regs)
     return (int(m.group(1)) if m else None, registers(regs).get("CR3", 0),
             int(tr.group(1), 16) & ~(PAGE - 1) if tr else None)
 
 
-def stopped_in_ring3(g, cr3, tries=60):
+def stopped_in_ring3(ctx, g, cr3=None, tries=60):
     """Stops the CPU in ring 3 running the process whose kernel set is cr3
-    (ps); returns (CR3 then, info tlb then). The CPU is left stopped."""
-    for _ in range(tries):
-        g.monitor("stop")
-        cpl, now, _ = cpu_state(g)
-        if cpl == 3 and now & ~USER_BIT & ~0x1f == cr3:
-            return now, PageTables(g.monitor("info tlb"))
+    (any process if None); returns (CR3 then, info tlb then). The CPU is
+    left stopped. Failing, says where the CPU was instead."""
+    where, cr2 = {}, 0
+    try:
+        for _ in range(tries):
+            g.monitor("stop")
+            regs = g.monitor("info registers")
+            cpl, now, _ = cpu_state(g, regs)
+            if cpl == 3 and (cr3 is None or now & ~USER_BIT & ~0x1f == cr3):
+                return now, PageTables(g.monitor("info tlb"))
+            m = EIP.search(regs)
+            key = "ring %s at %s" % (cpl, ctx.where(int(m.group(1), 16)) if m else "?")
+            where[key] = where.get(key, 0) + 1
+            cr2 = registers(regs).get("CR2", 0)
+            g.monitor("cont")
+            time.sleep(0.03)
         g.monitor("cont")
-        time.sleep(0.03)
-    g.monitor("cont")
-    raise CheckFailed("expected to stop the CPU in ring 3 in the probe (CR3 %#x or its user set "
-                      "%#x) within %d tries, found it never there" % (cr3, cr3 | USER_BIT, tries))
+    except (GuestError, OSError) as e:
+        raise CheckFailed("expected to stop the CPU in ring 3 in the probe, found QEMU gone "
+                          "(%s; a triple fault?):\n%s" % (e, died(g.guest.out)))
+    seen = ", ".join("%d x %s" % (n, k) for k, n in sorted(where.items(), key=lambda x: -x[1])[:3])
+    raise CheckFailed("expected to stop the CPU in ring 3 in the probe within %d tries, found it "
+                      "never there: %s; last CR2 %#x" % (tries, seen, cr2))
 
 
 def start_probe(ctx, g):
-    """`run ptiprobe ... &` until it says it ran its rounds (it takes well
-    under a second: 10 s is a probe that will never get there)."""
+    """`run ptiprobe ... &` until it has run its rounds (well under a
+    second: 10 s is a probe that will never get there)."""
     pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE, timeout=10)
     return pid, cr3
 
 
 def stop_probe(g, pid):
-    g.sh("kill %d" % pid)
+    try:
+        g.sh("kill %d" % pid)
+    except (GuestError, OSError):
+        pass        # QEMU is gone: the check already says so
 
 
 # -- the user set ---------------------------------------------------------------
@@ -202,15 +221,20 @@ def pti_line(g):
        steps=[RANGE, TRAMPOLINE_RO, ENTRY_NX, NOT_USER, NOTHING_ELSE, SHARED, OWN_HALF])
 def user_set(ctx):
     g = boot(ctx, "pti-user-set")
-    pid, kcr3 = start_probe(ctx, g)
+    # read in whatever ring-3 moment it is (even in a loop of faults), so
+    # the only ring-3 code after the prompt is the probe's: no ps needed
+    out = g.sh("run %s &" % program(ctx).scn.line())
+    m = re.search(r"^\[(\d+)\] ptiprobe", out, re.M)
+    if not m:
+        raise CheckFailed("expected `run ptiprobe &` to start the probe, found:\n%s" % out[-400:])
     try:
-        cr3, pt = stopped_in_ring3(g, kcr3)
+        cr3, pt = stopped_in_ring3(ctx, g)
         try:
             bad = user_set_problems(ctx, g, cr3, pt)
         finally:
             g.monitor("cont")
     finally:
-        stop_probe(g, pid)
+        stop_probe(g, int(m.group(1)))
     if bad:
         raise CheckFailed("expected the user set of the probe to map, of the kernel, only "
                           "the trampoline and the entry area; found:\n" + "\n".join(bad[:8]))
@@ -219,6 +243,28 @@ def user_set(ctx):
 # -- the entry ------------------------------------------------------------------
 def frame_at(stub, esp, n):
     return [stub.read32(esp + 4 * i) for i in range(n)]
+
+
+@contextlib.contextmanager
+def gdbstub(g, mark, what):
+    """QEMU's gdbstub for a with-block; a QEMU that died (a triple fault),
+    or a stub that stopped answering, fails the check with the guest's
+    last words."""
+    try:
+        stub = GdbStub(g.guest)
+    except (GdbStubError, OSError) as e:
+        raise CheckFailed("expected to %s with QEMU's gdbstub, found QEMU gone (%s):\n%s"
+                          % (what, e, died(g.guest.out[mark:])))
+    try:
+        yield stub
+    except (GdbStubError, OSError) as e:
+        raise CheckFailed("expected to %s with QEMU's gdbstub, found: %s\n%s"
+                          % (what, e, died(g.guest.out[mark:])))
+    finally:
+        try:
+            stub.detach()
+        except (GdbStubError, OSError):
+            pass
 
 
 def run_under_stub(g, stub, line):
@@ -235,12 +281,13 @@ ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] ptiprobe: (exit status|killed by)
 READY = re.compile(r"ptiprobe: pid (\d+) ready")
 
 
-def next_stop(stub, g, mark, timeout=20, ready_within=10):
-    """Waits for a breakpoint: True at one; False if the probe ended first,
-    was not ready (its first lines) within ready_within seconds of mark, or
-    nothing came within timeout (the guest is then stopped, by us). A
-    background job's end shows only at the shell's next command: a probe
-    whose system calls fail says nothing at all."""
+def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None):
+    """Waits for a breakpoint: True at one; False if the probe ended first
+    (or printed the regex until), was not ready (its first lines) within
+    ready_within seconds of mark, or nothing came within timeout (the
+    guest is then stopped, by us). A background job's end shows only at
+    the shell's next command: a probe whose system calls fail says
+    nothing at all."""
     deadline = time.monotonic() + timeout
     ready_by = time.monotonic() + ready_within
     while True:
@@ -251,6 +298,7 @@ def next_stop(stub, g, mark, timeout=20, ready_within=10):
             return True
         out = g.guest.out[mark:]
         if ENDED.search(out) or time.monotonic() > deadline or \
+                (until and re.search(until, out, re.M)) or \
                 (time.monotonic() > ready_by and not READY.search(out)):
             return False
         stub.cont()
@@ -265,6 +313,18 @@ def wait_hit(stub, g, mark, what, timeout=20):
         raise CheckFailed("expected %s, found %s:\n%s" % (what, why, died(out)))
 
 
+def int80_at_stub(g, stub, mark, after):
+    """Continues to the stub's stop for the probe's own int $0x80 (the
+    CPU's frame, on the stack, returns to after): the registers there."""
+    for _ in range(300):
+        wait_hit(stub, g, mark, "the probe's int $0x80 at the stub")
+        r = stub.regs()
+        if stub.read32(r["esp"]) == after:
+            return r
+        stub.cont()
+    raise CheckFailed("expected the probe's int $0x80 among the first 300, found none")
+
+
 @check(points=25, name="the entry (gdbstub at the int $0x80 stub, then at trap_common): it "
        "arrives on the user set and the entry stack, and reaches C on the kernel set with the "
        "CPU's frame on top of the task's kernel stack and every register as ring 3 left it",
@@ -274,57 +334,44 @@ def entry(ctx):
     prog = program(ctx)
     after = prog.syms["probe_after_int80"]
     mark = len(g.guest.out)
-    stub = GdbStub(g.guest)
     try:
-        stub.break_at(ctx.sym("stub_128"))
-        run_under_stub(g, stub, prog.scn.line())
-        for _ in range(300):
-            wait_hit(stub, g, mark, "the probe's int $0x80 at the stub")
-            r = stub.regs()
-            if stub.read32(r["esp"]) == after:
-                break
+        with gdbstub(g, mark, "follow the probe's int $0x80") as stub:
+            stub.break_at(ctx.sym("stub_128"))
+            run_under_stub(g, stub, prog.scn.line())
+            at_stub = int80_at_stub(g, stub, mark, after)
+            _, cr3_in, cea = cpu_state(g)
+            stub.clear(ctx.sym("stub_128"))
+            stub.break_at(ctx.sym("trap_common"))
             stub.cont()
-        else:
-            raise CheckFailed("expected the probe's int $0x80 among the first 300, found none")
-        cpl, cr3, cea = cpu_state(g)
-        if not cr3 & USER_BIT or cea is None or not cea <= r["esp"] < cea + PAGE:
-            raise CheckFailed("expected the int $0x80 from ring 3 to arrive on the user set "
-                              "(CR3 bit 11) and this CPU's entry stack (in its entry area %s); "
-                              "found CR3 %#x, esp %#x (%s)"
-                              % (cea and "%#x" % cea, cr3, r["esp"], pti_line(g)))
-        stub.clear(ctx.sym("stub_128"))
-        stub.break_at(ctx.sym("trap_common"))
-        stub.cont()
-        wait_hit(stub, g, mark, "the entry to reach trap_common")
-        r = stub.regs()
-        vector, err, eip, cs = frame_at(stub, r["esp"], 4)
-        cpl, cr3, _ = cpu_state(g)
-        if vector != 0x80 or eip != after:
+            wait_hit(stub, g, mark, "the entry to reach trap_common")
+            r = stub.regs()
+            frame = frame_at(stub, r["esp"], 4)
+            _, cr3, _ = cpu_state(g)
             cr2 = registers(g.monitor("info registers")).get("CR2", 0)
-            what = ("a page fault (vector 14) in ring 0 at %s, CR2 %#x: the entry touched memory "
-                    "the user set does not map before it switched CR3" % (ctx.where(eip), cr2)
-                    if vector == 14 and not cs & 3 else
-                    "vector %#x from %#x (cs %#x)" % (vector, eip, cs))
-            raise CheckFailed("expected the probe's system call (vector 0x80 from %#x) at "
-                              "trap_common, found %s" % (after, what))
-        sp0 = stub.read32(cea)          # cpu_entry_area.sp0: the task's kernel stack top
-        bad = []
-        if cr3 & USER_BIT:
-            bad.append("CR3 %#x is still the user set" % cr3)
-        if r["esp"] + 4 * 7 != sp0:
-            bad.append("the frame is at %#x, expected on top of the task's kernel stack "
-                       "(sp0 %#x - 28 = %#x)" % (r["esp"], sp0, sp0 - 28))
-        want = dict(zip(REG_NAMES, prog.scn.regs), eax=NR_GETPID)
-        bad += ["%s is %#x, ring 3 left %#x" % (n, r[n], v) for n, v in want.items() if r[n] != v]
-        if bad:
-            raise CheckFailed("expected trap_common on the kernel set, the frame on the task's "
-                              "kernel stack, every register as ring 3 left it; found: "
-                              + "; ".join(bad))
-    except GdbStubError as e:
-        raise CheckFailed("expected to follow the entry with QEMU's gdbstub, found: %s" % e)
+            sp0 = stub.read32(cea) if cea else None     # cpu_entry_area.sp0
     finally:
-        stub.detach()
         settle(g, mark)
+    if not cr3_in & USER_BIT or cea is None or not cea <= at_stub["esp"] < cea + PAGE:
+        raise CheckFailed("expected the int $0x80 from ring 3 to arrive on the user set (CR3 "
+                          "bit 11) and this CPU's entry stack (in its entry area %s); found CR3 "
+                          "%#x, esp %#x (%s)" % (cea and "%#x" % cea, cr3_in, at_stub["esp"],
+                                                 pti_line(g)))
+    vector, _err, eip, cs = frame
+    if vector != 0x80 or eip != after:
+        what = ("a page fault (vector 14) in ring 0 at %s, CR2 %#x: the entry touched memory "
+                "the user set does not map before it switched CR3" % (ctx.where(eip), cr2)
+                if vector == 14 and not cs & 3 else "vector %#x from %#x (cs %#x)" % (vector, eip, cs))
+        raise CheckFailed("expected the probe's system call (vector 0x80 from %#x) at "
+                          "trap_common, found %s" % (after, what))
+    bad = ["CR3 %#x is still the user set" % cr3] if cr3 & USER_BIT else []
+    if r["esp"] + 4 * 7 != sp0:
+        bad.append("the frame is at %#x, expected on top of the task's kernel stack (sp0 %#x "
+                   "- 28 = %#x)" % (r["esp"], sp0, sp0 - 28))
+    want = dict(zip(REG_NAMES, prog.scn.regs), eax=NR_GETPID)
+    bad += ["%s is %#x, ring 3 left %#x" % (n, r[n], v) for n, v in want.items() if r[n] != v]
+    if bad:
+        raise CheckFailed("expected trap_common on the kernel set, the frame on the task's "
+                          "kernel stack, every register as ring 3 left it; found: " + "; ".join(bad))
 
 
 def probe_done(g, mark, timeout=30):
@@ -361,17 +408,16 @@ class ExitStops:
 
 
 def follow_exits(ctx, g, prog, mark):
-    stub = GdbStub(g.guest)
     window = ctx.sym("pti_exit_window")
     at = {prog.syms[n]: n for n in WAYS_BACK}
     seen = ExitStops()
-    try:
+    with gdbstub(g, mark, "follow the probe's exits") as stub:
         stub.break_at(window)
         for a in at:
             stub.break_at(a)
         run_under_stub(g, stub, prog.scn.line())
         for _ in range(2000):
-            if not next_stop(stub, g, mark):
+            if not next_stop(stub, g, mark, until=DONE):
                 break
             r = stub.regs()
             cpl, cr3, cea = cpu_state(g)
@@ -385,10 +431,6 @@ def follow_exits(ctx, g, prog, mark):
             if seen.done():
                 break
             stub.cont()
-    except GdbStubError as e:
-        raise CheckFailed("expected to follow the exits with QEMU's gdbstub, found: %s" % e)
-    finally:
-        stub.detach()
     return seen
 
 
@@ -441,7 +483,7 @@ def exits(ctx):
     m = re.search(r"^\s*%d \w+\s+0x([0-9a-f]{8})" % pid, ps, re.M)
     if m:
         for _ in range(3):      # the spin leaves ring 3 only for the timer
-            cr3, _pt = stopped_in_ring3(g, int(m.group(1), 16))
+            cr3, _pt = stopped_in_ring3(ctx, g, int(m.group(1), 16))
             g.monitor("cont")
             if not cr3 & USER_BIT:
                 bad.append("spinning (after a timer interrupt), CR3 %#x is the kernel set" % cr3)
@@ -466,7 +508,7 @@ def exit_window(ctx):
     pid, kcr3 = start_probe(ctx, g)
     bad = []
     for _ in range(4):
-        cr3, _pt = stopped_in_ring3(g, kcr3)
+        cr3, _pt = stopped_in_ring3(ctx, g, kcr3)
         dr7 = re.search(r"\bDR7=([0-9a-f]+)", g.monitor("info registers"))
         g.monitor("cont")
         if not dr7 or not int(dr7.group(1), 16) & 1:

@@ -77,8 +77,10 @@ $(B)/%.o: %.c | $(SETUP)
 # the image small, and each page of it is RAM a 2M machine never gets back
 $(B)/mm/memview.o $(B)/mm/memview_draw.o $(B)/mm/cow_show.o $(B)/kernel/vga.o: CFLAGS += -Os
 
+# nasm's -MD forgets %include'd files (2.16): its -M, first, does not
 $(B)/%.o: %.asm | $(SETUP)
 	@mkdir -p $(dir $@)
+	$(NASM) -f elf32 -M -MT $@ -MP $< >$(@:.o=.d)
 	$(NASM) -f elf32 -g -F dwarf $< -o $@
 
 # kallsyms, as Linux does it, in link passes: the first with an empty

@@ -18,7 +18,8 @@
 ; flips back to the user set as the last thing before the segment pops
 ; and iret, which read only the entry stack and the GDT. Every exit to
 ; ring 3 (system call, signal, fault, a new task's first return, exec)
-; leaves through ret_from_trap. Every access here names ss: ring 3 may
+; leaves through ret_from_trap. The CR3 switches themselves are in
+; boot/pti_entry.inc. Every access here names ss: ring 3 may
 ; leave any data selector (even null) in ds/es.
 
 extern trap_dispatch, smap_enabled, pti_active, __entry_data_start, __entry_data_end
@@ -85,6 +86,8 @@ X86_EFLAGS_VM	equ 1 << 17
 	iret
 %endmacro
 
+%include "boot/pti_entry.inc"
+
 %macro STUB_NOERR 1
 stub_%1:
 	push	dword 0
@@ -131,13 +134,7 @@ entry_common:
 	; window went on in ring 3 on the whole kernel set.
 	push	eax
 	push	ecx
-	mov	eax, cr3
-	mov	ecx, eax
-	and	ecx, PTI_USER_BIT	; 0 or 0x800: the set to go back on
-	jz	.on_kernel_set
-	and	eax, ~PTI_USER_BIT
-	mov	cr3, eax		; the kernel set: from here all is mapped
-.on_kernel_set:
+	SWITCH_TO_KERNEL_CR3 eax, ecx	; ecx: the set to go back on
 	mov	eax, esp
 	and	eax, ~(PAGE_SIZE - 1)	; this CPU's cpu_entry_area
 	mov	eax, [ss:eax + CEA_SP0]
@@ -166,37 +163,13 @@ entry_common:
 	mov	ecx, 17
 	rep movsd
 	lea	esp, [edi - 4 * 17]
-	test	edx, edx
-	jz	restore_all
-	mov	eax, cr3
-	or	eax, edx
-	mov	cr3, eax		; the user set the window ran on
+	RESTORE_CR3 edx, eax		; the user set, if the window ran on it
 	RESTORE_ALL_IRET
 .from_user:
 	cmp	byte [ss:pti_active], 0
 	je	trap_common
 pti_enter:				; from ring 3 on the entry stack, user set
-	push	eax
-	push	ecx
-	mov	eax, cr3
-	and	eax, ~PTI_USER_BIT
-	mov	cr3, eax		; the kernel set: from here all is mapped
-	mov	ecx, esp
-	and	ecx, ~(PAGE_SIZE - 1)	; this CPU's cpu_entry_area
-	mov	ecx, [ss:ecx + CEA_SP0]
-	; ecx, eax, vector, error and the CPU's frame: 5 words, 9 from vm86
-	test	dword [ss:esp + 24], X86_EFLAGS_VM
-	jnz	.vm86
-	sub	ecx, 9 * 4
-	COPY_WORDS 9
-	jmp	.moved
-.vm86:
-	sub	ecx, 13 * 4
-	COPY_WORDS 13
-.moved:
-	mov	esp, ecx		; the task's kernel stack
-	pop	ecx
-	pop	eax
+	PTI_ENTER_FROM_USER
 trap_common:
 	SAVE_ALL
 	push	esp			; struct trap_frame *
@@ -207,17 +180,7 @@ ret_from_trap:				; also where a new task first runs
 	jz	restore_all
 	cmp	byte [pti_active], 0
 	je	restore_all
-	; to ring 3 with PTI: the frame onto this CPU's entry stack (ds, es
-	; and fs are still the kernel's here), then the user set
-	mov	eax, [fs:CPU_CEA]
-	lea	edi, [eax + PAGE_SIZE - 4 * FRAME_WORDS]
-	mov	esi, esp
-	mov	ecx, FRAME_WORDS
-	rep movsd
-	lea	esp, [eax + PAGE_SIZE - 4 * FRAME_WORDS]
-	mov	eax, cr3
-	or	eax, PTI_USER_BIT
-	mov	cr3, eax		; the user set: only the entry area from here
+	PTI_EXIT_TO_USER
 	; the exit window: ring 0 on the entry stack under the user set, its
 	; own copy of the pops and iret (so that a breakpoint on it stops
 	; exits to ring 3 only: the PTI_EXIT_WINDOW crash type)

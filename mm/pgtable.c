@@ -46,7 +46,7 @@ unsigned long alloc_pagetable_page(void)
 	return pa;
 }
 
-static void free_pagetable_page(unsigned long pa)
+void free_pagetable_page(unsigned long pa)
 {
 	__atomic_fetch_sub(&nr_pagetable_pages, 1, __ATOMIC_RELAXED);
 	free_page(pa);

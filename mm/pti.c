@@ -88,7 +88,8 @@ static bool cpu_affected_by_meltdown(void)
 	return !(rdmsr(MSR_IA32_ARCH_CAPABILITIES) & ARCH_CAP_RDCL_NO);
 }
 
-static pteval_t *pti_pte(unsigned long va)
+/* The user set's PTE for va, its page table allocated on first use. */
+static pteval_t *pti_user_pte(unsigned long va)
 {
 	pteval_t *pmd = __va(pti_user_pmd);
 	pteval_t *pde = &pmd[pmd_index(va)];
@@ -108,7 +109,31 @@ static pteval_t *pti_pte(unsigned long va)
 static void pti_clone_range(char *start, char *end, pteval_t prot)
 {
 	for (unsigned long va = (unsigned long)start; va < (unsigned long)end; va += PAGE_SIZE)
-		*pti_pte(va) = __pa(va) | (prot & __supported_pte_mask);
+		*pti_user_pte(va) = __pa(va) | (prot & __supported_pte_mask);
+}
+
+/*
+ * The kernel half of the user set: what the CPU needs to enter the kernel
+ * from ring 3 and to go back (Linux: pti_clone_user_shared() and
+ * pti_clone_entry_text()), and nothing else.
+ */
+static int __init pti_clone_user_shared(void)
+{
+	pti_clone_range(__entry_text_start, __entry_text_end, _PAGE_PRESENT);
+	pti_clone_range(__entry_data_start, __entry_data_end, _PAGE_PRESENT | _PAGE_RW | _PAGE_NX);
+	return 0;
+}
+
+/* A user set that was not built: its page tables back to the allocator. */
+static void __init pti_free_user_set(void)
+{
+	pteval_t *pmd = __va(pti_user_pmd);
+
+	for (unsigned i = 0; i < PTRS_PER_PMD; i++)
+		if (pmd[i] & _PAGE_PRESENT)
+			free_pagetable_page(pmd[i] & PTE_PFN_MASK);
+	free_pagetable_page(pti_user_pmd);
+	pti_user_pmd = 0;
 }
 
 /* Before any CPU uses its entry stack: the high-water mark becomes readable. */
@@ -137,16 +162,19 @@ void __init pti_init(void)
 	if (!pti_user_pmd)
 		refuse_boot(KERN_ERR "ronx: cannot boot: no free page for PTI's user page directory\n");
 	memset(__va(pti_user_pmd), 0, PAGE_SIZE);
+	if (pti_clone_user_shared() < 0) {
+		pti_free_user_set();
+		pr_info("Kernel/User page tables isolation: disabled (no user set: pti_clone_user_shared() failed)\n");
+		return;
+	}
 	paint_entry_stacks();
-	pti_clone_range(__entry_text_start, __entry_text_end, _PAGE_PRESENT);
-	pti_clone_range(__entry_data_start, __entry_data_end, _PAGE_PRESENT | _PAGE_RW | _PAGE_NX);
 	/* no global pages: the application processors copy this CR4 */
 	write_cr4(read_cr4() & ~X86_CR4_PGE);
 	pti_active = 1;
 	pr_info("Kernel/User page tables isolation: enabled\n");
 }
 
-/* Fills the user set beside a new PDPT (mm_alloc()); nothing when PTI is off. */
+/* Fills the user set beside a new process's PDPT; nothing when PTI is off. */
 void pti_clone_pgd(uint64_t *pdpt)
 {
 	uint64_t *user = (uint64_t *)((char *)pdpt + PTI_USER_PGD_OFFSET);

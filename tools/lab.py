@@ -58,6 +58,7 @@ sys.path.insert(0, LABS)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cstrip  # noqa: E402
+import nasmlab  # noqa: E402
 import submission  # noqa: E402
 
 SCAFFOLD = os.path.join(LABS, "scaffold")   # lab_todo(), added to student trees
@@ -153,10 +154,12 @@ def stripped_sources(tree, lab, items):
                 src = cstrip.strip_function(src, it.target, lab, it.hint, it.ret)
             elif it.path.endswith(".ld"):
                 src = strip_section_alignment(src, it.target, lab, it.hint)
+            elif it.path.endswith(".inc"):
+                src = nasmlab.strip_macro(src, it.target, lab, it.hint)
             else:
-                raise cstrip.StripError("can strip C functions (.c, .h) and linker "
-                                        "script sections (.ld) only")
-        except cstrip.StripError as e:
+                raise cstrip.StripError("can strip C functions (.c, .h), linker script "
+                                        "sections (.ld) and nasm macros (.inc) only")
+        except (cstrip.StripError, nasmlab.NasmError) as e:
             raise LabError("%s: %s: %s" % (it.where, it.path, e))
         changed[it.path] = src
     for rel, src in changed.items():
@@ -212,10 +215,14 @@ def solved_bodies(lab, root=ROOT):
     (a line such as `return 0;` says nothing of the answer)."""
     out = []
     for it in read_strip(lab, root):
-        if not it.path.endswith((".c", ".h")):
+        if not it.path.endswith((".c", ".h", ".inc")):
             continue
         with open(os.path.join(root, it.path)) as f:
             src = f.read()
+        if it.path.endswith(".inc"):
+            body = nasmlab.body_lines(src, it.target) or []
+            out.append((it.path, it.target, [ln for ln in body if len(ln) >= 16]))
+            continue
         fns = cstrip.find_functions(cstrip.code_only(src), it.target)
         if len(fns) != 1:
             continue

@@ -28,10 +28,15 @@ solved files are one `#include "../../../../../mm/tlb.c"` away.
 
 A linker script (lab layout) is compared with the stub's as text: only
 `. = ALIGN(...);` statements and ALIGN(...) section addresses may differ.
+A nasm file of macros (lab pti) is read as text before it is assembled
+(tools/nasmlab.py): the stub's macros and nothing else, each line an
+instruction and names the interface lists.
 
 labs/<lab>/interface, one item a line (# comments):
     insn invlpg cr3 cli popf      privileged instructions the lab may use
     section __ex_table            a section the lab may add entries to
+    nasm-insn mov and jz ...      instructions (and macros) a nasm lab file may use
+    nasm-name cr3 PAGE_SIZE ...   names beyond registers it may use
     NAME NAME ...                 symbols its files may reference
 
     refused = inspect_lab(lab, tree, ref_root)   {lab file: one-line reason}
@@ -48,6 +53,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import elf32  # noqa: E402
+import nasmlab  # noqa: E402
 
 # what every lab file may have: code, rodata, data, bss (and init text/data)
 PLAIN_SECTION = re.compile(r"^\.(text|rodata|data|bss)(\..+)?$|^\.init\.(text|data)$")
@@ -95,6 +101,7 @@ class InspectError(Exception):
 class Interface:
     def __init__(self, symbols=(), insns=(), sections=()):
         self.symbols, self.insns, self.sections = set(symbols), set(insns), set(sections)
+        self.nasm_insns, self.nasm_names = set(), set()     # a nasm lab file's (tools/nasmlab.py)
 
 
 def read_interface(lab, root):
@@ -111,6 +118,10 @@ def read_interface(lab, root):
                 iface.insns.update(words[1:])
             elif words[0] == "section":
                 iface.sections.update(words[1:])
+            elif words[0] == "nasm-insn":
+                iface.nasm_insns.update(words[1:])
+            elif words[0] == "nasm-name":
+                iface.nasm_names.update(words[1:])
             else:
                 iface.symbols.update(words)
     return iface
@@ -432,6 +443,10 @@ def inspect_file(lab, tree, rel, stub_text, ref_root, iface, tmp):
         with open(path) as f:
             p = ld_problem(f.read(), stub_text)
         return p and "%s: refused before linking: %s" % (rel, p)
+    if rel.endswith(".inc"):
+        with open(path, errors="replace") as f:
+            p = nasmlab.file_problem(f.read(), stub_text, iface.nasm_insns, iface.nasm_names)
+        return p and "%s: refused before assembling: %s" % (rel, p)
     if not rel.endswith(".c"):
         return None
     with open(path, errors="replace") as f:

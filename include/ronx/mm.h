@@ -29,6 +29,7 @@ bool collapse_large_page(unsigned long va);
 pteval_t *pmd_table(unsigned pgd);
 const pteval_t *pt_read_direct_map(void *ctx, uint64_t phys, unsigned n);
 unsigned long alloc_pagetable_page(void);
+void free_pagetable_page(unsigned long pa);
 extern unsigned long nr_pagetable_pages;
 void load_page_tables(void);
 struct spinlock;

@@ -19,13 +19,14 @@ ROW = re.compile(r"^\|[^|]*\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|")
 
 def defines(path, name):
     """True if path defines name: a C function or variable at column 0, a
-    #define, an asm label, or (linker scripts) a symbol or PHDRS block."""
+    #define, an asm label or nasm macro, or (linker scripts) a symbol or PHDRS block."""
     with open(path) as f:
         text = f.read()
     w = re.escape(name)
     patterns = [r"^(?:static\s+|extern\s+)?[A-Za-z_][^;\n]*\b%s\s*\(" % w,   # function
                 r"^[A-Za-z_][^(\n]*\b%s\b[^(\n]*[;=\[]" % w,                 # variable
                 r"^#define\s+%s\b" % w, r"^%s:" % w,                         # macro, label
+                r"^%%macro\s+%s\b" % w,                                      # nasm macro
                 r"^\s+[A-Za-z_][^(\n]*\b%s\s*[,;\[][^(\n]*;" % w,              # struct field
                 r"^\s*%s\s*=" % w, r"^\s*%s\s*\{" % w, r"\b%s\s*=\s*\." % w]  # linker script
     return any(re.search(p, text, re.M) for p in patterns)

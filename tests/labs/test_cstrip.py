@@ -208,4 +208,27 @@ def test_strip_list_errors_name_file_and_line():
         assert "#include <ronx/lab.h>" in out and 'lab_todo("x", "f");' in out, out
 
 
+def test_nasm_macro_stripped_to_ud2():
+    import nasmlab
+    src = ("; x\n%macro SWITCH 2\n\tmov\t%1, cr3\n%%l:\n\tjz\t%%l\n%endmacro\n"
+           "%macro OTHER 0\n\tnop\n%endmacro\n")
+    out = nasmlab.strip_macro(src, "SWITCH", "pti", "switch CR3")
+    assert "mov\t%1, cr3" not in out and "; LAB pti: switch CR3" in out and "\tud2" in out, out
+    assert out.endswith("%macro OTHER 0\n\tnop\n%endmacro\n") and "%macro SWITCH 2\n" in out, out
+    assert nasmlab.body_lines(src, "SWITCH") == ["mov %1, cr3", "%%l:", "jz %%l"]
+    for name, words in (("MISSING", "no %macro MISSING"),):
+        try:
+            nasmlab.strip_macro(src, name, "pti", "h")
+        except nasmlab.NasmError as e:
+            assert words in str(e), str(e)
+        else:
+            raise AssertionError("no error for " + name)
+    try:
+        nasmlab.strip_macro(src + src, "OTHER", "pti", "h")
+    except nasmlab.NasmError as e:
+        assert "defined 2 times" in str(e), str(e)
+    else:
+        raise AssertionError("no error for a macro defined twice")
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

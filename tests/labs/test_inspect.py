@@ -11,6 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import labinspect  # noqa: E402
+import nasmlab  # noqa: E402
 
 CFLAGS = ["-m32", "-march=i686", "-std=gnu11", "-O2", "-g", "-ffreestanding", "-fno-pic",
           "-fno-pie", "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-c"]
@@ -164,6 +165,51 @@ def test_dependencies_inside_the_tree_only():
             got = labinspect.deps_problem(d, "mm/tlb.c")
             assert (got is None) if bad is None else (got and "includes " + bad in got), \
                 (deps, got)
+
+
+NASM_STUB = """; the lab's macros
+%macro SWITCH 2
+\t; LAB demo: switch
+\tud2
+%endmacro
+"""
+NASM_SOLVED = """; the lab's macros
+%macro SWITCH 2
+\tmov\t%1, cr3\t\t; a comment may say anything: out, lgdt
+\tmov\t%2, %1
+\tand\t%2, PTI_USER_BIT
+\tjz\t%%done
+\tand\t%1, ~PTI_USER_BIT
+\tmov\tcr3, %1
+%%done:
+\trep movsd
+\tCOPY_WORDS 3
+%endmacro
+"""
+NASM_INSNS = {"mov", "and", "jz", "movsd", "ud2", "COPY_WORDS"}
+NASM_NAMES = {"cr3", "PTI_USER_BIT"}
+
+
+def nasm_problem(text):
+    return nasmlab.file_problem(text, NASM_STUB, NASM_INSNS, NASM_NAMES)
+
+
+def test_nasm_macros_only_listed_instructions_and_names():
+    assert nasm_problem(NASM_SOLVED) is None, nasm_problem(NASM_SOLVED)
+    assert nasm_problem(NASM_STUB) is None
+    for old, new, words in (
+            ("\tmov\tcr3, %1\n", "\tmov\tcr0, %1\n", ["line 8", "`cr0`"]),
+            ("\trep movsd\n", "\tout\t0xe9, al\n", ["line 10", "`out`"]),
+            ("\trep movsd\n", "\tmov\t[trap_dispatch], eax\n", ["`trap_dispatch`"]),
+            ("\trep movsd\n", "\tmov\teax, %3\n", ["`%3`"]),
+            ("\trep movsd\n", '%include "mm/tlb.c"\n', ["directive `%include`"]),
+            ("\trep movsd\n", "\tjmp\tpti_exit_window\n", ["`jmp`"]),
+            ("%endmacro\n", "%endmacro\nsection .ktests\n", ["outside the lab's macros"]),
+            ("%endmacro\n", "%endmacro\n%macro EXTRA 0\n%endmacro\n", ["EXTRA"]),
+            ("%macro SWITCH 2", "%macro SWITCH 1", ["1 parameters"]),
+            ("%macro SWITCH 2", "%macro OTHER 2", ["no %macro SWITCH"])):
+        got = nasm_problem(NASM_SOLVED.replace(old, new))
+        assert got and all(w in got for w in words), (new, got)
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items())

@@ -112,6 +112,15 @@ def test_process_pagetables_map_fixed_has_every_edge():
         assert want and len(ranges) == 6 and len(kinds) >= 4, "seed %d: %s" % (ctx.seed, ranges)
 
 
+def test_pti_every_seed_has_every_way_back():
+    m = checks_of("pti")
+    for ctx in contexts():
+        scn = m.Scenario(ctx.rng("pti/scenario"))
+        assert sorted(scn.order) == ["c", "f", "s"] and 2 <= scn.rounds <= 5 and \
+            len(set(scn.regs)) == 6 and all(0 <= v < 1 << 32 for v in scn.regs), \
+            "seed %d: %s %d %s" % (ctx.seed, scn.order, scn.rounds, scn.regs)
+
+
 def test_tlb_shootdown_sizes_cover_the_ceiling():
     m = checks_of("tlb-shootdown")
     seen = set()

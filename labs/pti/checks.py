@@ -1,0 +1,526 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Lab 13, pti: page-table isolation - the user set's kernel half and the
+CR3 switches on the way in and out (mm/pti.c, boot/pti_entry.inc;
+docs/labs/pti.md).
+
+Everything is read from outside, with the CPU stopped: the user set by
+QEMU's `info tlb` and `xp` under the CR3 of a moment the probe runs in
+ring 3; the entry and the exit by QEMU's gdbstub, stopped at addresses the
+lab's code does not own (the int $0x80 stub, trap_common, pti_exit_window,
+and the probe's own labels), where CR3, esp and the frame are read from
+the CPU and memory. The test program (ptiprobe.c) is built at grade time;
+the registers it enters the kernel with, the order of its ways back to
+ring 3 and how many rounds it makes come from the grade's seed, and every
+seed has every way back."""
+import contextlib
+import os
+import re
+import time
+
+from gdbstub import GdbStub, GdbStubError
+from grading import CheckFailed, GuestError, check, step
+from tlb import PageTables, registers, xp64
+from userlab import build_program, died, initrd_with, start_background, symbols, work_dir
+
+LAB = "pti"
+HERE = os.path.dirname(os.path.abspath(__file__))
+PAGE = 4096
+PAGE_OFFSET = 0xC0000000
+USER_BIT = 0x800                # ronx/pti.h PTI_USER_PGD_OFFSET: the user set's PDPT
+FRAME_WORDS = 19                # struct trap_frame
+NR_GETPID = 20
+CPL = re.compile(r"\bCPL=(\d)")
+TR = re.compile(r"^TR\s*=\s*[0-9a-f]+ ([0-9a-f]+)", re.M)
+EIP = re.compile(r"\bEIP=([0-9a-f]+)")
+DONE = r"^ptiprobe: rounds done$"
+PDPTE_ADDR = 0x000FFFFFFFFFF001
+FRAME = 0x000FFFFFFFFFF000          # QEMU's pa carries NX in bit 63     # the directory and present (QEMU sets bit 5 as it walks)
+
+# -- the steps: each verb of labs/pti/strip's hints --------------------------
+RANGE = step("pti_clone_range", "every page of [start, end), at its own frame",
+             wrong="clone-range-short")
+TRAMPOLINE_RO = step("pti_clone_user_shared", "the trampoline read-only and executable",
+                     wrong="trampoline-writable")
+ENTRY_NX = step("pti_clone_user_shared", "the entry areas writable and NX",
+                wrong="entry-area-executable")
+NOT_USER = step("pti_clone_user_shared", "never user-accessible", wrong="entry-area-user")
+NOTHING_ELSE = step("pti_clone_user_shared", "nothing else of the kernel",
+                    wrong="kernel-data-in-user-set")
+SHARED = step("pti_clone_pgd", "entries 0-2 the kernel set's (shared)", wrong="pdpt-entry2-missing")
+OWN_HALF = step("pti_clone_pgd", "entry 3 the user set's kernel half", wrong="pdpt-all-copied")
+SWITCH_FIRST = step("PTI_ENTER_FROM_USER", "CR3 to the kernel set before touching anything "
+                    "outside the entry area", wrong="switch-after-stack")
+MOVE_IN = step("PTI_ENTER_FROM_USER", "the frame onto the task's kernel stack, every register "
+               "as found", wrong="enter-clobbers-ecx")
+ONTO_ENTRY = step("PTI_EXIT_TO_USER", "the frame onto this CPU's entry stack",
+                  wrong="exit-switch-first")
+USER_LAST = step("PTI_EXIT_TO_USER", "then CR3 to the user set, the last thing",
+                 wrong="exit-no-switch")
+SAVE_SET = step("SWITCH_TO_KERNEL_CR3", "to the kernel set, saying which set it was on",
+                wrong="saved-set-zero")
+RESTORE = step("RESTORE_CR3", "back on the set it was on", wrong="restore-missing")
+
+
+# -- the program and its scenario --------------------------------------------
+class Scenario:
+    """From the seed: the six registers the probe's int $0x80 carries, the
+    order of its ways back to ring 3 (each round has all three) and the
+    number of rounds."""
+
+    def __init__(self, r):
+        # ebx ecx edx esi edi ebp: six different values, so that a register
+        # saved into another's place is seen
+        self.regs = r.sample(range(1 << 32), 6)
+        kinds = list("sfc")
+        r.shuffle(kinds)
+        self.order = "".join(kinds)
+        self.rounds = r.randrange(2, 6)
+
+    def line(self):
+        return "ptiprobe %s %s %d" % (" ".join(str(v) for v in self.regs), self.order, self.rounds)
+
+
+REG_NAMES = ("ebx", "ecx", "edx", "esi", "edi", "ebp")
+WAYS_BACK = {"_start": "exec's first return", "probe_after_int80": "a system call's return",
+             "probe_after_touch": "a page fault's return",
+             "probe_after_fork": "fork's returns (the parent's and the child's first)"}
+
+
+class Program:
+    def __init__(self, ctx):
+        d = work_dir(ctx, LAB)
+        elf = build_program(ctx, os.path.join(d, "ptiprobe"), [os.path.join(HERE, "ptiprobe.c")],
+                            os.path.join(ctx.root, "user", "user.ld"))
+        self.initrd, _ = initrd_with(ctx, LAB, {"ptiprobe": elf})
+        self.syms = symbols(elf)
+        self.scn = Scenario(ctx.rng("pti/scenario"))
+
+
+def program(ctx):
+    if getattr(ctx, "pti_program", None) is None:
+        try:
+            ctx.pti_program = Program(ctx)
+        except CheckFailed as e:
+            ctx.pti_program = str(e)
+    if isinstance(ctx.pti_program, str):
+        raise CheckFailed(ctx.pti_program)
+    return ctx.pti_program
+
+
+def boot(ctx, tag):
+    return ctx.boot(initrd=program(ctx).initrd, tag=tag)
+
+
+# -- reading the CPU from outside ----------------------------------------------
+def cpu_state(g, regs=None):
+    """(CPL, CR3, this CPU's cpu_entry_area (TR's page)) from `info registers`."""
+    regs = regs or g.monitor("info registers")
+    m, tr = CPL.search(regs), TR.search(regs)
+    return (int(m.group(1)) if m else None, registers(regs).get("CR3", 0),
+            int(tr.group(1), 16) & ~(PAGE - 1) if tr else None)
+
+
+def stopped_in_ring3(ctx, g, cr3=None, tries=60):
+    """Stops the CPU in ring 3 running the process whose kernel set is cr3
+    (any process if None); returns (CR3 then, info tlb then). The CPU is
+    left stopped. Failing, says where the CPU was instead."""
+    where, cr2 = {}, 0
+    try:
+        for _ in range(tries):
+            g.monitor("stop")
+            regs = g.monitor("info registers")
+            cpl, now, _ = cpu_state(g, regs)
+            if cpl == 3 and (cr3 is None or now & ~USER_BIT & ~0x1f == cr3):
+                return now, PageTables(g.monitor("info tlb"))
+            m = EIP.search(regs)
+            key = "ring %s at %s" % (cpl, ctx.where(int(m.group(1), 16)) if m else "?")
+            where[key] = where.get(key, 0) + 1
+            cr2 = registers(regs).get("CR2", 0)
+            g.monitor("cont")
+            time.sleep(0.03)
+        g.monitor("cont")
+    except (GuestError, OSError) as e:
+        raise CheckFailed("expected to stop the CPU in ring 3 in the probe, found QEMU gone "
+                          "(%s; a triple fault?):\n%s" % (e, died(g.guest.out)))
+    seen = ", ".join("%d x %s" % (n, k) for k, n in sorted(where.items(), key=lambda x: -x[1])[:3])
+    raise CheckFailed("expected to stop the CPU in ring 3 in the probe within %d tries, found it "
+                      "never there: %s; last CR2 %#x" % (tries, seen, cr2))
+
+
+def start_probe(ctx, g):
+    """`run ptiprobe ... &` until it has run its rounds (well under a
+    second: 10 s is a probe that will never get there)."""
+    pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE, timeout=10)
+    return pid, cr3
+
+
+def stop_probe(g, pid):
+    try:
+        g.sh("kill %d" % pid)
+    except (GuestError, OSError):
+        pass        # QEMU is gone: the check already says so
+
+
+# -- the user set ---------------------------------------------------------------
+def expected_half(ctx):
+    """{va: 'RO+X' or 'RW+NX'}: the trampoline and the entry areas."""
+    want = {va: "RO+X" for va in range(ctx.sym("__entry_text_start"), ctx.sym("__entry_text_end"), PAGE)}
+    want.update({va: "RW+NX" for va in range(ctx.sym("__entry_data_start"),
+                                             ctx.sym("__entry_data_end"), PAGE)})
+    return want
+
+
+def user_set_problems(ctx, g, cr3, pt):
+    bad = []
+    if not cr3 & USER_BIT:
+        return ["in ring 3, CR3 %#x is the kernel set (bit 11 clear): the kernel half is "
+                "whole there (is PTI on? the boot said: %s)" % (cr3, pti_line(g))]
+    want = expected_half(ctx)
+    half = {}
+    for m in pt.maps:
+        if m.va >= PAGE_OFFSET:
+            for va in range(m.va, m.va + m.size, PAGE):
+                half[va] = m
+    extra = sorted(set(half) - set(want))
+    if extra:
+        bad.append("%d kernel page(s) mapped in the user set that are neither the trampoline nor "
+                   "the entry area, e.g. %s" % (len(extra), ", ".join(ctx.where(v) for v in extra[:3])))
+    missing = sorted(set(want) - set(half))
+    if missing:
+        bad.append("%d page(s) of the trampoline or the entry area not mapped in the user set, "
+                   "e.g. %s" % (len(missing), ", ".join(ctx.where(v) for v in missing[:3])))
+    for va in sorted(set(want) & set(half)):
+        m = half[va]
+        if m.perm() != want[va]:
+            bad.append("%s is %s in the user set, expected %s" % (ctx.where(va), m.perm(), want[va]))
+        if m.user:
+            bad.append("%s is user-accessible (US) in the user set" % ctx.where(va))
+        pa = (m.pa & FRAME) + (va - m.va)
+        if pa != va - PAGE_OFFSET:
+            bad.append("%s maps frame %#x in the user set, expected its own, %#x"
+                       % (ctx.where(va), pa, va - PAGE_OFFSET))
+    k = [xp64(g.monitor, (cr3 & ~USER_BIT & ~0x1f) + 8 * i) for i in range(4)]
+    u = [xp64(g.monitor, (cr3 & ~0x1f) + 8 * i) for i in range(4)]
+    if [e & PDPTE_ADDR for e in k[:3]] != [e & PDPTE_ADDR for e in u[:3]]:
+        bad.append("the user set's PDPT entries 0-2 (%s) are not the kernel set's (%s)"
+                   % (" ".join("%#x" % e for e in u[:3]), " ".join("%#x" % e for e in k[:3])))
+    if k[3] & PDPTE_ADDR == u[3] & PDPTE_ADDR:
+        bad.append("the user set's PDPT entry 3 is the kernel set's own (%#x): the whole kernel "
+                   "half" % u[3])
+    return bad
+
+
+def pti_line(g):
+    m = re.search(r"^Kernel/User page tables isolation: .*$", g.log, re.M)
+    return m.group(0) if m else "no 'Kernel/User page tables isolation' line"
+
+
+@check(points=30, name="in ring 3 (QEMU stopped in the probe): the user set's kernel half is the "
+       "trampoline RO+X and the entry areas RW+NX at their own frames, nothing else, nothing "
+       "user-accessible; PDPT entries 0-2 shared with the kernel set",
+       steps=[RANGE, TRAMPOLINE_RO, ENTRY_NX, NOT_USER, NOTHING_ELSE, SHARED, OWN_HALF])
+def user_set(ctx):
+    g = boot(ctx, "pti-user-set")
+    # read in whatever ring-3 moment it is (even in a loop of faults), so
+    # the only ring-3 code after the prompt is the probe's: no ps needed
+    out = g.sh("run %s &" % program(ctx).scn.line())
+    m = re.search(r"^\[(\d+)\] ptiprobe", out, re.M)
+    if not m:
+        raise CheckFailed("expected `run ptiprobe &` to start the probe, found:\n%s" % out[-400:])
+    try:
+        cr3, pt = stopped_in_ring3(ctx, g)
+        try:
+            bad = user_set_problems(ctx, g, cr3, pt)
+        finally:
+            g.monitor("cont")
+    finally:
+        stop_probe(g, int(m.group(1)))
+    if bad:
+        raise CheckFailed("expected the user set of the probe to map, of the kernel, only "
+                          "the trampoline and the entry area; found:\n" + "\n".join(bad[:8]))
+
+
+# -- the entry ------------------------------------------------------------------
+def frame_at(stub, esp, n):
+    return [stub.read32(esp + 4 * i) for i in range(n)]
+
+
+@contextlib.contextmanager
+def gdbstub(g, mark, what):
+    """QEMU's gdbstub for a with-block; a QEMU that died (a triple fault),
+    or a stub that stopped answering, fails the check with the guest's
+    last words."""
+    try:
+        stub = GdbStub(g.guest)
+    except (GdbStubError, OSError) as e:
+        raise CheckFailed("expected to %s with QEMU's gdbstub, found QEMU gone (%s):\n%s"
+                          % (what, e, died(g.guest.out[mark:])))
+    try:
+        yield stub
+    except (GdbStubError, OSError) as e:
+        raise CheckFailed("expected to %s with QEMU's gdbstub, found: %s\n%s"
+                          % (what, e, died(g.guest.out[mark:])))
+    finally:
+        try:
+            stub.detach()
+        except (GdbStubError, OSError):
+            pass
+
+
+def run_under_stub(g, stub, line):
+    """Types line at the shell while the gdbstub holds breakpoints."""
+    stub.cont()
+    g.guest.send(("run " + line + " &\r").encode())
+
+
+# the probe's end: the shell's line, a segfault, an oops
+ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] ptiprobe: (exit status|killed by)|ptiprobe\[\d+\]: "
+                   r"segfault|BUG: |Kernel panic)", re.M)
+
+
+READY = re.compile(r"ptiprobe: pid (\d+) ready")
+
+
+def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None):
+    """Waits for a breakpoint: True at one; False if the probe ended first
+    (or printed the regex until), was not ready (its first lines) within
+    ready_within seconds of mark, or nothing came within timeout (the
+    guest is then stopped, by us). A background job's end shows only at
+    the shell's next command: a probe whose system calls fail says
+    nothing at all."""
+    deadline = time.monotonic() + timeout
+    ready_by = time.monotonic() + ready_within
+    while True:
+        if stub.wait_stop(0.5):
+            return True
+        # stopped by us: a breakpoint's stop may have crossed our interrupt
+        if stub.regs()["eip"] in stub.breakpoints:
+            return True
+        out = g.guest.out[mark:]
+        if ENDED.search(out) or time.monotonic() > deadline or \
+                (until and re.search(until, out, re.M)) or \
+                (time.monotonic() > ready_by and not READY.search(out)):
+            return False
+        stub.cont()
+
+
+def wait_hit(stub, g, mark, what, timeout=20):
+    if not next_stop(stub, g, mark, timeout):
+        out = g.guest.out[mark:]
+        why = "the probe ended first" if ENDED.search(out) else \
+            "the probe never said it was ready" if not READY.search(out) else \
+            "nothing within %d s" % timeout
+        raise CheckFailed("expected %s, found %s:\n%s" % (what, why, died(out)))
+
+
+def int80_at_stub(g, stub, mark, after):
+    """Continues to the stub's stop for the probe's own int $0x80 (the
+    CPU's frame, on the stack, returns to after): the registers there."""
+    for _ in range(300):
+        wait_hit(stub, g, mark, "the probe's int $0x80 at the stub")
+        r = stub.regs()
+        if stub.read32(r["esp"]) == after:
+            return r
+        stub.cont()
+    raise CheckFailed("expected the probe's int $0x80 among the first 300, found none")
+
+
+@check(points=25, name="the entry (gdbstub at the int $0x80 stub, then at trap_common): it "
+       "arrives on the user set and the entry stack, and reaches C on the kernel set with the "
+       "CPU's frame on top of the task's kernel stack and every register as ring 3 left it",
+       steps=[SWITCH_FIRST, MOVE_IN])
+def entry(ctx):
+    g = boot(ctx, "pti-entry")
+    prog = program(ctx)
+    after = prog.syms["probe_after_int80"]
+    mark = len(g.guest.out)
+    try:
+        with gdbstub(g, mark, "follow the probe's int $0x80") as stub:
+            stub.break_at(ctx.sym("stub_128"))
+            run_under_stub(g, stub, prog.scn.line())
+            at_stub = int80_at_stub(g, stub, mark, after)
+            _, cr3_in, cea = cpu_state(g)
+            stub.clear(ctx.sym("stub_128"))
+            stub.break_at(ctx.sym("trap_common"))
+            stub.cont()
+            wait_hit(stub, g, mark, "the entry to reach trap_common")
+            r = stub.regs()
+            frame = frame_at(stub, r["esp"], 4)
+            _, cr3, _ = cpu_state(g)
+            cr2 = registers(g.monitor("info registers")).get("CR2", 0)
+            sp0 = stub.read32(cea) if cea else None     # cpu_entry_area.sp0
+    finally:
+        settle(g, mark)
+    if not cr3_in & USER_BIT or cea is None or not cea <= at_stub["esp"] < cea + PAGE:
+        raise CheckFailed("expected the int $0x80 from ring 3 to arrive on the user set (CR3 "
+                          "bit 11) and this CPU's entry stack (in its entry area %s); found CR3 "
+                          "%#x, esp %#x (%s)" % (cea and "%#x" % cea, cr3_in, at_stub["esp"],
+                                                 pti_line(g)))
+    vector, _err, eip, cs = frame
+    if vector != 0x80 or eip != after:
+        what = ("a page fault (vector 14) in ring 0 at %s, CR2 %#x: the entry touched memory "
+                "the user set does not map before it switched CR3" % (ctx.where(eip), cr2)
+                if vector == 14 and not cs & 3 else "vector %#x from %#x (cs %#x)" % (vector, eip, cs))
+        raise CheckFailed("expected the probe's system call (vector 0x80 from %#x) at "
+                          "trap_common, found %s" % (after, what))
+    bad = ["CR3 %#x is still the user set" % cr3] if cr3 & USER_BIT else []
+    if r["esp"] + 4 * 7 != sp0:
+        bad.append("the frame is at %#x, expected on top of the task's kernel stack (sp0 %#x "
+                   "- 28 = %#x)" % (r["esp"], sp0, sp0 - 28))
+    want = dict(zip(REG_NAMES, prog.scn.regs), eax=NR_GETPID)
+    bad += ["%s is %#x, ring 3 left %#x" % (n, r[n], v) for n, v in want.items() if r[n] != v]
+    if bad:
+        raise CheckFailed("expected trap_common on the kernel set, the frame on the task's "
+                          "kernel stack, every register as ring 3 left it; found: " + "; ".join(bad))
+
+
+def probe_done(g, mark, timeout=30):
+    """True once the probe has said it ran its rounds; False if it ended
+    first or never said it was ready."""
+    out = g.guest.out[mark:]
+    if not READY.search(out) or ENDED.search(out):
+        return False
+    try:
+        g.guest.wait_for(DONE, timeout, mark)
+        return True
+    except GuestError:
+        return False
+
+
+def settle(g, mark):
+    """After a gdbstub session: the probe killed, if it still runs."""
+    m = READY.search(g.guest.out[mark:])
+    if probe_done(g, mark):
+        g.sh("kill %s" % m.group(1))
+
+
+# -- the exit -------------------------------------------------------------------
+class ExitStops:
+    """What the gdbstub saw on the probe's ways back to ring 3."""
+
+    def __init__(self):
+        self.window = None      # (CR3, esp, entry area, frame) at pti_exit_window after its getpid
+        self.labels = {}        # label -> [(CPL, CR3)]
+
+    def done(self):
+        return self.window is not None and all(
+            len(self.labels.get(n, [])) >= (2 if n == "probe_after_fork" else 1) for n in WAYS_BACK)
+
+
+def follow_exits(ctx, g, prog, mark):
+    window = ctx.sym("pti_exit_window")
+    at = {prog.syms[n]: n for n in WAYS_BACK}
+    seen = ExitStops()
+    with gdbstub(g, mark, "follow the probe's exits") as stub:
+        stub.break_at(window)
+        for a in at:
+            stub.break_at(a)
+        run_under_stub(g, stub, prog.scn.line())
+        for _ in range(2000):
+            if not next_stop(stub, g, mark, until=DONE):
+                break
+            r = stub.regs()
+            cpl, cr3, cea = cpu_state(g)
+            if r["eip"] == window:
+                frame = frame_at(stub, r["esp"], FRAME_WORDS)
+                if frame[14] == prog.syms["probe_after_int80"] and seen.window is None:
+                    seen.window = (cr3, r["esp"], cea, frame)
+                    stub.clear(window)
+            elif r["eip"] in at:
+                seen.labels.setdefault(at[r["eip"]], []).append((cpl, cr3))
+            if seen.done():
+                break
+            stub.cont()
+    return seen
+
+
+def exit_problems(prog, seen, pid):
+    bad = []
+    if seen.window is None:
+        bad.append("no exit to ring 3 through pti_exit_window after the probe's getpid (is PTI on?)")
+    else:
+        cr3, esp, cea, frame = seen.window
+        if not cr3 & USER_BIT:
+            bad.append("at pti_exit_window CR3 %#x is the kernel set" % cr3)
+        if cea is None or esp != cea + PAGE - 4 * FRAME_WORDS:
+            bad.append("at pti_exit_window esp %#x, expected the frame at the top of this CPU's "
+                       "entry stack (%s)" % (esp, cea and "%#x" % (cea + PAGE - 4 * FRAME_WORDS)))
+        # gs fs es ds, pusha (edi esi ebp esp ebx edx ecx eax), vector, error, eip cs eflags esp ss
+        got = dict(edi=frame[4], esi=frame[5], ebp=frame[6], ebx=frame[8], edx=frame[9],
+                   ecx=frame[10], eax=frame[11])
+        want = dict(zip(REG_NAMES, prog.scn.regs), eax=pid)
+        bad += ["the frame's %s is %#x there, expected %#x" % (n, got[n], v)
+                for n, v in want.items() if got[n] != v]
+        if frame[15] & 3 != 3:
+            bad.append("the frame's cs is %#x there, expected ring 3's" % frame[15])
+    for n, what in WAYS_BACK.items():
+        stops = seen.labels.get(n, [])
+        if not stops:
+            bad.append("%s (%s) never reached" % (what, n))
+        for cpl, cr3 in stops:
+            if cpl != 3 or not cr3 & USER_BIT:
+                bad.append("after %s: CPL %s, CR3 %#x: %s" % (what, cpl, cr3,
+                           "the kernel set" if not cr3 & USER_BIT else "not ring 3"))
+    return bad
+
+
+@check(points=25, name="the exits (gdbstub at pti_exit_window and at the probe's own addresses): "
+       "the frame on the entry stack and CR3 on the user set before the iret; back in ring 3 "
+       "on the user set after exec, a system call, a page fault, fork (parent and child) and "
+       "the timer (stopped while it spins)",
+       steps=[ONTO_ENTRY, USER_LAST])
+def exits(ctx):
+    g = boot(ctx, "pti-exit")
+    prog = program(ctx)
+    mark = len(g.guest.out)
+    seen = follow_exits(ctx, g, prog, mark)
+    if not probe_done(g, mark):
+        raise CheckFailed("expected the probe to run its rounds and say so, found:\n%s"
+                          % died(g.guest.out[mark:]))
+    pid = int(READY.search(g.guest.out[mark:]).group(1))
+    bad = exit_problems(prog, seen, pid)
+    ps = g.sh("ps")
+    m = re.search(r"^\s*%d \w+\s+0x([0-9a-f]{8})" % pid, ps, re.M)
+    if m:
+        for _ in range(3):      # the spin leaves ring 3 only for the timer
+            cr3, _pt = stopped_in_ring3(ctx, g, int(m.group(1), 16))
+            g.monitor("cont")
+            if not cr3 & USER_BIT:
+                bad.append("spinning (after a timer interrupt), CR3 %#x is the kernel set" % cr3)
+                break
+            time.sleep(0.05)
+    stop_probe(g, pid)
+    if bad:
+        raise CheckFailed("expected every way back to ring 3 to end on the user set; found:\n"
+                          + "\n".join(bad[:8]))
+
+
+# -- an entry in the exit window --------------------------------------------------
+@check(points=20, name="an entry in the exit window (crash PTI_EXIT_WINDOW: a #DB on every "
+       "exit's pti_exit_window) goes back there on the user set: ring 3 stays on it",
+       steps=[SAVE_SET, RESTORE])
+def exit_window(ctx):
+    g = boot(ctx, "pti-window")
+    out = g.sh("crash PTI_EXIT_WINDOW")
+    if not re.search(r"lkdtm: armed on CPU 0: a #DB at pti_exit_window", out):
+        raise CheckFailed("expected `crash PTI_EXIT_WINDOW` to arm DR0 on the exit window, "
+                          "found: %s (%s)" % (out.strip()[-300:], pti_line(g)))
+    pid, kcr3 = start_probe(ctx, g)
+    bad = []
+    for _ in range(4):
+        cr3, _pt = stopped_in_ring3(ctx, g, kcr3)
+        dr7 = re.search(r"\bDR7=([0-9a-f]+)", g.monitor("info registers"))
+        g.monitor("cont")
+        if not dr7 or not int(dr7.group(1), 16) & 1:
+            bad.append("DR7.L0 is clear: the breakpoint is not armed")
+        if not cr3 & USER_BIT:
+            bad.append("in ring 3 after exits through the window, CR3 %#x is the kernel set" % cr3)
+        time.sleep(0.05)
+    stop_probe(g, pid)
+    out = g.sh("crash PTI_EXIT_WINDOW")
+    m = re.search(r"lkdtm: PTI_EXIT_WINDOW disarmed after (\d+) hits", out)
+    if not m or int(m.group(1)) < 10:
+        bad.append("the #DB did not enter the window (disarming said: %s)" % out.strip()[-200:])
+    if bad:
+        raise CheckFailed("expected ring 3 on the user set after an entry in the exit window; "
+                          "found:\n" + "\n".join(sorted(set(bad))))

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A lab file in nasm (labs/pti's boot/pti_entry.inc): its macros are what
+the student writes. tools/lab.py strips a macro's body to a stub;
+tools/labinspect.py refuses, before anything is assembled, a file that
+does more than the lab's macros may: an instruction or a name the lab's
+interface does not list (`nasm-insn`, `nasm-name`), a nasm directive, a
+line outside the macros, a macro the stub does not have.
+
+A lab's macro runs on the entry path, where nothing can print: its stub
+is `ud2`, an invalid-opcode oops naming the macro's place if it ever runs
+(the lab's C stub keeps it from running: labs/pti/strip)."""
+import re
+
+MACRO = re.compile(r"^[ \t]*%macro[ \t]+(\w+)[ \t]+(\d+)[^\n]*\n(.*?)^[ \t]*%endmacro[^\n]*$",
+                   re.M | re.S)
+IDENT = re.compile(r"%%\w+|%\d+|[A-Za-z_.$?@][\w.$?@#~]*")
+REGISTERS = set("eax ebx ecx edx esi edi esp ebp ax bx cx dx si di sp bp "
+                "al ah bl bh cl ch dl dh cs ds es fs gs ss".split())
+SIZES = {"byte", "word", "dword", "qword", "short", "near"}
+PREFIXES = {"rep", "repe", "repz", "repne", "repnz"}
+
+
+class NasmError(Exception):
+    pass
+
+
+def macros(src):
+    """{name: (params, body text, start, end)} of src's %macro blocks."""
+    return {m.group(1): (int(m.group(2)), m.group(3), m.start(3), m.end(3))
+            for m in MACRO.finditer(src)}
+
+
+def strip_macro(src, name, lab, hint):
+    """src with macro name's body replaced by the lab's stub."""
+    found = [m for m in MACRO.finditer(src) if m.group(1) == name]
+    if not found:
+        raise NasmError("no %%macro %s" % name)
+    if len(found) > 1:
+        raise NasmError("%%macro %s is defined %d times" % (name, len(found)))
+    m = found[0]
+    stub = "\t; LAB %s: %s\n\tud2\t\t\t; %s is not written yet\n" % (lab, hint, name)
+    return src[:m.start(3)] + stub + src[m.end(3):]
+
+
+def code_lines(text):
+    """[(line number, line without its comment, stripped)] of the non-empty lines."""
+    out = []
+    for n, ln in enumerate(text.splitlines(), 1):
+        ln = ln.split(";", 1)[0].strip()
+        if ln:
+            out.append((n, ln))
+    return out
+
+
+def body_lines(src, name):
+    """The code lines of macro name's body (comments and blanks gone, spaces
+    squeezed), or None if src has no such macro."""
+    m = macros(src).get(name)
+    return None if m is None else [" ".join(ln.split()) for _, ln in code_lines(m[1])]
+
+
+def line_problem(ln, insns, names, params):
+    """What is wrong with one line of a macro body, or None."""
+    if re.fullmatch(r"%%\w+:", ln):
+        return None
+    if ln.startswith("%"):
+        return "has the nasm directive `%s`" % ln.split()[0]
+    words = ln.split(None, 1)
+    mnemonic, rest = words[0].lower(), words[1] if len(words) > 1 else ""
+    if mnemonic in PREFIXES and rest:
+        words = rest.split(None, 1)
+        mnemonic, rest = words[0].lower(), words[1] if len(words) > 1 else ""
+    if mnemonic not in insns and words[0] not in insns:
+        return "uses `%s`, which is not an instruction the lab's interface lists" % mnemonic
+    for ident in IDENT.findall(rest):
+        low = ident.lower()
+        if ident.startswith("%%") or low in REGISTERS or low in SIZES or ident in names:
+            continue
+        if re.fullmatch(r"%\d+", ident):
+            if int(ident[1:]) > params or ident == "%0":
+                return "names `%s`, which its macro does not have" % ident
+            continue
+        if re.fullmatch(r"(0x)?[0-9a-f]+h?", low):
+            continue
+        return "names `%s`, which the lab's file may not use" % ident
+    return None
+
+
+def file_problem(text, stub_text, insns, names):
+    """The first thing that the rules refuse in text (a lab .inc), as
+    "line N, ..." or None: the stub's macros, with the same parameters,
+    and nothing else; their lines only the interface's instructions and
+    names (registers, the macros' own labels and parameters, numbers)."""
+    want = {n: p for n, (p, *_rest) in macros(stub_text).items()}
+    got = macros(text)
+    for n, p in want.items():
+        if n not in got:
+            return "has no %%macro %s (the lab's stub has)" % n
+        if got[n][0] != p:
+            return "has %%macro %s with %d parameters (the lab's: %d)" % (n, got[n][0], p)
+    inside = [(m.start(), m.end()) for m in MACRO.finditer(text)]
+    for n, (p, body, start, _end) in got.items():
+        if n not in want:
+            return "defines %%macro %s, which the lab's stub does not have" % n
+        first = text.count("\n", 0, start)
+        for k, ln in code_lines(body):
+            why = line_problem(ln, insns, names, p)
+            if why:
+                return "line %d, in %s, %s" % (first + k, n, why)
+    for k, ln in code_lines(text):
+        at = sum(len(x) + 1 for x in text.splitlines()[:k - 1])
+        if not any(a <= at < b for a, b in inside):
+            return "line %d, `%s`, is outside the lab's macros" % (k, ln[:60])
+    return None

@@ -29,6 +29,7 @@
 #include <ronx/fpu.h>
 #include <ronx/kaslr.h>
 #include <ronx/pti.h>
+#include <ronx/umip.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -92,6 +93,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	x86_configure_nx();
 	x86_report_nx();
 	setup_smep_smap();
+	setup_umip();
 	fpu_init();
 	trap_init();
 	init_8259A();

@@ -9,12 +9,14 @@ kernel address: inside this boot's image (kernel.elf's _text.._end plus
 the boot's "Kernel Offset") or mapped in the kernel half at all (QEMU's
 `info tlb` with the CPU stopped in ring 0: the direct map, the alias area,
 modules). The control, `kleak leak`, adds the GDT and IDT bases that sgdt
-and sidt read in ring 3 (qemu32 has no UMIP): they must be caught. With
-UMIP (-cpu qemu32,+umip) the control's sgdt faults instead."""
+and sidt read in ring 3 (qemu32 has no UMIP): they must be caught, and
+must lie in the CPU entry area, a fixed address that tells nothing of the
+offset. With UMIP (-cpu qemu32,+umip) the control's sgdt faults instead."""
 import os
 import re
 import subprocess
 
+import cea
 from guest import PROMPT, ROOT, Guest
 from tlb import PageTables
 from test_pti import stop_in_ring
@@ -100,6 +102,10 @@ def test_kleak_under_kaslr(t):
                 "control: the GDT and IDT bases sgdt/sidt give ring 3 are caught as kernel addresses",
                 str(hits))
         t.check(not [h for h in hits if h[0] != "leak"], "control run: nothing else", str(hits))
+        bases = [int(w, 16) for call, where, off, w in FOUND.findall(out) if call == "leak"]
+        t.check(len(bases) == 2 and all(cea.CEA_BASE <= b < cea.CEA_END for b in bases),
+                "...but both are in the CPU entry area, the same in every boot: they say nothing "
+                "of the offset (%#x)" % kr.offset, str([hex(b) for b in bases]))
         g.poweroff()
 
 
@@ -148,6 +154,6 @@ def test_umip_takes_the_control_away(t):
     with Guest("kleak no umip") as g:
         g.wait_ready()
         t.check(re.search(r"^ronx: UMIP: not on this CPU: ring 3's sgdt and sidt read where the "
-                          r"GDT and IDT are", g.out, re.M),
+                          r"GDT and IDT are \(the CPU entry area, a fixed address\)$", g.out, re.M),
                 "qemu32: the boot says UMIP is missing and what that leaves open", g.out[-1500:])
         g.poweroff()

@@ -26,14 +26,18 @@
 _Static_assert(CPU_ENTRY_AREA_BASE == 0xffc00000 && CPU_ENTRY_AREA_END == 0xffe00000,
 	       "boot/traps.asm CEA_BASE, CEA_END");
 
-static bool cea_mapped;
+/*
+ * From .entry.data to its alias; 0 until the alias is mapped. A variable,
+ * not an expression of __entry_data_start: folded by the compiler, that
+ * became one relocation of the symbol with an addend of -0xffc00000,
+ * right under kaslr but no address (test_kaslr checks each one is).
+ */
+static unsigned long cea_delta;
 
 /* p, a pointer into .entry.data, at its alias once the alias is mapped. */
 void *cea_alias(void *p)
 {
-	if (!cea_mapped)
-		return p;
-	return (void *)(CPU_ENTRY_AREA_BASE + ((char *)p - __entry_data_start));
+	return (char *)p + cea_delta;
 }
 
 struct cpu_entry_area *get_cpu_entry_area(int cpu)
@@ -51,7 +55,7 @@ void __init setup_cpu_entry_areas(void)
 	for (unsigned long off = 0; off < size; off += PAGE_SIZE)
 		if (map_page(CPU_ENTRY_AREA_BASE + off, __pa(__entry_data_start + off), PAGE_KERNEL))
 			refuse_boot(KERN_ERR "ronx: cannot boot: no page table for the CPU entry area\n");
-	cea_mapped = true;
+	cea_delta = CPU_ENTRY_AREA_BASE - (unsigned long)__entry_data_start;
 	load_idt();
 	cpu_reload_gdt(this_cpu());
 }

@@ -22,13 +22,15 @@
 ; boot/pti_entry.inc. Every access here names ss: ring 3 may
 ; leave any data selector (even null) in ds/es.
 
-extern trap_dispatch, smap_enabled, pti_active, __entry_data_start, __entry_data_end
+extern trap_dispatch, smap_enabled, pti_active
 global trap_stubs, ret_from_trap, pti_exit_window
 
 KERNEL_DS	equ 0x10
 PERCPU_SEL	equ 0x30
 PAGE_SIZE	equ 4096
 PTI_USER_BIT	equ 0x800	; ronx/pti.h PTI_USER_PGD_OFFSET
+CEA_BASE	equ 0xffc00000	; ronx/memlayout.h CPU_ENTRY_AREA_BASE: the entry
+CEA_END		equ 0xffe00000	; stacks are used there (mm/cpu_entry_area.c)
 CPU_CEA		equ 12		; offsetof(struct cpu, cea), checked in mm/pti.c
 CEA_SP0		equ 0		; offsetof(struct cpu_entry_area, sp0)
 FRAME_WORDS	equ 19		; struct trap_frame: gs..ds, pusha, vector, error, iret frame
@@ -117,9 +119,9 @@ entry_common:
 	; page-aligned, its bit 11 is an address bit.
 	cmp	byte [ss:pti_active], 0
 	je	trap_common
-	cmp	esp, __entry_data_start
+	cmp	esp, CEA_BASE
 	jb	trap_common
-	cmp	esp, __entry_data_end
+	cmp	esp, CEA_END
 	jae	trap_common
 	; On an entry stack: the kernel set for the handler if it was the user
 	; set (the exit window, or pti_enter before its switch), and the

@@ -15,6 +15,7 @@
 #include <ronx/percpu.h>
 #include <ronx/segment.h>
 #include <ronx/pti.h>
+#include <ronx/cpu_entry_area.h>
 
 struct cpu cpus[NR_CPUS];
 /* Mapped in the user set too when PTI is on: see ronx/pti.h. */
@@ -83,7 +84,7 @@ static void load_gdt(struct cpu *c)
 void cpu_init(struct cpu *c, int id)
 {
 	c->self = c;
-	c->cea = &cpu_entry_areas[id];
+	c->cea = get_cpu_entry_area(id);
 	c->id = id;
 	c->cea->tss.ss0 = KERNEL_DS;
 	/* no I/O permission bitmap: the offset points past the TSS's end */
@@ -91,4 +92,12 @@ void cpu_init(struct cpu *c, int id)
 	fill_gdt(c);
 	load_gdt(c);
 	c->online = true;
+}
+
+/* This CPU's GDT and TSS again, at the address get_cpu_entry_area() gives now. */
+void cpu_reload_gdt(struct cpu *c)
+{
+	c->cea = get_cpu_entry_area(c->id);
+	fill_gdt(c);
+	load_gdt(c);
 }

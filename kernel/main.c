@@ -29,6 +29,8 @@
 #include <ronx/fpu.h>
 #include <ronx/kaslr.h>
 #include <ronx/pti.h>
+#include <ronx/umip.h>
+#include <ronx/cpu_entry_area.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -92,6 +94,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	x86_configure_nx();
 	x86_report_nx();
 	setup_smep_smap();
+	setup_umip();
 	fpu_init();
 	trap_init();
 	init_8259A();
@@ -99,6 +102,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	serial_init_irq();
 	page_alloc_init();
 	paging_init();
+	setup_cpu_entry_areas();	/* GDT, TSS, IDT at a fixed address */
 	initrd_init();
 	sort_kernel_exports();
 	ro_after_init_test_boot();

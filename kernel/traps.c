@@ -23,6 +23,7 @@
 #include <ronx/recovery.h>
 #include <ronx/syscall.h>
 #include <ronx/process.h>
+#include <ronx/cpu_entry_area.h>
 
 struct desc_ptr {
 	uint16_t limit;
@@ -61,7 +62,7 @@ void __init trap_init(void)
 /* Loads the IDT on a CPU that did not run trap_init() (SMP). */
 void load_idt(void)
 {
-	struct desc_ptr p = { sizeof(idt) - 1, (uint32_t)(uintptr_t)idt };
+	struct desc_ptr p = { sizeof(idt) - 1, (uint32_t)(uintptr_t)cea_alias(idt) };
 
 	__asm__ volatile("lidt %0" : : "m"(p));
 }

@@ -16,6 +16,7 @@ const struct ptdump_marker ptdump_address_markers[] = {
 	{ MODULES_VADDR, "Modules" },
 	{ ALIAS_VADDR, "Text Patching Alias" },
 	{ ALIAS_END, "Unused" },
+	{ CPU_ENTRY_AREA_BASE, "CPU Entry Area" },
 	{ FIXADDR_START, "Fixmap Area" },
 	{ 0, 0 },
 };

@@ -136,6 +136,17 @@ static void __init pti_free_user_set(void)
 	pti_user_pmd = 0;
 }
 
+/*
+ * The CPU entry area (mm/cpu_entry_area.c), where the CPUs find their GDT,
+ * TSS and IDT: the kernel set's page table for it, the same in both sets.
+ */
+static void __init pti_share_cpu_entry_area(void)
+{
+	pteval_t *user = __va(pti_user_pmd);
+
+	user[pmd_index(CPU_ENTRY_AREA_BASE)] = pmd_table(3)[pmd_index(CPU_ENTRY_AREA_BASE)];
+}
+
 /* Before any CPU uses its entry stack: the high-water mark becomes readable. */
 static void paint_entry_stacks(void)
 {
@@ -168,6 +179,7 @@ void __init pti_init(void)
 		return;
 	}
 	paint_entry_stacks();
+	pti_share_cpu_entry_area();
 	/* no global pages: the application processors copy this CR4 */
 	write_cr4(read_cr4() & ~X86_CR4_PGE);
 	pti_active = 1;

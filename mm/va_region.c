@@ -82,6 +82,8 @@ void va_region_name(const struct va_layout *l, uint32_t va, char *buf, size_t si
 		snprintf(buf, size, "module area (no module here)");
 	} else if (in(va, ALIAS_VADDR, ALIAS_END)) {
 		snprintf(buf, size, "text patching alias area");
+	} else if (in(va, CPU_ENTRY_AREA_BASE, CPU_ENTRY_AREA_END)) {
+		snprintf(buf, size, "CPU entry area: .entry.data again (GDT, TSS, entry stacks, IDT), at the same address in every boot");
 	} else if (va >= FIXADDR_START && va < FIXADDR_START + 4096) {
 		snprintf(buf, size, "fixmap: the local APIC's registers (uncached MMIO, mapped with other CPUs to start)");
 	} else {

@@ -7,6 +7,8 @@
  *                             the kernel image sits in it at 0xc0100000
  *   0xf8000000 - 0xfbffffff   module area, 4 KiB pages only
  *   0xfc000000 - 0xfdffffff   scratch area for temporary alias mappings
+ *   0xffc00000 - 0xffdfffff   CPU entry area: .entry.data again, at a fixed
+ *                             address (the GDT, TSS and IDT sgdt/sidt name)
  *   0xffe00000 - 0xffffffff   fixmap: one page per fixed use (the local APIC)
  */
 #ifndef RONX_MEMLAYOUT_H
@@ -29,6 +31,9 @@
 #define POKE_ALIAS	(ALIAS_VADDR + 16 * PAGE_SIZE)	/* text_poke() */
 #define EARLY_MAP_VADDR	(ALIAS_VADDR + 64 * PAGE_SIZE)	/* early_memremap(): firmware tables */
 #define EARLY_MAP_PAGES	16
+/* mm/cpu_entry_area.c; boot/traps.asm has the same two numbers */
+#define CPU_ENTRY_AREA_BASE	0xFFC00000UL
+#define CPU_ENTRY_AREA_END	0xFFE00000UL
 /* Linux's fixmap: addresses known at compile time for what has to be mapped. */
 #define FIXADDR_START	0xFFE00000UL
 #define FIX_APIC_BASE	FIXADDR_START			/* the local APIC's registers */

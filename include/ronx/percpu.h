@@ -82,4 +82,5 @@ static inline struct cpu *this_cpu(void)
 }
 
 void cpu_init(struct cpu *c, int id);	/* kernel/gdt.c: GDT, TSS, %fs */
+void cpu_reload_gdt(struct cpu *c);	/* ... again, at the CPU entry area */
 #endif

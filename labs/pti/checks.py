@@ -17,6 +17,7 @@ import os
 import re
 import time
 
+import cea
 from gdbstub import GdbStub, GdbStubError
 from grading import CheckFailed, GuestError, check, step
 from tlb import PageTables, registers, xp64
@@ -163,10 +164,12 @@ def stop_probe(g, pid):
 
 # -- the user set ---------------------------------------------------------------
 def expected_half(ctx):
-    """{va: 'RO+X' or 'RW+NX'}: the trampoline and the entry areas."""
+    """{va: 'RO+X' or 'RW+NX'}: the trampoline and the entry areas, these
+    also at their fixed alias (the CPU entry area: teacher code maps it)."""
     want = {va: "RO+X" for va in range(ctx.sym("__entry_text_start"), ctx.sym("__entry_text_end"), PAGE)}
     want.update({va: "RW+NX" for va in range(ctx.sym("__entry_data_start"),
                                              ctx.sym("__entry_data_end"), PAGE)})
+    want.update({va: "RW+NX" for va in cea.alias_pages(ctx.syms)})
     return want
 
 
@@ -196,9 +199,9 @@ def user_set_problems(ctx, g, cr3, pt):
         if m.user:
             bad.append("%s is user-accessible (US) in the user set" % ctx.where(va))
         pa = (m.pa & FRAME) + (va - m.va)
-        if pa != va - PAGE_OFFSET:
+        if pa != cea.phys(ctx.syms, va):
             bad.append("%s maps frame %#x in the user set, expected its own, %#x"
-                       % (ctx.where(va), pa, va - PAGE_OFFSET))
+                       % (ctx.where(va), pa, cea.phys(ctx.syms, va)))
     k = [xp64(g.monitor, (cr3 & ~USER_BIT & ~0x1f) + 8 * i) for i in range(4)]
     u = [xp64(g.monitor, (cr3 & ~0x1f) + 8 * i) for i in range(4)]
     if [e & PDPTE_ADDR for e in k[:3]] != [e & PDPTE_ADDR for e in u[:3]]:

@@ -9,10 +9,14 @@ kernel address: inside this boot's image (kernel.elf's _text.._end plus
 the boot's "Kernel Offset") or mapped in the kernel half at all (QEMU's
 `info tlb` with the CPU stopped in ring 0: the direct map, the alias area,
 modules). The control, `kleak leak`, adds the GDT and IDT bases that sgdt
-and sidt read in ring 3 (qemu32 has no UMIP): they must be caught."""
+and sidt read in ring 3 (qemu32 has no UMIP): they must be caught, and
+must lie in the CPU entry area, a fixed address that tells nothing of the
+offset. With UMIP (-cpu qemu32,+umip) the control's sgdt faults instead."""
 import os
 import re
+import subprocess
 
+import cea
 from guest import PROMPT, ROOT, Guest
 from tlb import PageTables
 from test_pti import stop_in_ring
@@ -98,4 +102,58 @@ def test_kleak_under_kaslr(t):
                 "control: the GDT and IDT bases sgdt/sidt give ring 3 are caught as kernel addresses",
                 str(hits))
         t.check(not [h for h in hits if h[0] != "leak"], "control run: nothing else", str(hits))
+        bases = [int(w, 16) for call, where, off, w in FOUND.findall(out) if call == "leak"]
+        t.check(len(bases) == 2 and all(cea.CEA_BASE <= b < cea.CEA_END for b in bases),
+                "...but both are in the CPU entry area, the same in every boot: they say nothing "
+                "of the offset (%#x)" % kr.offset, str([hex(b) for b in bases]))
+        g.poweroff()
+
+
+CPU_UMIP = "qemu32,+nx,+pae,+umip"
+CR4_UMIP = 1 << 11
+GP_LINE = re.compile(r"^traps: kleak\[\d+\] general protection fault ip:([0-9a-f]+) ", re.M)
+
+
+def sgdt_addresses(elf):
+    """The addresses of the sgdt instructions in a user ELF (objdump)."""
+    out = subprocess.run(["objdump", "-d", elf], capture_output=True, text=True, check=True).stdout
+    return {int(m.group(1), 16) for m in re.finditer(r"^\s*([0-9a-f]+):\s[^\n]*\tsgdt", out, re.M)}
+
+
+def test_umip_takes_the_control_away(t):
+    """On a CPU with UMIP (-cpu qemu32,+umip) ronx sets CR4.UMIP (read from
+    outside), and the control's sgdt faults (#GP) in ring 3 instead of
+    handing out the GDT's address: killed by SIGSEGV at that very
+    instruction (objdump of the kleak that was booted), after every system
+    call's words were checked. On qemu32 the boot says UMIP is missing."""
+    with Guest("kleak umip", cmdline="kaslr", cpu=CPU_UMIP) as g:
+        g.wait_ready()
+        t.check("x86/cpu: User Mode Instruction Prevention (UMIP) activated" in g.out,
+                "+umip: 'x86/cpu: User Mode Instruction Prevention (UMIP) activated'")
+        regs = stop_in_ring(g, 0)
+        cr4 = int(re.search(r"\bCR4=([0-9a-f]+)", regs).group(1), 16) if regs else 0
+        g.monitor("cont")
+        t.check(cr4 & CR4_UMIP, "CR4.UMIP (bit 11) is set, read by QEMU (CR4=%#x)" % cr4)
+        mark = len(g.out)
+        g.send(b"run kleak leak\r")
+        g.wait_for("kleak: type a line", start=mark)
+        g.send(b"a line for read\r")
+        g.wait_for(r"kleak: (exit status|killed by)", start=mark, timeout=120)
+        g.wait_for("^" + re.escape(PROMPT), start=mark)
+        out = g.out[mark:].replace("\r", "")
+        m = GP_LINE.search(out)
+        sgdt = sgdt_addresses(os.path.join(ROOT, "build", "user", "kleak.elf"))
+        t.check(m and int(m.group(1), 16) in sgdt and "kleak: killed by SIGSEGV" in out and
+                SUMMARY.search(out) is None,
+                "kleak leak: a general protection fault at its sgdt (%s, objdump), before it "
+                "could print the GDT's address" % ", ".join("%#x" % a for a in sorted(sgdt)),
+                out[-600:])
+        t.check(not [f for f in FOUND.findall(out) if f[0] == "leak"], "no leak word printed",
+                out[-400:])
+        g.poweroff()
+    with Guest("kleak no umip") as g:
+        g.wait_ready()
+        t.check(re.search(r"^ronx: UMIP: not on this CPU: ring 3's sgdt and sidt read where the "
+                          r"GDT and IDT are \(the CPU entry area, a fixed address\)$", g.out, re.M),
+                "qemu32: the boot says UMIP is missing and what that leaves open", g.out[-1500:])
         g.poweroff()

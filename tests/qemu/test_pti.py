@@ -11,6 +11,7 @@ boot's own "Kernel Offset" line, so the checks hold under kaslr too."""
 import re
 import time
 
+import cea
 from guest import Guest
 from smp import cpu_states
 from tlb import PageTables, registers, walk_summary, xp64
@@ -33,6 +34,12 @@ def image_ranges(g):
     return text, data
 
 
+def frame_of(g, va):
+    """The physical page va should map: the direct map's, or for the CPU
+    entry area the .entry.data page it aliases."""
+    return cea.phys(g.symbols(), va)
+
+
 def stop_in_ring(g, ring, tries=40):
     """Stops QEMU with CPU 0 in the given ring; its `info registers`, or None."""
     for _ in range(tries):
@@ -53,6 +60,7 @@ def kernel_half(g):
 def check_user_set(t, tag, g, regs):
     """The ring-3 CR3's kernel half: the trampoline and entry area, nothing else."""
     text, data = image_ranges(g)
+    alias = set(cea.alias_pages(g.symbols()))
     r = registers(regs)
     cr3 = r.get("CR3", 0)
     t.check(cr3 & USER_BIT, "[%s] in ring 3, CR3 %#x is a user set (bit 11: the PDPT's second half)" % (tag, cr3))
@@ -62,23 +70,24 @@ def check_user_set(t, tag, g, regs):
     pages = {m.va: m for m in half}
     t.check(all(m.size == PAGE for m in half), "[%s] the user set's kernel half has only 4K pages" % tag,
             str([hex(m.va) for m in half if m.size != PAGE][:4]))
-    t.check(set(pages) == text | data,
-            "[%s] the user set's kernel half is exactly .entry.text (%d pages) + .entry.data (%d pages)"
-            % (tag, len(text), len(data)),
-            "extra: %s missing: %s" % (sorted(hex(v) for v in set(pages) - text - data)[:6],
-                                       sorted(hex(v) for v in (text | data) - set(pages))[:6]))
+    t.check(set(pages) == text | data | alias,
+            "[%s] the user set's kernel half is exactly .entry.text (%d pages) + .entry.data (%d pages), "
+            "and .entry.data again at the CPU entry area" % (tag, len(text), len(data)),
+            "extra: %s missing: %s" % (sorted(hex(v) for v in set(pages) - text - data - alias)[:6],
+                                       sorted(hex(v) for v in (text | data | alias) - set(pages))[:6]))
     t.check(not [m for m in half if m.user], "[%s] no kernel-half page of the user set is user-accessible" % tag,
             str([hex(m.va) for m in half if m.user][:4]))
     t.check(not [m for m in half if m.rw and m.exec], "[%s] no kernel-half page of the user set is W+X" % tag)
     t.check(all(pages[v].perm() == "RO+X" for v in text if v in pages),
             "[%s] the trampoline pages are RO+X" % tag,
             str([(hex(v), pages[v].perm()) for v in text if v in pages and pages[v].perm() != "RO+X"]))
-    t.check(all(pages[v].perm() == "RW+NX" for v in data if v in pages),
-            "[%s] the entry-area pages are RW+NX" % tag,
-            str([(hex(v), pages[v].perm()) for v in data if v in pages and pages[v].perm() != "RW+NX"]))
-    t.check(all(m.pa & 0xFFFFFFFFFF000 == m.va - PAGE_OFFSET for m in half),
-            "[%s] each is the kernel's own frame (va - PAGE_OFFSET: an alias, not a copy; QEMU shows NX in bit 63)" % tag,
-            str([(hex(m.va), hex(m.pa)) for m in half if m.pa & 0xFFFFFFFFFF000 != m.va - PAGE_OFFSET][:4]))
+    t.check(all(pages[v].perm() == "RW+NX" for v in data | alias if v in pages),
+            "[%s] the entry-area pages are RW+NX, at both addresses" % tag,
+            str([(hex(v), pages[v].perm()) for v in data | alias if v in pages and pages[v].perm() != "RW+NX"]))
+    t.check(all(m.pa & 0xFFFFFFFFFF000 == frame_of(g, m.va) for m in half),
+            "[%s] each is the kernel's own frame (va - PAGE_OFFSET, or the .entry.data page the CPU "
+            "entry area aliases: not a copy; QEMU shows NX in bit 63)" % tag,
+            str([(hex(m.va), hex(m.pa)) for m in half if m.pa & 0xFFFFFFFFFF000 != frame_of(g, m.va)][:4]))
     # the user half is shared, not copied: PDPT entries 0-2 equal in both sets
     kset, uset = cr3 & ~USER_BIT & 0xFFFFFFE0, cr3 & 0xFFFFFFE0
     k = [xp64(g.monitor, kset + 8 * i) for i in range(4)]
@@ -126,11 +135,15 @@ def check_shell_views(t, g, pid):
     t.check(m, "ptdump PID: the user set after the kernel set, with its CR3", out[-800:])
     if m:
         kpart = out[m.end():].split("---[ Kernel Mapping ]---", 1)[-1]
-        mapped = re.findall(r"^0x([0-9a-f]{8})-0x([0-9a-f]{8}) +\S+ +(USR )?(ro|RW) +(x|NX) +pte$", kpart, re.M)
-        want = [("%08x" % min(text), "%08x" % (max(text) + PAGE), "", "ro", "x"),
-                ("%08x" % min(data), "%08x" % (max(data) + PAGE), "", "RW", "NX")]
-        t.check(mapped == want, "ptdump PID's user set: the kernel half maps only the trampoline (ro x) "
-                "and the entry area (RW NX)", "%s vs %s" % (mapped, want))
+        mapped = re.findall(r"^0x([0-9a-f]{8})-0x([0-9a-f]{8}) +\S+ +(USR )?(ro|RW) +(GLB )?(x|NX) +pte$",
+                            kpart, re.M)
+        alias = sorted(cea.alias_pages(g.symbols()))
+        want = [("%08x" % min(text), "%08x" % (max(text) + PAGE), "", "ro", "", "x"),
+                ("%08x" % min(data), "%08x" % (max(data) + PAGE), "", "RW", "", "NX"),
+                ("%08x" % alias[0], "%08x" % (alias[-1] + PAGE), "", "RW", "GLB ", "NX")]
+        t.check(mapped == want, "ptdump PID's user set: the kernel half maps only the trampoline (ro x), "
+                "the entry area (RW NX) and its alias in the CPU entry area (RW NX; global, the same "
+                "in both sets)", "%s vs %s" % (mapped, want))
     secret = kernel_secret(g)
     out = g.command("walk %#x %d" % (secret, pid))
     t.check("PTI: mapped in the kernel set only (not while in ring 3)" in out,
@@ -244,13 +257,14 @@ def test_pti_smp2(t):
             t.check(all(c & USER_BIT for c in cr3s), "each CPU's CR3 is a user set", str([hex(c) for c in cr3s]))
             t.check(not [s for s in states if s["CR4"] & CR4_PGE], "CR4.PGE is clear on every CPU",
                     str([hex(s["CR4"]) for s in states]))
+            alias = cea.alias_pages(g.symbols())
             for s in states:
                 tss = s["TR"]
-                cea = tss & ~(PAGE - 1)
-                esp0 = xp64(g.monitor, tss - PAGE_OFFSET) >> 32 & 0xffffffff
-                t.check(cea in data and esp0 == cea + PAGE,
-                        "CPU %d: TSS.esp0 %#x is the top of its own entry area %#x (in .entry.data)"
-                        % (s["cpu"], esp0, cea))
+                area = tss & ~(PAGE - 1)
+                esp0 = xp64(g.monitor, cea.phys(g.symbols(), tss)) >> 32 & 0xffffffff
+                t.check(area in alias and esp0 == area + PAGE,
+                        "CPU %d: TSS.esp0 %#x is the top of its own entry area %#x (in the CPU entry "
+                        "area, the fixed alias of .entry.data)" % (s["cpu"], esp0, area))
             t.check(len({s["TR"] for s in states}) == 2, "two CPUs, two entry areas")
             check_user_set(t, "smp2 CPU 0", g, g.monitor("info registers"))
         g.monitor("cont")
@@ -270,8 +284,8 @@ def entry_stack_high_water(g, regs):
     m = re.search(r"^TR\s*=[0-9a-f]+ ([0-9a-f]+)", regs, re.M)
     if not m:
         return None
-    cea = int(m.group(1), 16) & ~(PAGE - 1)
-    dump = g.monitor("xp /1024wx %#x" % (cea - PAGE_OFFSET))
+    area = int(m.group(1), 16) & ~(PAGE - 1)
+    dump = g.monitor("xp /1024wx %#x" % cea.phys(g.symbols(), area))
     words = [int(w, 16) for line in dump.splitlines() if ":" in line
              for w in re.findall(r"0x([0-9a-f]{8})", line.split(":", 1)[1])]
     if len(words) != 1024:

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import time
 
+import cea
 from guest import BUILD, ROOT, Guest, skip_under_boot_extra
 from smp import (check_cpus_parked, check_cpus_up, check_trampoline_gone, cpu_states,
                  PAGE_OFFSET)
@@ -254,7 +255,8 @@ def test_smp_processes_on_every_cpu(t):
                 % (" (its PTI user set)" if user_set else ""),
                 "ring 3: %s; spins: %s" % ({c: hex(v[0]) for c, v in seen.items()},
                                            {p: hex(c) for p, c in procs.items()}))
-        esp0 = {cpu: xp64(g.monitor, tr - PAGE_OFFSET + 4) & 0xFFFFFFFF
+        syms = g.symbols()
+        esp0 = {cpu: xp64(g.monitor, cea.phys(syms, tr) + 4) & 0xFFFFFFFF
                 for cpu, (cr3, tr) in seen.items()}
         t.check(len(set(esp0.values())) == len(esp0) and all(v > PAGE_OFFSET for v in esp0.values()),
                 "each of those CPUs enters the kernel on its own stack (TSS.esp0 read by xp)",

@@ -29,9 +29,10 @@ commands say so.
 KASLR: with `kaslr` the image runs at its link address + an offset that
 only the guest knows (kernel_offset). gdb cannot read that variable
 before it knows where it is, so the offset is read from the hardware: the
-IDT register holds the address of the kernel's `idt` array once
-trap_init() has run (QEMU's `monitor info registers`); that minus idt's
-link address in kernel.elf is the offset, and `symbol-file -o` moves every
+IDT register (QEMU's `monitor info registers`) names the kernel's IDT once
+trap_init() has run, at a fixed address (the CPU entry area), but its
+first gate holds the address of stub_0, in the moved image; that minus
+stub_0's link address in kernel.elf is the offset, and `symbol-file -o` moves every
 symbol by it (breakpoints follow). Before trap_init, under kaslr, the
 symbols stay at their link addresses: boot with `nokaslr` to debug that
 early (Linux's advice too).
@@ -209,10 +210,15 @@ def guest_kaslr_offset():
     """The running kernel's KASLR offset, or None before trap_init() (see the top)."""
     out = gdb.execute("monitor info registers", to_string=True)
     m = re.search(r"^IDT=\s*([0-9a-fA-F]+)", out, re.M)
-    link = link_symbols(kernel_file(), ("idt", "_text", "_end"))
+    link = link_symbols(kernel_file(), ("stub_0", "_text", "_end"))
     if not m or len(link) != 3:
         return None
-    off = (int(m.group(1), 16) - link["idt"]) & 0xFFFFFFFF
+    try:
+        gate = bytes(gdb.selected_inferior().read_memory(int(m.group(1), 16), 8))
+    except gdb.MemoryError:
+        return None	# the IDT register is still the loader's: nothing there
+    handler = int.from_bytes(gate[0:2], "little") | int.from_bytes(gate[6:8], "little") << 16
+    off = (handler - link["stub_0"]) & 0xFFFFFFFF
     if off % 4096 or link["_end"] + off > EARLY_MAP_END:
         return None	# the IDT is still the loader's or the firmware's
     return off

@@ -34,8 +34,8 @@ CPL = re.compile(r"\bCPL=(\d)")
 TR = re.compile(r"^TR\s*=\s*[0-9a-f]+ ([0-9a-f]+)", re.M)
 EIP = re.compile(r"\bEIP=([0-9a-f]+)")
 DONE = r"^ptiprobe: rounds done$"
-PDPTE_ADDR = 0x000FFFFFFFFFF001
-FRAME = 0x000FFFFFFFFFF000          # QEMU's pa carries NX in bit 63     # the directory and present (QEMU sets bit 5 as it walks)
+PDPTE_ADDR = 0x000FFFFFFFFFF001     # the directory and present (QEMU sets bit 5 as it walks)
+FRAME = 0x000FFFFFFFFFF000          # QEMU's pa carries NX in bit 63
 
 # -- the steps: each verb of labs/pti/strip's hints --------------------------
 RANGE = step("pti_clone_range", "every page of [start, end), at its own frame",

@@ -36,12 +36,6 @@ static int __init parse_nosmap(const char *val)
 }
 BOOT_PARAM("nosmap", parse_nosmap, "no value");
 
-static void cpuid_count(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c,
-			uint32_t *d)
-{
-	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
-}
-
 static const char *state(bool supported, bool off)
 {
 	if (!supported)
@@ -62,14 +56,11 @@ void cpu_setup_smep_smap(void)
 
 void __init setup_smep_smap(void)
 {
-	uint32_t max, ebx, unused;
+	uint32_t ebx, ecx, edx;
 
-	cpuid_count(0, 0, &max, &unused, &unused, &unused);
-	if (max >= 7) {
-		cpuid_count(7, 0, &unused, &ebx, &unused, &unused);
-		smep_supported = ebx & (1u << 7);
-		smap_supported = ebx & (1u << 20);
-	}
+	cpuid_leaf7(&ebx, &ecx, &edx);
+	smep_supported = ebx & (1u << 7);
+	smap_supported = ebx & (1u << 20);
 	smep_enabled = smep_supported && !nosmep;
 	smap_enabled = smap_supported && !nosmap;
 	cpu_setup_smep_smap();

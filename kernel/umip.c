@@ -25,13 +25,10 @@ bool umip_enabled;
 
 void __init setup_umip(void)
 {
-	uint32_t max, a, b, c, d;
+	uint32_t b, c, d;
 
-	cpuid(0, &max, &b, &c, &d);
-	if (max >= 7) {
-		cpuid(7, &a, &b, &c, &d);
-		umip_enabled = c & CPUID7_ECX_UMIP;
-	}
+	cpuid_leaf7(&b, &c, &d);
+	umip_enabled = c & CPUID7_ECX_UMIP;
 	if (!umip_enabled) {
 		pr_info("ronx: UMIP: not on this CPU: ring 3's sgdt and sidt read where the GDT and IDT are (the CPU entry area, a fixed address)\n");
 		return;

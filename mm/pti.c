@@ -75,15 +75,13 @@ BOOT_PARAM("nopti", parse_nopti, "no value");
 /* Meltdown: any Intel CPU that does not say RDCL_NO (Linux: cpu_vulnerable_to_meltdown()). */
 static bool cpu_affected_by_meltdown(void)
 {
-	uint32_t max, b, c, d, a7, b7, c7, d7;
+	uint32_t max, b, c, d;
 
 	cpuid(0, &max, &b, &c, &d);
 	if (b != 0x756e6547 || d != 0x49656e69 || c != 0x6c65746e)	/* GenuineIntel */
 		return false;
-	if (max < 7)
-		return true;
-	cpuid(7, &a7, &b7, &c7, &d7);
-	if (!(d7 & CPUID7_EDX_ARCH_CAPABILITIES))
+	cpuid_leaf7(&b, &c, &d);	/* no leaf 7: no word of RDCL_NO either */
+	if (!(d & CPUID7_EDX_ARCH_CAPABILITIES))
 		return true;
 	return !(rdmsr(MSR_IA32_ARCH_CAPABILITIES) & ARCH_CAP_RDCL_NO);
 }

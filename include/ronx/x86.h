@@ -3,6 +3,7 @@
 #ifndef RONX_X86_H
 #define RONX_X86_H
 #include <stdint.h>
+#include <stdbool.h>
 
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
 static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port)); }
@@ -41,6 +42,19 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+
+/* Leaf 7's feature words (SMEP, SMAP, UMIP, ARCH_CAPABILITIES); false, all 0, if the CPU has no leaf 7. */
+static inline bool cpuid_leaf7(uint32_t *b, uint32_t *c, uint32_t *d)
+{
+	uint32_t max, a, unused;
+
+	*b = *c = *d = 0;
+	cpuid(0, &max, &unused, &unused, &unused);
+	if (max < 7)
+		return false;
+	cpuid(7, &a, b, c, d);
+	return true;
 }
 
 /*

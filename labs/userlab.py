@@ -33,6 +33,20 @@ def work_dir(ctx, lab):
     return d
 
 
+def built_once(ctx, key, make):
+    """make(ctx) once per grade run, kept as ctx.<key>; a build that failed
+    (CheckFailed) fails every later call with the same words, not again."""
+    if getattr(ctx, key, None) is None:
+        try:
+            setattr(ctx, key, make(ctx))
+        except CheckFailed as e:
+            setattr(ctx, key, str(e))
+    got = getattr(ctx, key)
+    if isinstance(got, str):
+        raise CheckFailed(got)
+    return got
+
+
 def build_program(ctx, out, srcs, ld):
     """Links out from srcs with the tree's crt0 and library (user/user.mk's
     user-prog); CheckFailed with the compiler's words if it fails."""

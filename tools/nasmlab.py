@@ -98,7 +98,6 @@ def file_problem(text, stub_text, insns, names):
             return "has no %%macro %s (the lab's stub has)" % n
         if got[n][0] != p:
             return "has %%macro %s with %d parameters (the lab's: %d)" % (n, got[n][0], p)
-    inside = [(m.start(), m.end()) for m in MACRO.finditer(text)]
     for n, (p, body, start, _end) in got.items():
         if n not in want:
             return "defines %%macro %s, which the lab's stub does not have" % n
@@ -107,8 +106,9 @@ def file_problem(text, stub_text, insns, names):
             why = line_problem(ln, insns, names, p)
             if why:
                 return "line %d, in %s, %s" % (first + k, n, why)
-    for k, ln in code_lines(text):
-        at = sum(len(x) + 1 for x in text.splitlines()[:k - 1])
-        if not any(a <= at < b for a, b in inside):
-            return "line %d, `%s`, is outside the lab's macros" % (k, ln[:60])
+    # the macros blanked out, their newlines kept: what is left is outside them
+    outside = code_lines(MACRO.sub(lambda m: "\n" * m.group(0).count("\n"), text))
+    if outside:
+        k, ln = outside[0]
+        return "line %d, `%s`, is outside the lab's macros" % (k, ln[:60])
     return None

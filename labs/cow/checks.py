@@ -19,7 +19,7 @@ import time
 
 from grading import CheckFailed, check, step
 from tlb import pae_walk, xp64
-from userlab import PAGE, STACK_TOP, build_program, initrd_with, work_dir
+from userlab import PAGE, STACK_TOP, build_program, built_once, initrd_with, work_dir
 from userprog import free_pages, ps, run_spin_in_background
 
 LAB = "cow"
@@ -102,14 +102,7 @@ class Program:
 
 
 def program(ctx):
-    if getattr(ctx, "cow_program", None) is None:
-        try:
-            ctx.cow_program = Program(ctx)
-        except CheckFailed as e:
-            ctx.cow_program = str(e)
-    if isinstance(ctx.cow_program, str):
-        raise CheckFailed(ctx.cow_program)
-    return ctx.cow_program
+    return built_once(ctx, "cow_program", Program)
 
 
 def boot(ctx, tag=LAB, cmdline=""):

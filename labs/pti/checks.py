@@ -21,7 +21,8 @@ import cea
 from gdbstub import GdbStub, GdbStubError
 from grading import CheckFailed, GuestError, check, step
 from tlb import PageTables, registers, xp64
-from userlab import build_program, died, initrd_with, start_background, symbols, work_dir
+from userlab import (build_program, built_once, died, initrd_with, start_background, symbols,
+                     work_dir)
 
 LAB = "pti"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -98,14 +99,7 @@ class Program:
 
 
 def program(ctx):
-    if getattr(ctx, "pti_program", None) is None:
-        try:
-            ctx.pti_program = Program(ctx)
-        except CheckFailed as e:
-            ctx.pti_program = str(e)
-    if isinstance(ctx.pti_program, str):
-        raise CheckFailed(ctx.pti_program)
-    return ctx.pti_program
+    return built_once(ctx, "pti_program", Program)
 
 
 def boot(ctx, tag):

@@ -18,7 +18,7 @@ import subprocess
 
 import cea
 from guest import PROMPT, ROOT, Guest
-from tlb import PageTables
+from tlb import PageTables, registers
 from test_pti import stop_in_ring
 
 PAGE_OFFSET = 0xC0000000
@@ -131,7 +131,7 @@ def test_umip_takes_the_control_away(t):
         t.check("x86/cpu: User Mode Instruction Prevention (UMIP) activated" in g.out,
                 "+umip: 'x86/cpu: User Mode Instruction Prevention (UMIP) activated'")
         regs = stop_in_ring(g, 0)
-        cr4 = int(re.search(r"\bCR4=([0-9a-f]+)", regs).group(1), 16) if regs else 0
+        cr4 = registers(regs).get("CR4", 0) if regs else 0
         g.monitor("cont")
         t.check(cr4 & CR4_UMIP, "CR4.UMIP (bit 11) is set, read by QEMU (CR4=%#x)" % cr4)
         mark = len(g.out)

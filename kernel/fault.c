@@ -93,17 +93,30 @@ static void show_fault_oops(const struct trap_frame *f, unsigned long address)
 }
 
 /*
+ * An access the CPU made as the supervisor while the process ran (the
+ * error code's user bit clear, user_mode() true), refused on a page that
+ * is there: SMAP refusing an implicit access. QEMU 7.2's TCG reads the
+ * frame of a ring-3 iret that way (docs/redteam.md, iret_vm86). Serving
+ * it changes nothing: the retry faults again, forever.
+ */
+static bool is_implicit_supervisor_fault(const struct trap_frame *f)
+{
+	return user_mode(f) && !(f->error_code & X86_PF_USER) && (f->error_code & X86_PF_PROT);
+}
+
+/*
  * May handle_mm_fault() look at this fault? One in ring 3 at a user
- * address; one in ring 0 only at an instruction of the user-access layer
- * (the exception table), with SMAP's window open, and never a fetch: any
- * other kernel access to a user page is a bug to report, not to serve.
+ * address (not an implicit supervisor access it cannot fix); one in
+ * ring 0 only at an instruction of the user-access layer (the exception
+ * table), with SMAP's window open, and never a fetch: any other kernel
+ * access to a user page is a bug to report, not to serve.
  */
 static bool is_user_memory_fault(const struct trap_frame *f, unsigned long address)
 {
 	if (address >= TASK_SIZE || !current || !current->mm)
 		return false;
 	if (user_mode(f))
-		return true;
+		return !is_implicit_supervisor_fault(f);
 	return search_exception_tables(f->eip) && !(f->error_code & X86_PF_INSTR) &&
 	       (!smap_enabled || (f->eflags & X86_EFLAGS_AC));
 }
@@ -132,6 +145,9 @@ void do_page_fault(struct trap_frame *f)
 	last_fault = (struct fault_info){ f->vector, f->error_code, address, f->eip };
 	if (is_user_memory_fault(f, address) && !do_user_addr_fault(f, address))
 		return;
+	if (is_implicit_supervisor_fault(f) && smap_enabled)
+		printk(KERN_INFO "ronx: SMAP refused the CPU's own supervisor access to a user page for the process (error %lx): it cannot be retried\n",
+		       (unsigned long)f->error_code);
 	if (user_mode(f))
 		force_sig_fault(f, address);
 	if (fixup_exception(f))

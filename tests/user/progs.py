@@ -260,7 +260,8 @@ def redteam_table():
     for a in REDTEAM:
         r, l = redteam_outcome(a.ronx, "ronx"), redteam_outcome(a.linux, "linux")
         differs = "" if l == "not run" or r.split(" (")[0] == l.split(" (")[0] else "yes"
-        out.append("| `%s` | %s | %s | %s | %s |" % (a.case, a.what.replace("|", "\\|"), r, l, differs))
+        what = a.what + (" (SMAP lane: may end at the iret, below)" if a.case in SMAP_IRET_CASES else "")
+        out.append("| `%s` | %s | %s | %s | %s |" % (a.case, what.replace("|", "\\|"), r, l, differs))
     return "\n".join(out)
 TESTS += [Run("redteam", [a.case], key="redteam-" + a.case, what=a.what)
           for a in REDTEAM if not a.ronx_only]

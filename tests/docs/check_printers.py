@@ -15,7 +15,10 @@ argument that names a process-controlled string (comm, ->comm, a
 nodename or hostname, an exec path or filename) printed with %s, or
 given to a printer whose format is not a string literal (which cannot
 be checked). It reads the source, not the kernel's opinion of itself, so
-a new printer is checked the day it is written.
+a new printer is checked the day it is written. The kernel shell's own
+words (its argv, typed at the console) are not a process's. Its first
+check runs it on a sample of printers it must catch (SAMPLE), so that a
+checker broken by a change finds out.
 
     python3 tests/docs/check_printers.py [--root TREE]
 
@@ -117,9 +120,41 @@ def conversions(fmt):
     return out
 
 
+# printers the check must flag (the lines marked BAD) and must not
+SAMPLE = r"""
+/* printk("%s", t->comm) in a comment is no call */
+static void sample(struct task *t, const char *fmt, int w)
+{
+	printk(KERN_INFO "%-8s %s\n", "a, b", t->comm);			/* BAD */
+	cprintf("%*s|%d", w, current->comm, 3);				/* BAD */
+	pr_err("exec: %s: %s\n",					/* BAD */
+	       path, "why");
+	snprintf(buf, sizeof(buf), "%d %s", 1, utsname.nodename);	/* BAD */
+	printk(fmt, t->comm);						/* BAD */
+	printk(KERN_INFO "%pE[%d] %s\n", t->comm, t->pid, "ok");
+	snprintf(path, sizeof(path), "bin/%s", name);
+	pr_info("100%% %s", "done");
+}
+"""
+
+
+def sample_problems():
+    """What problems() misses or wrongly flags in SAMPLE: empty when it works."""
+    # (a call that spans lines is reported at its first line, marked there)
+    want = {i + 1 for i, line in enumerate(SAMPLE.split("\n")) if "BAD" in line}
+    got = {int(b.split(":")[1]) for b in problems(SAMPLE, "sample")}
+    return ["sample line %d: %s" % (n, "missed" if n in want else "flagged wrongly")
+            for n in sorted(want ^ got)]
+
+
 def problems_in(path, rel):
     with open(path, errors="replace") as f:
-        text = strip_comments(f.read())
+        return problems(f.read(), rel)
+
+
+def problems(text, rel):
+    """The lines of text (the file rel) that print a process's string raw."""
+    text = strip_comments(text)
     bad = []
     for m in CALL.finditer(text):
         # a definition or declaration (int printk(const char *fmt, ...)) is not a call
@@ -161,7 +196,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=ROOT, help="the tree to read (default: this one)")
     opts = ap.parse_args()
-    out, n, failed = [], 0, 0
+    out, n, failed = [], 1, 0
+    bad = sample_problems()
+    failed += bool(bad)
+    out.append("%sok 1 the check itself flags each raw printer of SAMPLE, and only those"
+               % ("not " if bad else ""))
+    out += ["# " + b for b in bad]
     for path, rel in sorted(sources(opts.root)):
         n += 1
         bad = problems_in(path, rel)

@@ -69,17 +69,17 @@ struct task *spawn_process(const char *name, int argc, char **argv, bool backgro
 
 	snprintf(path, sizeof(path), "bin/%s", name);
 	if (initrd_find(path, &f)) {
-		pr_err("run: %s: no such program in the initrd (try 'ls bin')\n", path);
+		pr_err("run: %pE: no such program in the initrd (try 'ls bin')\n", path);
 		return 0;
 	}
 	if (argc > EXEC_MAX_ARGS) {
-		pr_err("run: %s: at most %d arguments\n", path, EXEC_MAX_ARGS);
+		pr_err("run: %pE: at most %d arguments\n", path, EXEC_MAX_ARGS);
 		return 0;
 	}
 	/* its name, as Linux's comm: the file's, without the directories */
 	t = new_process_task(strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
 	if (!t) {
-		pr_err("run: %s: no free task slot or kernel stack\n", path);
+		pr_err("run: %pE: no free task slot or kernel stack\n", path);
 		return 0;
 	}
 	t->mm = load_elf_binary(path, f.data, f.size, argc, argv, t->regs);

@@ -4,12 +4,14 @@ on ronx's console: `run sh` starts it; at its `$ ` prompt a program runs
 (fork, execve, wait4), one runs in the background (its pid printed, `wait`
 reaps it), a missing one gets one clear line, a child reads the console
 (cat), and `exit N` goes back to the kernel's `ronx> ` prompt with N as
-sh's status and every page returned. Ctrl-C kills sh's whole process group
-(sh and its foreground child), as ronx's tty does for any foreground job."""
+sh's status and every page returned. Each job is a process group of its
+own (issue 34): Ctrl-C kills the job in front, not sh, as a Linux tty
+signals its foreground group, and a background job that reads gets -EIO
+and none of what is typed for the foreground program, on 1 and 2 CPUs."""
 import re
 import time
 
-from guest import PROMPT, Guest
+from guest import PROMPT, Guest, GuestError
 from userprog import free_pages
 
 SH_PROMPT = r"^\$ "
@@ -147,12 +149,18 @@ def background_lane(t, smp):
         g.wait_for(r"cat\n", 30, mark)
         time.sleep(0.5)
         g.send(PASSWORD.encode() + b"\r")
-        g.wait_for(re.escape(PASSWORD) + r"\n(.|\n)*" + re.escape(PASSWORD) + r"\n", 30, mark)
+        try:
+            g.wait_for(re.escape(PASSWORD) + r"\n(.|\n)*" + re.escape(PASSWORD) + r"\n", 30, mark)
+        except GuestError:
+            pass                        # cat never got it: the checks below say so
         time.sleep(0.5)
         g.send(CTRL_D)
-        end = g.wait_for(r"^cat: exit status (\d+)\n", 30, mark)
-        out = g.out[mark:end.end()]
-        t.check(end.group(1) == "0" and out.count(PASSWORD + "\n") == 2,
+        try:
+            end = g.wait_for(r"^cat: exit status (\d+)\n", 30, mark)
+            cat_status, out = end.group(1), g.out[mark:end.end()]
+        except GuestError:
+            cat_status, out = "none", g.out[mark:]
+        t.check(cat_status == "0" and out.count(PASSWORD + "\n") == 2,
                 tag + "the foreground program reads the whole password line (the tty's echo, "
                 "then cat's copy), exit 0", out)
         t.check(tried == 4 and not re.search(r"readers: \[\d+\] read \d+", g.out[start:]),

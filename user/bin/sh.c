@@ -188,8 +188,9 @@ static void run(char **argv, bool bg)
 {
 	char path[PATH_MAX_SH];
 	int status, pid;
-	/* sh holds the terminal: a foreground job gets it */
-	bool tty = !bg && tcgetpgrp(0) == getpgrp();
+	/* sh's group holds the terminal: a foreground job gets it */
+	int front = tcgetpgrp(0);
+	bool tty = !bg && front >= 0 && front == getpgrp();
 
 	prog_path(argv[0], path, sizeof(path));
 	pid = fork();

@@ -166,10 +166,14 @@ void kill_task(struct task *t, int sig)
  */
 bool tty_intr_foreground(void)
 {
+	struct task *t = foreground_task;
 	int pgrp = tty_foreground_pgrp();
 
 	if (!pgrp)
 		return false;
+	/* kill_pgrp() skips a task still TASK_NEW: `run`'s process, just spawned */
+	if (t && task_pgid(t) == pgrp)
+		kill_task(t, SIGINT);
 	kill_pgrp(pgrp, SIGINT);
 	return true;
 }

@@ -900,6 +900,7 @@ static void in_child(void (*fn)(int), int arg)
 	int status, pid = fork();
 
 	if (pid == 0) {
+		n_checks = n_failed = 0;		/* its own, not the parent's so far */
 		fn(arg);
 		_exit(n_checks | n_failed << 4);	/* fewer than 16 of each */
 	}

@@ -89,8 +89,10 @@ struct task *spawn_process(const char *name, int argc, char **argv, bool backgro
 	}
 	t->parent = current;
 	t->background = background;
-	if (!background)
+	if (!background) {
 		foreground_task = t;
+		tty_set_session(t);	/* its group reads the terminal, and gets Ctrl-C */
+	}
 	wake_up_new_task(t);
 	return t;
 }
@@ -136,6 +138,7 @@ void do_exit(int status)
 		mmput(mm);
 	}
 	tty_release_line(t);
+	tty_session_exit(t);
 	if (foreground_task == t)
 		foreground_task = 0;
 	exit_notify();
@@ -157,15 +160,21 @@ void kill_task(struct task *t, int sig)
 	wake_up_task(t);
 }
 
-/* Ctrl-C: the foreground process and its group die of SIGINT; false if there is none. */
+/*
+ * Ctrl-C: the terminal's foreground process group dies of SIGINT (under
+ * sh, the job in front, not sh); false if no group has the terminal.
+ */
 bool tty_intr_foreground(void)
 {
 	struct task *t = foreground_task;
+	int pgrp = tty_foreground_pgrp();
 
-	if (!t)
+	if (!pgrp)
 		return false;
-	kill_task(t, SIGINT);
-	kill_pgrp(task_pgid(t), SIGINT);
+	/* kill_pgrp() skips a task still TASK_NEW: `run`'s process, just spawned */
+	if (t && task_pgid(t) == pgrp)
+		kill_task(t, SIGINT);
+	kill_pgrp(pgrp, SIGINT);
 	return true;
 }
 

@@ -160,6 +160,9 @@ REDTEAM = [
            "policy", "policy"),
     Attack("hog", "1 MiB mmaps, every page written, until the kernel kills it", "SIGKILL OOM", "-",
            ronx_only=True),
+    Attack("jobctl", "setpgid, getpgid, setsid and TIOCGPGRP/TIOCSPGRP refused: bad pids and groups, "
+           "not a child, another session, a session leader; from a background group, read(0) and "
+           "TIOCSPGRP (ronx only)", "held", "held"),
 ] + [Attack("int_0x%02x" % v, "int $0x%02x from ring 3" % v, GP, SEGV)
      for v in (0x01, 0x02, 0x08, 0x0d, 0x0e, 0x20, 0x81, 0xff)] + [
     Attack("int_0x03", "int $3 (the two-byte form)", GP, "SIGTRAP"),

@@ -22,7 +22,10 @@
  * terminal back). ronx has no stopped state and no handlers: a caller
  * outside the foreground group gets -ENOTTY, Linux's answer when SIGTTOU
  * cannot stop it (an orphaned group), except the session's leader, which
- * is allowed as a shell ignoring SIGTTOU is. Every other request: -ENOTTY.
+ * is allowed as a shell ignoring SIGTTOU is, and the group that gave the
+ * terminal to a group that is now gone (a sh started by sh takes it back
+ * from its ended job; any other background group still cannot, so it
+ * cannot grab what is typed next). Every other request: -ENOTTY.
  */
 #include <ronx/compiler.h>
 #include <ronx/spinlock.h>
@@ -37,6 +40,7 @@
 static DEFINE_SPINLOCK(tty_pgrp_lock);
 static int tty_session;		/* its leader's pid; 0: the kernel's shell has the console */
 static int tty_pgrp;		/* the foreground group; 0: none */
+static int tty_gave_pgrp;	/* the group that put tty_pgrp in front */
 
 /* `run PROG` in the foreground: the terminal is PROG's session's, PROG's group in front. */
 void tty_set_session(const struct task *leader)
@@ -46,6 +50,7 @@ void tty_set_session(const struct task *leader)
 	spin_lock_irqsave(&tty_pgrp_lock, flags);
 	tty_session = task_sid(leader);
 	tty_pgrp = task_pgid(leader);
+	tty_gave_pgrp = 0;
 	spin_unlock_irqrestore(&tty_pgrp_lock, flags);
 }
 
@@ -107,6 +112,23 @@ static long tiocgpgrp(int __user *p)
 	return put_user(pgrp, p) ? -EFAULT : 0;
 }
 
+/*
+ * Did the caller's group give the terminal to a group that has since
+ * gone? pgids are pids, never reused, so a group with no process left
+ * stays empty: the answer cannot change between here and the switch.
+ */
+static bool tty_takes_back(void)
+{
+	unsigned long flags;
+	int front, gave;
+
+	spin_lock_irqsave(&tty_pgrp_lock, flags);
+	front = tty_pgrp;
+	gave = tty_gave_pgrp;
+	spin_unlock_irqrestore(&tty_pgrp_lock, flags);
+	return gave && gave == task_pgid(current) && pgrp_session(front) < 0;
+}
+
 static long tiocspgrp(const int __user *p)
 {
 	unsigned long flags;
@@ -114,7 +136,7 @@ static long tiocspgrp(const int __user *p)
 	long ret = 0;
 
 	/* Linux's tty_check_change(): a background caller would get SIGTTOU */
-	if (!tty_is_foreground(current) && current->pid != sid)
+	if (!tty_is_foreground(current) && current->pid != sid && !tty_takes_back())
 		return -ENOTTY;
 	if (get_user(pgrp, p))
 		return -EFAULT;
@@ -128,8 +150,10 @@ static long tiocspgrp(const int __user *p)
 		ret = -ESRCH;
 	else if (group_sid != sid)
 		ret = -EPERM;
-	else
+	else if (pgrp != tty_pgrp) {
+		tty_gave_pgrp = task_pgid(current);
 		tty_pgrp = pgrp;
+	}
 	spin_unlock_irqrestore(&tty_pgrp_lock, flags);
 	/* readers of the group that lost the terminal leave with -EIO */
 	if (!ret)

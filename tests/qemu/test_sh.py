@@ -123,6 +123,32 @@ def test_sh_ctrl_c(t):
         t.check(after == before, "every page returned (%d free before, %d after)" % (before, after))
 
 
+def test_sh_nested(t):
+    """sh started by sh: the inner sh gives the terminal to its job and
+    takes it back when the job is gone (the group that gave it away may),
+    so it reads its next line; the outer one takes it back in turn."""
+    with Guest("sh nested") as g:
+        g.wait_ready()
+        before = free_pages(g)
+        start_sh(g)
+        sh(g, "sh")
+        out = sh(g, "true")
+        t.check("EIO" not in out and "sh:" not in out, "the inner sh runs a program", repr(out))
+        out = sh(g, "echo inner again")
+        t.check(out == "inner again\n", "the inner sh reads its next line after its job ended",
+                repr(out))
+        out = sh(g, "exit 3")
+        t.check(re.search(r"sh: exit status 3$", out, re.M) and "EIO" not in out,
+                "the inner sh exits at its own word: the outer one reports its status 3", repr(out))
+        out = sh(g, "echo outer again")
+        t.check(out == "outer again\n", "the outer sh has the terminal back", repr(out))
+        mark = len(g.out)
+        g.send(b"exit\r")
+        g.wait_for("^" + re.escape(PROMPT), 30, mark)
+        after = free_pages(g)
+        t.check(after == before, "every page returned (%d free before, %d after)" % (before, after))
+
+
 PASSWORD = "hunter2-correct-horse-0123456789"
 EIO_LINE = r"redteam: readers: \[\d+\] read\(0\): EIO, trying again"
 PIDS_LINE = r"redteam: readers: 4 readers of 8192 bytes, pids (\d+) (\d+) (\d+) (\d+)"

@@ -47,10 +47,21 @@ static DEFINE_SPINLOCK(pt_walkers_lock);
 #include <ronx/page_ref.h>
 #include <ronx/memory.h>
 #include <ronx/pti.h>
+#include <ronx/mman.h>
 
+/*
+ * A page of mm's tables, charged to mm: within its limit and never from
+ * the kernel's reserve (mm_may_charge()), or a process that reads one
+ * byte every 2 MiB would pin a page table per read, uncounted, until the
+ * kernel had nothing left. 0 if none: the fault OOM-kills the process.
+ */
 static unsigned long pt_page(struct mm_struct *mm)
 {
-	unsigned long pa = alloc_pagetable_page();
+	unsigned long pa;
+
+	if (!mm_may_charge(mm, 1))
+		return 0;
+	pa = alloc_pagetable_page();
 
 	if (pa)
 		mm->pt_pages++;
@@ -182,6 +193,8 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 		return -ENOMEM;
 	if (pte_has_frame(*pte))
 		return -EEXIST;
+	if (!mm_may_charge(mm, 1))
+		return -ENOMEM;
 	frame = alloc_page();
 	if (!frame)
 		return -ENOMEM;

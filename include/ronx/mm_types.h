@@ -35,7 +35,7 @@ struct mm_struct {
 	struct vma_list vmas;
 	uint32_t start_code, end_code, entry;
 	uint32_t start_brk, brk;
-	uint32_t total_pages;		/* user pages mapped */
+	uint32_t total_pages;		/* user pages mapped (the zero page too) */
 	uint32_t pt_pages;		/* PDPT, page directories, page tables, this struct */
 	volatile unsigned long cpu_mask;	/* CPUs with these tables in CR3 (mm_cpumask) */
 	int mm_users;			/* references: the task, and anyone reading it (mmget) */
@@ -43,6 +43,18 @@ struct mm_struct {
 	uint32_t stack_top;		/* randomized at exec (mm/mmap_layout.c), kept by fork */
 	uint32_t mmap_base;		/* where mmap's search starts, likewise */
 };
+
+/*
+ * What a process is charged for, against USER_PAGES_MAX and by the OOM
+ * killer: its pages and the kernel's pages that hold its tables (Linux's
+ * oom_badness() adds mm_pgtables_bytes() to the RSS the same way). A
+ * read every 2 MiB costs one zero-page PTE but a whole page table: left
+ * uncharged, it pins 4 KiB of RAM for every 4 bytes it is charged.
+ */
+static inline uint32_t mm_charged_pages(const struct mm_struct *mm)
+{
+	return mm->total_pages + mm->pt_pages;
+}
 
 /*
  * What follows from the stack top (memlayout.h's STACK_* for the fixed

@@ -49,7 +49,7 @@ unsigned long alloc_user_frame(struct mm_struct *mm)
 {
 	unsigned long pa;
 
-	if (!mm_may_charge(mm, 1))
+	if (!mm_charge(mm, 1))
 		return 0;
 	pa = alloc_page();
 	if (pa)

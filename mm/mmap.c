@@ -46,9 +46,9 @@ static bool wants_wx(unsigned prot)
 }
 
 /* Would npages more be within the process's limit and leave the kernel its reserve? */
-static bool may_grow(const struct mm_struct *mm, uint32_t npages)
+static bool may_grow(struct mm_struct *mm, uint32_t npages)
 {
-	return mm_may_charge(mm, npages);
+	return mm_charge(mm, npages);
 }
 
 /* Adds [start, end) as an area and maps every page of it; 0 or -ENOMEM, nothing left behind. */

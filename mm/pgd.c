@@ -59,7 +59,7 @@ static unsigned long pt_page(struct mm_struct *mm)
 {
 	unsigned long pa;
 
-	if (!mm_may_charge(mm, 1))
+	if (!mm_charge(mm, 1))
 		return 0;
 	pa = alloc_pagetable_page();
 
@@ -193,7 +193,7 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 		return -ENOMEM;
 	if (pte_has_frame(*pte))
 		return -EEXIST;
-	if (!mm_may_charge(mm, 1))
+	if (!mm_charge(mm, 1))
 		return -ENOMEM;
 	frame = alloc_page();
 	if (!frame)

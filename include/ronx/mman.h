@@ -29,6 +29,8 @@ static inline bool mm_may_charge(const struct mm_struct *mm, uint32_t npages)
 	return mm_charged_pages(mm) + npages <= USER_PAGES_MAX &&
 	       npages + USER_FREE_RESERVE <= nr_free_pages();
 }
+/* mm/oom_kill.c: as above, after an OOM kill of the largest process if RAM is what ran short */
+bool mm_charge(struct mm_struct *mm, uint32_t npages);
 
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 	     unsigned flags, int fd);

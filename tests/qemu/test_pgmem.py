@@ -61,37 +61,60 @@ def settled_free_pages(g, want):
     return now
 
 
+def start_bombs(g, n):
+    """n `run ptbomb hold &`; their pids, once each is holding or OOM-killed."""
+    pids = []
+    for _ in range(n):
+        start = len(g.out)
+        g.send(b"run ptbomb hold &\r")
+        pids.append(int(g.wait_for(r"^\[(\d+)\] ptbomb$", start=start).group(1)))
+        g.wait_for("^ronx> ", start=start)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        done = {int(m.group(1)) for m in HOLDING.finditer(g.out)} | \
+               {int(m.group(1)) for m in OOM.finditer(g.out)}
+        if set(pids) <= done:
+            break
+        time.sleep(0.2)
+    return pids
+
+
 def ptbomb(t, label, extra):
     with Guest("pgmem ptbomb " + label, memory=MEMORY, extra=extra) as g:
         g.wait_ready()
         g.command("run true")
         before = free_pages(g)
-        held, killed = [], []
-        for _ in range(BOMBS):
-            start = len(g.out)
-            g.send(b"run ptbomb hold &\r")
-            m = g.wait_for(HOLDING.pattern + "|" + OOM.pattern, start=start, timeout=120)
-            g.wait_for("^ronx> ", start=start)
-            if m.group(1):
-                held.append(int(m.group(1)))
-            else:
-                killed.append(OOM.search(m.group(0)))
-        print("  ptbomb %s: PagesFree %d at start; %d bombs held, %d OOM-killed%s"
-              % (label, before, len(held), len(killed),
+        pids = start_bombs(g, BOMBS)
+        killed = list(OOM.finditer(g.out))
+        held = [p for p in pids if p not in {int(k.group(1)) for k in killed}]
+        print("  ptbomb %s: PagesFree %d at start; %d bombs, %d OOM-killed%s"
+              % (label, before, len(pids), len(killed),
                  ": " + killed[0].group(0) if killed else ""))
         t.check(killed, "%s: %d bombs: one or more OOM-killed with Linux's line" % (label, BOMBS),
                 g.out[-800:])
-        t.check(all(int(k.group(4)) > 0 for k in killed),
-                "%s: the Out of memory line's pgtables field counts the bomb's page tables (%s kB)"
-                % (label, ", ".join(k.group(4) for k in killed)))
+        t.check(all(int(k.group(1)) in pids for k in killed),
+                "%s: every process killed is a bomb" % label)
         t.check(all(int(k.group(4)) >= 1024 for k in killed),
-                "%s: a killed bomb held 1 MiB or more of page tables" % label,
-                ", ".join(k.group(0) for k in killed))
+                "%s: the Out of memory line's pgtables field counts the bomb's page tables, "
+                "1 MiB or more (%s kB)" % (label, ", ".join(k.group(4) for k in killed)))
         t.check(wait_gone(g, [int(k.group(1)) for k in killed]),
                 "%s: the killed bombs are gone from ps" % label)
         low = free_pages(g)
-        t.check(low >= 16, "%s: the kernel keeps its reserve: PagesFree %d with the bombs held"
-                % (label, low))
+        t.check(16 <= low < 2 * 1536, "%s: the bombs hold the memory, the kernel its reserve: "
+                "PagesFree %d" % (label, low))
+        # 6 MiB: more than the bombs left free, less than any bomb holds
+        mark = len(g.out)
+        out = g.command("run oomtouch 6", timeout=120)
+        victims = [int(k.group(1)) for k in OOM.finditer(g.out[mark:])]
+        t.check(re.search(r"^oomtouch: touched all 6 MiB$", out, re.M) and "exit status 0" in out,
+                "%s: a program needing more than is free runs: the OOM killer takes a bomb, "
+                "not it" % label, out[-600:])
+        t.check(victims and all(v in held for v in victims),
+                "%s: oomtouch's faults OOM-kill the largest, a bomb (%s)" % (label, victims),
+                out[-600:])
+        held = [p for p in held if p not in victims]
+        out = g.command("run true")
+        t.check("exit status 0" in out, "%s: run true starts beside the bombs" % label, out)
         t.check(oopses(g) == 0, "%s: no oops with memory short" % label)
         for pid in held:
             g.command("kill %d" % pid)

@@ -160,9 +160,13 @@ bool out_of_memory(const struct mm_struct *mm)
 	if (!victim)
 		return false;
 	oom_kill_process(victim);
-	/* it dies on its CPU, or on this one when yield() gives it the CPU */
+	/*
+	 * It dies on its CPU, or on this one while this task sleeps: a tick at
+	 * a time, never spinning, since a fault may have come here with
+	 * interrupts off and the ticks must go on.
+	 */
 	while (!has_exited(victim) && !(current && current->killed) && (long)(jiffies - until) < 0)
-		yield();
+		sleep_on((void *)&jiffies);
 	gone = has_exited(victim);
 	put_task_struct(victim);
 	return gone;

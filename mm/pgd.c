@@ -22,6 +22,12 @@
  * not-present PTE marked _PAGE_PROTNONE (Linux's trick), so that
  * mprotect() can give it back.
  *
+ * Every page here is charged to the process (mm->pt_pages for its tables
+ * and the page of its mm, mm->total_pages for its frames) and asked of
+ * mm_charge() first: within the process's limit, never from the kernel's
+ * reserve (mm/oom_kill.c). PTI's user set costs no page of its own: it
+ * shares the PDPT's page, and its kernel half is one directory for all.
+ *
  * Lifetimes (docs/design.md, "Lifetimes"): an mm is freed at its last
  * mmput(), not when its process exits, so that a shell command reading
  * another process's tables (mmget() first) never reads a freed page. A

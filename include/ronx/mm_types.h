@@ -47,9 +47,10 @@ struct mm_struct {
 /*
  * What a process is charged for, against USER_PAGES_MAX and by the OOM
  * killer: its pages and the kernel's pages that hold its tables (Linux's
- * oom_badness() adds mm_pgtables_bytes() to the RSS the same way). A
- * read every 2 MiB costs one zero-page PTE but a whole page table: left
- * uncharged, it pins 4 KiB of RAM for every 4 bytes it is charged.
+ * oom_badness() adds the page tables to the RSS the same way). A read
+ * every 2 MiB maps only the zero page, which costs no RAM, but makes the
+ * kernel allocate a 4 KiB page table: uncounted, that is how a few
+ * processes could pin all of RAM with nothing to show for it.
  */
 static inline uint32_t mm_charged_pages(const struct mm_struct *mm)
 {

@@ -49,7 +49,7 @@ unsigned long alloc_user_frame(struct mm_struct *mm)
 {
 	unsigned long pa;
 
-	if (mm->total_pages >= USER_PAGES_MAX || nr_free_pages() <= USER_FREE_RESERVE)
+	if (!mm_charge(mm, 1))
 		return 0;
 	pa = alloc_page();
 	if (pa)
@@ -83,7 +83,11 @@ static bool access_allowed(const struct vm_area_struct *v, uint32_t ec)
 /*
  * Nothing at va yet: the zero page for a read of a private area, a new
  * zeroed frame otherwise (Linux: do_anonymous_page()). No other CPU can
- * have cached an absent entry, so only this one flushes.
+ * have cached an absent entry, so only this one flushes. A MAP_SHARED
+ * area has every frame from mmap on (mm/mmap.c): it never comes here.
+ * The frame, and any page table user_pte() made, are charged to mm
+ * (mm_charge(), mm/oom_kill.c): none past its limit or from the kernel's
+ * reserve, where the OOM killer may take the largest process first.
  */
 static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_area_struct *v,
 				       uint32_t va, pteval_t *pte, uint32_t ec)

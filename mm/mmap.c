@@ -2,9 +2,20 @@
 /*
  * mmap (anonymous only), munmap, mprotect and brk (Linux: mm/mmap.c,
  * mm/mprotect.c). The area list (mm/vma.c) says what is mapped. The
- * pages of brk's heap and of mmap arrive on first touch (mm/memory.c): a
- * read maps the zero page, a write a fresh frame. An executable's
- * segments and its first stack are mapped whole at exec (map_area()).
+ * pages of brk's heap and of a private mmap arrive on first touch
+ * (mm/memory.c): a read maps the zero page, a write a fresh frame. An
+ * executable's segments and its first stack are mapped whole at exec
+ * (map_area()).
+ *
+ * A MAP_SHARED|MAP_ANONYMOUS area is mapped whole at mmap, every page a
+ * zeroed frame charged to the process (map_area()). Shared memory is
+ * shared through its frames: fork gives the child the parent's PTEs
+ * (mm/cow.c), so a page must have its frame before the fork, or parent
+ * and child would each fault in a frame of their own after it and never
+ * see each other's writes. Linux keeps a shmem object behind the area
+ * instead, whose pages every mapping finds on its own first touch; ronx
+ * has no such object, and populating at mmap is the simplest rule that is
+ * right whichever process touches a page first, and whenever.
  *
  * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
  * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing
@@ -35,10 +46,9 @@ static bool wants_wx(unsigned prot)
 }
 
 /* Would npages more be within the process's limit and leave the kernel its reserve? */
-static bool may_grow(const struct mm_struct *mm, uint32_t npages)
+static bool may_grow(struct mm_struct *mm, uint32_t npages)
 {
-	return npages <= USER_PAGES_MAX - mm->total_pages &&
-	       npages + USER_FREE_RESERVE <= nr_free_pages();
+	return mm_charge(mm, npages);
 }
 
 /* Adds [start, end) as an area and maps every page of it; 0 or -ENOMEM, nothing left behind. */
@@ -130,11 +140,11 @@ long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 		if (!start)
 			return -ENOMEM;
 	}
-	if (add_area(mm, start, start + size,
-		     prot_to_vm_flags(prot) | ((flags & MAP_TYPE) == MAP_SHARED ? VM_SHARED : 0),
-		     VMA_MMAP))
-		return -ENOMEM;
-	return start;
+	if ((flags & MAP_TYPE) == MAP_SHARED)
+		err = map_area(mm, start, start + size, prot_to_vm_flags(prot) | VM_SHARED, VMA_MMAP);
+	else
+		err = add_area(mm, start, start + size, prot_to_vm_flags(prot), VMA_MMAP);
+	return err ? -ENOMEM : (long)start;
 }
 
 long do_munmap(struct mm_struct *mm, uint32_t addr, uint32_t len)

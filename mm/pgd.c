@@ -22,6 +22,12 @@
  * not-present PTE marked _PAGE_PROTNONE (Linux's trick), so that
  * mprotect() can give it back.
  *
+ * Every page here is charged to the process (mm->pt_pages for its tables
+ * and the page of its mm, mm->total_pages for its frames) and asked of
+ * mm_charge() first: within the process's limit, never from the kernel's
+ * reserve (mm/oom_kill.c). PTI's user set costs no page of its own: it
+ * shares the PDPT's page, and its kernel half is one directory for all.
+ *
  * Lifetimes (docs/design.md, "Lifetimes"): an mm is freed at its last
  * mmput(), not when its process exits, so that a shell command reading
  * another process's tables (mmget() first) never reads a freed page. A
@@ -47,10 +53,21 @@ static DEFINE_SPINLOCK(pt_walkers_lock);
 #include <ronx/page_ref.h>
 #include <ronx/memory.h>
 #include <ronx/pti.h>
+#include <ronx/mman.h>
 
+/*
+ * A page of mm's tables, charged to mm: within its limit and never from
+ * the kernel's reserve (mm_may_charge()), or a process that reads one
+ * byte every 2 MiB would pin a page table per read, uncounted, until the
+ * kernel had nothing left. 0 if none: the fault OOM-kills the process.
+ */
 static unsigned long pt_page(struct mm_struct *mm)
 {
-	unsigned long pa = alloc_pagetable_page();
+	unsigned long pa;
+
+	if (!mm_charge(mm, 1))
+		return 0;
+	pa = alloc_pagetable_page();
 
 	if (pa)
 		mm->pt_pages++;
@@ -182,6 +199,8 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 		return -ENOMEM;
 	if (pte_has_frame(*pte))
 		return -EEXIST;
+	if (!mm_charge(mm, 1))
+		return -ENOMEM;
 	frame = alloc_page();
 	if (!frame)
 		return -ENOMEM;

@@ -181,6 +181,7 @@ static int cmd_wxcheck(int argc, char **argv)
 	bad = ptdump_check_wx().wx_pages;
 	bad += wxcheck_processes();
 	bad += wxcheck_pti_user_set();
+	wxcheck_user_aliases();		/* warnings only: mm/wx_alias.c says why */
 	return bad ? -EPERM : 0;
 }
 SHELL_COMMAND("wxcheck", cmd_wxcheck, "wxcheck", "audit every mapping for W+X pages");

@@ -11,7 +11,8 @@ RONX_USER_MK := 1
 # RAM. Each program's main() becomes NAME_main; forkprogs runs the one
 # its name names, and bin/NAME is a hard link to it (cpio stores the
 # bytes once; kernel/cpio.c finds them for every name).
-USER_MULTI := forktest cowtest zerotest stackgrow forkbomb oomtouch bench_fork sh
+USER_MULTI := forktest cowtest zerotest stackgrow forkbomb oomtouch bench_fork sh \
+	ptbomb shmfork
 USER_PROGS := hello echo cat spin sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \

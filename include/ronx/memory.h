@@ -45,4 +45,6 @@ extern struct fault_stats fault_stats;
 
 /* mm/oom_kill.c: current dies of SIGKILL, with Linux's "Out of memory: Killed process" line */
 void oom_kill_current(void);
+/* mm/oom_kill.c: RAM ran short for mm (NULL: a new program): kill the largest, wait; may retry? */
+bool out_of_memory(const struct mm_struct *mm);
 #endif

@@ -35,7 +35,7 @@ struct mm_struct {
 	struct vma_list vmas;
 	uint32_t start_code, end_code, entry;
 	uint32_t start_brk, brk;
-	uint32_t total_pages;		/* user pages mapped */
+	uint32_t total_pages;		/* user pages mapped (the zero page too) */
 	uint32_t pt_pages;		/* PDPT, page directories, page tables, this struct */
 	volatile unsigned long cpu_mask;	/* CPUs with these tables in CR3 (mm_cpumask) */
 	int mm_users;			/* references: the task, and anyone reading it (mmget) */
@@ -43,6 +43,19 @@ struct mm_struct {
 	uint32_t stack_top;		/* randomized at exec (mm/mmap_layout.c), kept by fork */
 	uint32_t mmap_base;		/* where mmap's search starts, likewise */
 };
+
+/*
+ * What a process is charged for, against USER_PAGES_MAX and by the OOM
+ * killer: its pages and the kernel's pages that hold its tables (Linux's
+ * oom_badness() adds the page tables to the RSS the same way). A read
+ * every 2 MiB maps only the zero page, which costs no RAM, but makes the
+ * kernel allocate a 4 KiB page table: uncounted, that is how a few
+ * processes could pin all of RAM with nothing to show for it.
+ */
+static inline uint32_t mm_charged_pages(const struct mm_struct *mm)
+{
+	return mm->total_pages + mm->pt_pages;
+}
 
 /*
  * What follows from the stack top (memlayout.h's STACK_* for the fixed

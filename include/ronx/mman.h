@@ -5,11 +5,32 @@
 #include <stdint.h>
 #include <ronx/mm_types.h>
 #include <ronx/mman-common.h>
+#include <ronx/mm.h>
 
-/* At most this much user memory per process (Linux's RLIMIT_AS, fixed). */
+/*
+ * At most this much memory per process (Linux's RLIMIT_AS, fixed),
+ * counting its page tables as well as its pages (mm_charged_pages()).
+ */
 #define USER_PAGES_MAX	8192	/* 32 MiB */
-/* Never hand user space the kernel's last pages. */
+/*
+ * Never hand a process the kernel's last pages, neither as its pages nor
+ * as its page tables: the shell, ps, kill and the OOM kill's exit need
+ * them. A fault that would take one OOM-kills the process instead.
+ */
 #define USER_FREE_RESERVE	16
+
+/*
+ * May mm be charged npages more (pages or page tables), within its limit
+ * and leaving the kernel its reserve? Every page the kernel takes for a
+ * process asks this first.
+ */
+static inline bool mm_may_charge(const struct mm_struct *mm, uint32_t npages)
+{
+	return mm_charged_pages(mm) + npages <= USER_PAGES_MAX &&
+	       npages + USER_FREE_RESERVE <= nr_free_pages();
+}
+/* mm/oom_kill.c: as above, after an OOM kill of the largest process if RAM is what ran short */
+bool mm_charge(struct mm_struct *mm, uint32_t npages);
 
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 	     unsigned flags, int fd);

@@ -15,4 +15,6 @@ struct wx_report {
 pteval_t effective_prot(pteval_t pdpte, pteval_t pde, const pteval_t *pte);
 /* Logs every W+X range outside the declared hole, and a verdict. */
 struct wx_report ptdump_check_wx(void);
+/* mm/wx_alias.c: frames writable in one user mapping and executable in another (warnings) */
+unsigned long wxcheck_user_aliases(void);
 #endif

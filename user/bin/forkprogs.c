@@ -8,7 +8,8 @@
  */
 #include <ulib.h>
 
-#define PROGS(X) X(forktest) X(cowtest) X(zerotest) X(stackgrow) X(forkbomb) X(oomtouch) X(bench_fork) X(sh)
+#define PROGS(X) X(forktest) X(cowtest) X(zerotest) X(stackgrow) X(forkbomb) X(oomtouch) X(bench_fork) X(sh) \
+	X(ptbomb) X(shmfork)
 #define DECLARE(n) int n##_main(int argc, char **argv, char **envp);
 #define ENTRY(n) { #n, n##_main },
 PROGS(DECLARE)
@@ -36,6 +37,6 @@ int main(int argc, char **argv, char **envp)
 	if (argc > 1 && (ret = run(argv[1], argc - 1, argv + 1, envp)) >= 0)
 		return ret;
 	printf("usage: forkprogs PROG [ARGS]  (PROG: forktest cowtest zerotest stackgrow "
-	       "forkbomb oomtouch bench_fork sh), or run it by one of those names\n");
+	       "forkbomb oomtouch bench_fork sh ptbomb shmfork), or run it by one of those names\n");
 	return 2;
 }

@@ -101,8 +101,9 @@ static bool wait_ready(void *arg)
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
 
-		if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->parent != current ||
-		    !child_matches(t, wo))
+		/* a DEAD slot was collected already: only a reference keeps it */
+		if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->state == TASK_DEAD ||
+		    t->parent != current || !child_matches(t, wo))
 			continue;
 		wo->children = true;
 		if (t->state == TASK_ZOMBIE) {

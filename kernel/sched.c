@@ -45,6 +45,9 @@ struct task tasks[NR_TASKS];
 DEFINE_SPINLOCK(tasks_lock);
 static int next_pid;
 
+/* The most processes there ever were at once, new ones included (tests/qemu/test_reap.py reads it). */
+int nr_processes_peak;
+
 /* Processes alive or zombie: every task but the kernel's own (the shell); tasks_lock held. */
 int nr_processes(void)
 {
@@ -66,9 +69,11 @@ struct task *alloc_task_limit(const char *comm, int nproc_max)
 {
 	unsigned long flags;
 	struct task *t = 0;
+	int procs;
 
 	spin_lock_irqsave(&tasks_lock, flags);
-	if (nr_processes() >= nproc_max)
+	procs = nr_processes();
+	if (procs >= nproc_max)
 		goto out;
 	for (int i = 0; i < NR_TASKS; i++) {
 		if (tasks[i].state == TASK_UNUSED) {
@@ -77,6 +82,8 @@ struct task *alloc_task_limit(const char *comm, int nproc_max)
 			t->state = TASK_NEW;
 			t->pid = next_pid++;
 			t->usage = 1;
+			if (procs + 1 > nr_processes_peak)
+				nr_processes_peak = procs + 1;
 			break;
 		}
 	}

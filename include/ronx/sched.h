@@ -94,6 +94,7 @@ extern spinlock_t tasks_lock;
 struct task *alloc_task(const char *comm);
 struct task *alloc_task_limit(const char *comm, int nproc_max);
 int nr_processes(void);
+extern int nr_processes_peak;		/* the most processes at once, for tests */
 void release_task_locked(struct task *t);
 void free_task(struct task *t);
 void wake_up_new_task(struct task *t);

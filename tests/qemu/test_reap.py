@@ -17,7 +17,9 @@ on -smp 1 and -smp 2, with user/bin/forkloop:
   zombie: orphans are autoreaped, not left for the kernel shell's prompt.
 - `forkloop fill &` on -smp 2 (every process forks until EAGAIN, then
   sleeps, so none exits and ps's count is the most there ever were): never
-  more than NPROC_MAX processes, in several rounds.
+  more than NPROC_MAX processes, in several rounds; then `forkloop churn &`
+  (processes fork, reap and exit, the last slot fought for constantly):
+  the kernel's peak count, read with xp, is NPROC_MAX, never more.
 
 Every verdict is a count or a line that must (not) be there; the waits
 are bounded waits for what must happen."""
@@ -34,6 +36,7 @@ CTRL_C = b"\x03"
 RACE_ROUNDS = 15
 ORPHAN_RUNS, ORPHANS = 12, 10
 FILL_ROUNDS = 3
+CHURN_SAMPLES = 25
 MARKER = re.compile(r"forkloop: marker (\d+)")
 TASK_ZOMBIE = 5         # enum task_state, include/ronx/sched.h
 
@@ -195,8 +198,16 @@ def test_reap_orphans_under_sh(t):
     lanes(t, "orphans", orphans)
 
 
+def read_int(g, name):
+    """A kernel int, read from outside (QEMU's xp at its symbol)."""
+    out = g.monitor("xp /1wx 0x%x" % (g.symbols()[name] - 0xC0000000))
+    return int(out.split(":", 1)[1].split()[0], 16)
+
+
 def test_reap_nproc_smp2(t):
-    """fill: nobody exits, so the count once all sleep is the most ever."""
+    """fill: nobody exits, so the count once all sleep is the most ever;
+    churn: the last slot fought for over and over, the kernel's own peak
+    count (nr_processes_peak, read with xp) never above the limit."""
     limit = nproc_max()
     with Guest("reap nproc smp2", extra=["-smp", "2"]) as g:
         g.wait_ready()
@@ -218,6 +229,19 @@ def test_reap_nproc_smp2(t):
         t.check(counts and all(c == limit for c in counts),
                 "-smp 2, %d rounds of every process forking until EAGAIN: exactly NPROC_MAX (%d) "
                 "processes each time, never more" % (FILL_ROUNDS, limit), str(counts))
+        pgid = start_background(g, "forkloop churn")
+        samples = []
+        for _ in range(CHURN_SAMPLES):
+            samples.append(len(forkloops(g)))
+            time.sleep(0.2)
+        g.command("kill -9 -%d" % pgid, timeout=120)
+        t.check(not wait_no_forkloop(g), "churn: every forkloop killed")
+        t.check(max(samples) <= limit, "-smp 2, churn at the limit: ps never counts more than %d (%d samples, "
+                "most %d)" % (limit, len(samples), max(samples)), str(samples))
+        print("  reap: churn: ps counts %s" % samples)
+        peak = read_int(g, "nr_processes_peak")
+        t.check(peak == limit, "the kernel's peak process count (xp of nr_processes_peak) is NPROC_MAX, "
+                "never more: %d" % peak)
         t.check(free_pages(g) == before, "every page back after the rounds (PagesFree %d)" % before,
                 "after: %d" % free_pages(g))
         no_oops(t, g, "")

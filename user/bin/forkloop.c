@@ -12,6 +12,10 @@
  *   forkloop fill     every process forks until EAGAIN, then sleeps: none
  *                     ever exits, so the count in ps is the most there
  *                     ever were (never more than the process limit).
+ *   forkloop churn    every process forks (at once again after EAGAIN),
+ *                     reaps, and exits after four tries: the count stays
+ *                     at the process limit, the last slot always fought
+ *                     for, until a kill.
  *   forkloop orphans N  forks N children that exit at once and exits
  *                     without waiting: N orphans, zombies until someone
  *                     collects them.
@@ -78,6 +82,20 @@ static int __attribute__((noreturn)) fill(void)
 		sleep_ms(1000);
 }
 
+static int __attribute__((noreturn)) churn(void)
+{
+	int status;
+
+	for (unsigned i = 0;; i++) {
+		if (fork() == 0)
+			i = 0;		/* the child is a new churner */
+		while (wait4(-1, &status, WNOHANG, NULL) > 0)
+			;
+		if (i % 4 == 3)
+			_exit(0);
+	}
+}
+
 static int orphans(unsigned n)
 {
 	unsigned made = 0;
@@ -111,10 +129,12 @@ int main(int argc, char **argv)
 		bomb();
 	if (argc == 2 && strcmp(argv[1], "fill") == 0)
 		fill();
+	if (argc == 2 && strcmp(argv[1], "churn") == 0)
+		churn();
 	if (argc == 2 && strcmp(argv[1], "child") == 0)
 		marker_child();
 	if (argc == 3 && strcmp(argv[1], "orphans") == 0 && !parse_uint(argv[2], &n) && n <= 64)
 		return orphans(n);
-	printf("usage: forkloop race | bomb | fill | orphans N (N <= 64)\n");
+	printf("usage: forkloop race | bomb | fill | churn | orphans N (N <= 64)\n");
 	return 2;
 }

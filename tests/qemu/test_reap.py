@@ -33,7 +33,7 @@ from userprog import free_pages
 from test_sh import SH_PROMPT, start_sh, sh
 
 CTRL_C = b"\x03"
-RACE_ROUNDS = 15
+RACE_ROUNDS = 20
 ORPHAN_RUNS, ORPHANS = 12, 10
 FILL_ROUNDS = 3
 CHURN_SAMPLES = 25

@@ -3,8 +3,9 @@
  * forkloop MODE: processes made and ended fast, for the races of issue 34
  * (tests/qemu/test_reap.py).
  *
- *   forkloop race     forks (and vforks) in a tight loop; each child spins
- *                     a moment, prints "forkloop: marker PID" and exits.
+ *   forkloop race     forks (one in four a vfork) in a tight loop; each child spins
+ *                     a moment, sleeps 30 ms, prints "forkloop: marker PID"
+ *                     and exits.
  *                     Ctrl-C must end every one of them: a marker after
  *                     the prompt is a child the kill missed.
  *   forkloop bomb     every process forks forever (after EAGAIN it sleeps
@@ -36,12 +37,24 @@ static void spin(unsigned n)
 		;
 }
 
+/*
+ * A short spin, then a sleep: the children leave the CPU to the parent,
+ * so a Ctrl-C finds it in fork as often as it can.
+ */
 static void __attribute__((noreturn)) marker_child(void)
 {
-	spin(2000000);
+	spin(100000);
+	sleep_ms(30);
 	printf("forkloop: marker %d\n", getpid());
 	_exit(0);
 }
+
+/*
+ * A megabyte the parent has touched: fork shares each of its pages, so
+ * the child spends longer being made (TASK_NEW), where the kill used to
+ * miss it.
+ */
+static char ballast[1 << 20];
 
 static int race(void)
 {
@@ -49,13 +62,15 @@ static int race(void)
 	static char *env[] = { NULL };
 	int status;
 
+	for (unsigned i = 0; i < sizeof(ballast); i += 4096)
+		ballast[i] = 1;
 	printf("forkloop: race: forking\n");
 	for (unsigned i = 0;; i++) {
 		long pid;
 
 		while (wait4(-1, &status, WNOHANG, NULL) > 0)
 			;
-		if (i % 2) {
+		if (i % 4) {
 			pid = fork();
 			if (pid == 0)
 				marker_child();

@@ -2,13 +2,14 @@
 """Kills that race with fork, orphans, the process limit (issue 34), each
 on -smp 1 and -smp 2, with user/bin/forkloop:
 
-- Ctrl-C against `forkloop race` (fork and vfork in a tight loop, each
-  child prints "forkloop: marker PID" after a short spin), many rounds:
+- Ctrl-C against `forkloop race` (fork, one in four a vfork, in a tight
+  loop; each child spins a moment, sleeps 30 ms and prints "forkloop:
+  marker PID"), 20 rounds at different points of the loop:
   after the prompt is back, no marker is printed and ps shows no forkloop
   (a group kill and fork are ordered by tasks_lock, kernel/fork.c's
   fork_commit(); a write checks the kill under console_lock, which the
   prompt takes too). Before the fix a child fork was still making missed
-  the kill and printed after the prompt.
+  the kill and printed after the prompt (1 to 7 rounds of 20).
 - `forkloop bomb &` (every process forks forever) ended by ONE shell
   command, `kill -9 -PGID`: no process left, every page back.
 - `forkloop orphans 10` typed at bin/sh's prompt 12 times (120 orphans,

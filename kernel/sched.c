@@ -24,7 +24,9 @@
  * one from alloc_task() until its parent collects it (free_task()); a
  * shell command that looks at another task takes one with
  * find_get_task(), so the slot cannot become another process while it
- * reads. The count changes under tasks_lock.
+ * reads. The count changes under tasks_lock. An orphan (autoreap) has no
+ * parent to collect it: the scheduler drops its reference as soon as it
+ * is a zombie off its stack (release_task_locked()).
  */
 #include <ronx/pti.h>
 #include <ronx/compiler.h>

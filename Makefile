@@ -199,6 +199,7 @@ test:
 	lpid=; \
 	$(MAKE) --no-print-directory linux-check || status=1; \
 	$(PYTHON) tests/docs/check_docs.py || status=1; \
+	$(PYTHON) tests/docs/check_printers.py || status=1; \
 	$(PYTHON) tests/tree_check.py compare $(B)/tree-before.json $(B)/results/tree.ktap || status=1; \
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \
 	exit $$status

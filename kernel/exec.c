@@ -138,6 +138,7 @@ static void start_thread(struct trap_frame *regs, uint32_t eip, uint32_t esp)
 /*
  * The new mm, or NULL with *err set: -ENOEXEC for a file the checks
  * refuse (the line naming why is printed), -ENOMEM without memory.
+ * path is what execve() was given, the process's bytes: printed with %pE.
  */
 struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t size,
 				      int argc, char **argv, int envc, char **envp,
@@ -151,12 +152,12 @@ struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t
 	int ret = 0;
 
 	if (elf_exec_check(&img, data, size, &e)) {
-		pr_err("exec: %s: %s\n", path, msg);
+		pr_err("exec: %pE: %s\n", path, msg);
 		*err = -ENOEXEC;
 		return 0;
 	}
 	if (img.stack_exec_asked)
-		pr_info("exec: %s: PT_GNU_STACK asks for an executable stack; ronx's stack stays RW+NX\n",
+		pr_info("exec: %pE: PT_GNU_STACK asks for an executable stack; ronx's stack stays RW+NX\n",
 			path);
 	mm = mm_alloc();
 	if (!mm) {
@@ -179,9 +180,9 @@ struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t
 	mmput(mm);
 fail:
 	if (ret == -ENOMEM)
-		pr_err("exec: %s: out of memory\n", path);
+		pr_err("exec: %pE: out of memory\n", path);
 	else
-		pr_err("exec: %s: cannot map it (error %d)\n", path, ret);
+		pr_err("exec: %pE: cannot map it (error %d)\n", path, ret);
 	*err = ret == -ENOMEM ? -ENOMEM : -ENOEXEC;
 	return 0;
 }

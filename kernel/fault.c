@@ -93,9 +93,25 @@ static void show_fault_oops(const struct trap_frame *f, unsigned long address)
 }
 
 /*
+ * A fault from the process (user_mode()) on an access the CPU made as
+ * the supervisor (the error code's user bit clear) to a user page that
+ * is there, with SMAP on: SMAP refused the CPU's own implicit access.
+ * QEMU 7.2's TCG reads a ring-3 iret's frame that way (docs/redteam.md,
+ * iret_vm86). handle_mm_fault() finds the page present, and the retry
+ * faults again, forever. (Without SMAP such a fault is a write to a
+ * read-only page, which a copy-on-write may serve.)
+ */
+static bool is_smap_implicit_fault(const struct trap_frame *f, unsigned long address)
+{
+	return smap_enabled && user_mode(f) && address < TASK_SIZE &&
+	       !(f->error_code & X86_PF_USER) && (f->error_code & X86_PF_PROT);
+}
+
+/*
  * May handle_mm_fault() look at this fault? One in ring 3 at a user
- * address; one in ring 0 only at an instruction of the user-access layer
- * (the exception table), with SMAP's window open, and never a fetch: any
+ * address (not an implicit access SMAP refused: it cannot fix that);
+ * one in ring 0 only at an instruction of the user-access layer (the
+ * exception table), with SMAP's window open, and never a fetch: any
  * other kernel access to a user page is a bug to report, not to serve.
  */
 static bool is_user_memory_fault(const struct trap_frame *f, unsigned long address)
@@ -103,7 +119,7 @@ static bool is_user_memory_fault(const struct trap_frame *f, unsigned long addre
 	if (address >= TASK_SIZE || !current || !current->mm)
 		return false;
 	if (user_mode(f))
-		return true;
+		return !is_smap_implicit_fault(f, address);
 	return search_exception_tables(f->eip) && !(f->error_code & X86_PF_INSTR) &&
 	       (!smap_enabled || (f->eflags & X86_EFLAGS_AC));
 }
@@ -132,6 +148,9 @@ void do_page_fault(struct trap_frame *f)
 	last_fault = (struct fault_info){ f->vector, f->error_code, address, f->eip };
 	if (is_user_memory_fault(f, address) && !do_user_addr_fault(f, address))
 		return;
+	if (is_smap_implicit_fault(f, address))
+		printk(KERN_INFO "ronx: SMAP refused the CPU's own supervisor access to a user page for the process (error %lx): it cannot be retried\n",
+		       (unsigned long)f->error_code);
 	if (user_mode(f))
 		force_sig_fault(f, address);
 	if (fixup_exception(f))

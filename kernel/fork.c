@@ -39,6 +39,11 @@ int task_pgid(const struct task *t)
 	return t->pgid ? t->pgid : t->pid;
 }
 
+int task_sid(const struct task *t)
+{
+	return t->sid ? t->sid : t->pid;
+}
+
 /*
  * The child, set up but not yet runnable; -EAGAIN at the process limit
  * or with no task slot (Linux's answers), -ENOMEM without memory.
@@ -62,6 +67,7 @@ static struct task *copy_process(long *err)
 	c->regs->eax = 0;			/* fork returns 0 in the child */
 	c->parent = p;
 	c->pgid = task_pgid(p);
+	c->sid = task_sid(p);
 	c->background = p->background;		/* a background job's children read EOF too */
 	return c;
 }

@@ -10,7 +10,7 @@
  * the process exists.
  *
  *   pid > 0    that process (a zombie too: Linux answers 0 and nothing happens)
- *   pid 0      every process of the caller's group (the processes one `run` started)
+ *   pid 0      every process of the caller's group (what one `run` started, or a job: setpgid)
  *   pid -1     every process but the caller
  *   pid < -1   every process of group -pid
  *

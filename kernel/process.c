@@ -80,17 +80,17 @@ struct task *spawn_process(const char *name, int argc, char **argv, bool backgro
 
 	snprintf(path, sizeof(path), "bin/%s", name);
 	if (initrd_find(path, &f)) {
-		pr_err("run: %s: no such program in the initrd (try 'ls bin')\n", path);
+		pr_err("run: %pE: no such program in the initrd (try 'ls bin')\n", path);
 		return 0;
 	}
 	if (argc > EXEC_MAX_ARGS) {
-		pr_err("run: %s: at most %d arguments\n", path, EXEC_MAX_ARGS);
+		pr_err("run: %pE: at most %d arguments\n", path, EXEC_MAX_ARGS);
 		return 0;
 	}
 	/* its name, as Linux's comm: the file's, without the directories */
 	t = new_process_task(strrchr(name, '/') ? strrchr(name, '/') + 1 : name, NR_TASKS);
 	if (!t) {
-		pr_err("run: %s: no free task slot or kernel stack\n", path);
+		pr_err("run: %pE: no free task slot or kernel stack\n", path);
 		return 0;
 	}
 	t->mm = load_elf_binary(path, f.data, f.size, argc, argv, t->regs);
@@ -100,8 +100,10 @@ struct task *spawn_process(const char *name, int argc, char **argv, bool backgro
 	}
 	t->parent = current;
 	t->background = background;
-	if (!background)
+	if (!background) {
 		foreground_task = t;
+		tty_set_session(t);	/* its group reads the terminal, and gets Ctrl-C */
+	}
 	wake_up_new_task(t);
 	return t;
 }
@@ -147,6 +149,7 @@ void do_exit(int status)
 		mmput(mm);
 	}
 	tty_release_line(t);
+	tty_session_exit(t);
 	if (foreground_task == t)
 		foreground_task = 0;
 	exit_notify();
@@ -178,15 +181,21 @@ void kill_task(struct task *t, int sig)
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
-/* Ctrl-C: the foreground process and its group die of SIGINT; false if there is none. */
+/*
+ * Ctrl-C: the terminal's foreground process group dies of SIGINT (under
+ * sh, the job in front, not sh); false if no group has the terminal.
+ */
 bool tty_intr_foreground(void)
 {
 	struct task *t = foreground_task;
+	int pgrp = tty_foreground_pgrp();
 
-	if (!t)
+	if (!pgrp)
 		return false;
-	kill_task(t, SIGINT);
-	kill_pgrp(task_pgid(t), SIGINT);
+	/* kill_pgrp() skips a task still TASK_NEW: `run`'s process, just spawned */
+	if (t && task_pgid(t) == pgrp)
+		kill_task(t, SIGINT);
+	kill_pgrp(pgrp, SIGINT);
 	return true;
 }
 

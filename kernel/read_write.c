@@ -5,27 +5,46 @@
  * out one edited line at a time, as a terminal in canonical mode does;
  * Ctrl-D on an empty line is end of file. A background process (run ... &)
  * reads end of file at once, as a shell without job control gives it
- * /dev/null.
+ * /dev/null. Only the terminal's foreground process group reads
+ * (kernel/tty_jobctrl.c): any other process of its session gets -EIO,
+ * Linux's answer when SIGTTIN cannot stop the reader (ronx has no
+ * stopped state), and never a byte typed for the group in front.
  *
  * The line read() hands out is its reader's alone: what it leaves unread
  * belongs to that process (its pid, never reused, not its task slot,
  * which is) and goes when it exits (tty_release_line()). The next process
  * waits for a line typed after; the shell reads its commands from the
  * ring, never from here. docs/user-mode.md says how Linux differs.
+ *
+ * Why a lock (issue 34): this state was once shared with no lock. Readers
+ * on two CPUs that finished together each added their count to line_pos,
+ * which passed line_len; line_len - line_pos wrapped to nearly 4G and
+ * read() copied 8 KiB from past line[]: the task table, kernel stack
+ * addresses. Now one reader at a time takes a line from the ring
+ * (ring_reader, a sleeping ownership: tty_read_line() sleeps, so no
+ * spinlock can be held over it), the rest of a line is taken and moved
+ * only under line_lock, and what a reader gets is copied to its own
+ * kernel buffer first: copy_to_user() may fault and sleep, so it runs
+ * with no lock, on bytes nobody else can change.
  */
 #include <ronx/compiler.h>
 #include <ronx/string.h>
 #include <ronx/printk.h>
+#include <ronx/spinlock.h>
 #include <ronx/uaccess.h>
 #include <ronx/tty.h>
 #include <ronx/sched.h>
 #include <ronx/syscall.h>
 
-static char line[258];
-static int line_len, line_pos;		/* what the last line has left to hand out */
-static int line_owner = -1;		/* its reader's pid: nobody else gets the rest */
+#define LINE_SIZE	258	/* a line of 256, its newline, tty_read_line()'s NUL */
 
-/* The rest of a line nobody will read: forgotten, as its bytes. */
+static DEFINE_SPINLOCK(line_lock);	/* taken alone */
+static char line[LINE_SIZE];
+static unsigned line_len, line_pos;	/* what is left: line_pos <= line_len, always */
+static int line_owner = -1;		/* its reader's pid: nobody else gets the rest */
+static int ring_reader = -1;		/* the pid whose read() reads the ring, -1: none */
+
+/* The rest of a line nobody will read: forgotten, as its bytes; line_lock held. */
 static void drop_line(void)
 {
 	memset(line, 0, sizeof(line));
@@ -33,16 +52,109 @@ static void drop_line(void)
 	line_owner = -1;
 }
 
-/* A process exits: the rest of its line goes with it. */
+/* A process exits: the rest of its line goes with it (never sleeps). */
 void tty_release_line(const struct task *t)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&line_lock, flags);
 	if (line_owner == t->pid)
 		drop_line();
+	spin_unlock_irqrestore(&line_lock, flags);
+}
+
+/* At most count bytes of the caller's rest of a line, copied to kbuf; 0 if it has none. */
+static unsigned long take_rest(char *kbuf, unsigned long count)
+{
+	unsigned long flags, n;
+
+	spin_lock_irqsave(&line_lock, flags);
+	if (line_owner != current->pid)
+		drop_line();
+	n = line_len - line_pos;	/* no wrap: line_pos only grows by n <= this */
+	if (n > count)
+		n = count;
+	memcpy(kbuf, line + line_pos, n);
+	line_pos += n;
+	spin_unlock_irqrestore(&line_lock, flags);
+	return n;
+}
+
+/* Keep bytes [count, got) of a new line as the caller's rest; line_lock held. */
+static void keep_rest(const char *kbuf, unsigned long count, unsigned long got)
+{
+	drop_line();
+	memcpy(line, kbuf + count, got - count);
+	line_len = got - count;
+	line_pos = 0;
+	line_owner = current->pid;
+}
+
+/* Wake a reader waiting for the ring: it is free, or this one may no longer read. */
+static bool ring_free(void *arg)
+{
+	(void)arg;
+	return __atomic_load_n(&ring_reader, __ATOMIC_RELAXED) < 0 || !tty_is_foreground(current);
+}
+
+/* The ring is the caller's until release_ring(); -EINTR if killed, -EIO if sent back. */
+static long claim_ring(void)
+{
+	unsigned long flags;
+	bool mine;
+
+	for (;;) {
+		spin_lock_irqsave(&line_lock, flags);
+		if (ring_reader < 0)
+			ring_reader = current->pid;
+		mine = ring_reader == current->pid;
+		spin_unlock_irqrestore(&line_lock, flags);
+		if (mine)
+			return 0;
+		if (current->killed)
+			return -EINTR;
+		if (!tty_is_foreground(current))
+			return -EIO;
+		sleep_on_until(&ring_reader, ring_free, 0);
+	}
+}
+
+/*
+ * A new line from the ring into kbuf (LINE_SIZE bytes), with its newline:
+ * count bytes of it are the caller's now, the rest kept for its next read.
+ * The byte count, 0 at end of file, or -EINTR / -EIO.
+ */
+static long read_new_line(char *kbuf, unsigned long count)
+{
+	unsigned long flags;
+	long got = claim_ring();
+
+	if (got)
+		return got;
+	got = tty_read_line(kbuf, LINE_SIZE - 1);
+	if (got >= 0)
+		kbuf[got++] = '\n';	/* got <= LINE_SIZE - 2 before: within kbuf */
+	spin_lock_irqsave(&line_lock, flags);
+	ring_reader = -1;
+	if (got > 0 && (unsigned long)got > count) {
+		keep_rest(kbuf, count, (unsigned long)got);
+		got = (long)count;
+	}
+	spin_unlock_irqrestore(&line_lock, flags);
+	wakeup(&ring_reader);
+	if (got == TTY_EOF)
+		return 0;
+	if (got == TTY_INTR)
+		return -EINTR;
+	if (got == TTY_EIO)
+		return -EIO;
+	return got;
 }
 
 long ksys_read(unsigned fd, char *buf, unsigned long count)
 {
-	unsigned long n;
+	char kbuf[LINE_SIZE];
+	long n;
 
 	if (fd > 2)
 		return -EBADF;
@@ -50,27 +162,14 @@ long ksys_read(unsigned fd, char *buf, unsigned long count)
 		return -EFAULT;
 	if (!count || current->background)
 		return 0;
-	if (line_owner != current->pid)
-		drop_line();
-	if (line_pos == line_len) {
-		int got = tty_read_line(line, sizeof(line) - 1);
-
-		if (got == TTY_EOF)
-			return 0;
-		if (got == TTY_INTR)
-			return -EINTR;
-		line[got] = '\n';
-		line_len = got + 1;
-		line_pos = 0;
-		line_owner = current->pid;
-	}
-	n = (unsigned long)(line_len - line_pos);
-	if (n > count)
-		n = count;
-	if (copy_to_user(buf, line + line_pos, n))
+	if (!tty_is_foreground(current))
+		return -EIO;
+	n = (long)take_rest(kbuf, count);
+	if (!n)
+		n = read_new_line(kbuf, count);
+	if (n > 0 && copy_to_user(buf, kbuf, (unsigned long)n))
 		return -EFAULT;
-	line_pos += (int)n;
-	return (long)n;
+	return n;
 }
 
 /* The next piece of a write: at most n bytes, ending at the first newline. */

@@ -87,7 +87,8 @@ void user_trap(struct trap_frame *f, const char *name)
  */
 void v8086_kill(struct trap_frame *f)
 {
-	printk(KERN_INFO "traps: %s[%d] in virtual-8086 mode ip:%lx sp:%lx: ronx does not run it\n",
+	/* %pE: the process chose its name (PR_SET_NAME), escape sequences too */
+	printk(KERN_INFO "traps: %pE[%d] in virtual-8086 mode ip:%lx sp:%lx: ronx does not run it\n",
 	       current->comm, current->pid, (unsigned long)f->eip, (unsigned long)f->esp);
 	do_exit(SIGSEGV);
 }

@@ -23,6 +23,7 @@
 #include <ronx/mman.h>
 #include <ronx/uaccess.h>
 #include <ronx/process.h>
+#include <ronx/tty.h>
 #include <ronx/syscall.h>
 
 /*
@@ -177,12 +178,17 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_getpid, sys_getpid),
 	SYSCALL(__NR_kill, sys_kill),
 	SYSCALL(__NR_brk, sys_brk),
+	SYSCALL(__NR_ioctl, sys_ioctl),
+	SYSCALL(__NR_setpgid, sys_setpgid),
 	SYSCALL(__NR_getppid, sys_getppid),
+	SYSCALL(__NR_getpgrp, sys_getpgrp),
+	SYSCALL(__NR_setsid, sys_setsid),
 	SYSCALL(__NR_sethostname, sys_sethostname),
 	SYSCALL(__NR_munmap, sys_munmap),
 	SYSCALL(__NR_wait4, sys_wait4),
 	SYSCALL(__NR_uname, sys_newuname),
 	SYSCALL(__NR_mprotect, sys_mprotect),
+	SYSCALL(__NR_getpgid, sys_getpgid),
 	SYSCALL(__NR_sched_yield, sys_sched_yield),
 	SYSCALL(__NR_nanosleep, sys_nanosleep),
 	SYSCALL(__NR_mmap2, sys_mmap2),

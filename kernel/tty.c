@@ -4,8 +4,15 @@
  * take them out, sleeping while it is empty (or, before the scheduler
  * runs, waiting with interrupts on). A full ring drops what comes (a real
  * tty does the same) and counts it. Ctrl-C does not go into the ring
- * while a process runs in the foreground: it kills that process (Linux's
- * tty sends SIGINT, and ronx has no handlers).
+ * while a process group has the terminal: it kills that group (Linux's
+ * tty sends SIGINT to its foreground group, and ronx has no handlers).
+ *
+ * A process takes bytes only while its group is the terminal's
+ * foreground group (kernel/tty_jobctrl.c), checked before each byte: one
+ * that is not, or stops being while it waits, gets TTY_EIO and nothing
+ * typed for another. The kernel's own readers (its shell, memview) are
+ * not processes and always may. Whole lines go to one reader at a time:
+ * read(0) serializes its readers (kernel/read_write.c).
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -39,6 +46,12 @@ void tty_receive(char c)
 	wakeup(ring);
 }
 
+/* May current take a typed byte? */
+static bool may_read(void)
+{
+	return !current || !current->mm || tty_is_foreground(current);
+}
+
 /* Is a byte queued? (asked under tasks_lock before the reader sleeps) */
 static bool tty_has_input(void)
 {
@@ -49,6 +62,17 @@ static bool tty_has_input(void)
 	any = ring_head != ring_tail;
 	spin_unlock_irqrestore(&tty_lock, flags);
 	return any;
+}
+
+/* Wake a reader: a byte came, or (asked under tasks_lock too) it may no longer read. */
+static bool tty_reader_wakes(void)
+{
+	return tty_has_input() || !may_read();
+}
+
+void tty_wakeup_readers(void)
+{
+	wakeup(ring);
 }
 
 /* A key is waiting (memview -w stops at one). */
@@ -71,22 +95,29 @@ static int tty_trygetc(void)
 	return c;
 }
 
-/* The next byte; -1 if the reader was killed while it waited. */
+/*
+ * The next byte; TTY_INTR if the reader was killed while it waited,
+ * TTY_EIO if its group is not (or no longer) the one in front.
+ */
 int tty_getc(void)
 {
 	int c;
 
 	/* a byte that came before its interrupt was enabled raises no edge: poll too */
 	serial_poll_rx();
-	while ((c = tty_trygetc()) < 0) {
+	for (;;) {
+		if (!may_read())
+			return TTY_EIO;
+		c = tty_trygetc();
+		if (c >= 0)
+			return c;
 		if (!current)
 			wait_for_interrupt();
 		else if (current->killed)
-			return -1;
+			return TTY_INTR;
 		else
-			sleep_on_unless(ring, tty_has_input);
+			sleep_on_unless(ring, tty_reader_wakes);
 	}
-	return c;
 }
 
 int tty_read_line(char *buf, size_t size)
@@ -97,9 +128,9 @@ int tty_read_line(char *buf, size_t size)
 		int got = tty_getc();
 		char c = (char)got;
 
-		if (got < 0) {
+		if (got < 0) {		/* killed, or sent to the background: the line goes */
 			buf[0] = '\0';
-			return TTY_INTR;
+			return got;
 		}
 		if (c == '\r' || c == '\n') {
 			console_write("\n", 1);

@@ -35,7 +35,8 @@ void oom_kill_current(void)
 	struct mm_struct *mm = t->mm;
 
 	__atomic_fetch_add(&fault_stats.oom_kills, 1, __ATOMIC_RELAXED);
-	pr_err("Out of memory: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:%lukB oom_score_adj:0\n",
+	/* %pE: the name is the process's own choice (PR_SET_NAME), bytes of any value */
+	pr_err("Out of memory: Killed process %d (%pE) total-vm:%lukB, anon-rss:%lukB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:%lukB oom_score_adj:0\n",
 	       t->pid, t->comm, total_vm_kb(mm), (unsigned long)mm->total_pages * (PAGE_SIZE / 1024),
 	       (unsigned long)mm->pt_pages * (PAGE_SIZE / 1024));
 	if (!t->killed)

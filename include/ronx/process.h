@@ -61,6 +61,13 @@ long sys_kill(uint32_t pid, uint32_t sig);
 bool sig_kills(int sig);			/* its default action ends the process */
 int kill_pgrp(int pgid, int sig);		/* Ctrl-C, kill -SIG -PGID: a whole group */
 int task_pgid(const struct task *t);		/* kill(0), wait4(0): the process group */
+int task_sid(const struct task *t);		/* its session: the process `run` started */
+/* kernel/pgrp.c */
+int pgrp_session(int pgid);			/* group pgid's session, -ESRCH if none */
+long sys_setpgid(uint32_t pid, uint32_t pgid);
+long sys_getpgid(uint32_t pid);
+long sys_getpgrp(void);
+long sys_setsid(void);
 void vfork_child_done(struct task *child);	/* exec or exit: a vfork parent goes on */
 void exit_notify(void);				/* exit: children to the shell, vfork parent on */
 extern unsigned long total_forks;

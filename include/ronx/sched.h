@@ -61,6 +61,7 @@ struct task {
 	union fpregs_state *fpu;	/* a process's x87/SSE registers while off a CPU (its stack's bottom) */
 	int usage;			/* references that keep the slot (tasks_lock) */
 	int pgid;			/* its process group (kill(0, sig)); 0: its own pid */
+	int sid;			/* its session (the process `run` started); 0: its own pid */
 	struct task *vfork_child;	/* a vfork parent: the child it waits for (exec or exit) */
 	bool autoreap;			/* an orphan: its slot goes back as soon as it is a zombie */
 };

@@ -8,6 +8,7 @@
 #define RONX_TTY_H
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define CTRL_C	0x03
 #define CTRL_D	0x04
@@ -21,9 +22,17 @@ bool tty_input_pending(void);		/* a byte is queued (memview -w) */
  */
 #define TTY_EOF		(-1)
 #define TTY_INTR	(-2)
+#define TTY_EIO		(-3)	/* a process outside the terminal's foreground group */
 int tty_read_line(char *buf, size_t size);
+void tty_wakeup_readers(void);		/* the foreground group changed: readers look again */
 extern unsigned long tty_dropped;
 /* kernel/read_write.c: the unread rest of t's console line goes (t exits) */
 struct task;
 void tty_release_line(const struct task *t);
+/* kernel/tty_jobctrl.c: the terminal's session and its foreground process group */
+void tty_set_session(const struct task *leader);
+void tty_session_exit(const struct task *t);
+int tty_foreground_pgrp(void);
+bool tty_is_foreground(const struct task *t);
+long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg);
 #endif

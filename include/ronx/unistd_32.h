@@ -16,12 +16,17 @@
 #define __NR_getpid		20
 #define __NR_kill		37
 #define __NR_brk		45
+#define __NR_ioctl		54
+#define __NR_setpgid		57
 #define __NR_getppid		64
+#define __NR_getpgrp		65
+#define __NR_setsid		66
 #define __NR_sethostname	74
 #define __NR_munmap		91
 #define __NR_wait4		114
 #define __NR_uname		122
 #define __NR_mprotect		125
+#define __NR_getpgid		132
 #define __NR_sched_yield	158
 #define __NR_nanosleep		162
 #define __NR_prctl		172

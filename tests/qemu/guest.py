@@ -26,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.path.join(ROOT, "build")
 CPU_NX = "qemu32,+nx,+pae"
 CPU_NO_NX = "qemu32,-nx,+pae"
+CPU_SMAP = "qemu32,+nx,+pae,+smep,+smap"   # make run's QEMU_CPU: the SMAP lanes
 PROMPT = "ronx> "
 PANIC = "Kernel panic - not syncing"
 BOOT_TIMEOUT = 30

@@ -21,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 BIN = os.path.join(ROOT, "build", "user", "bin")
 sys.path.insert(0, HERE)
 from progs import SIGNALS, TESTS, Result, Run, checks  # noqa: E402
+from binfmt import i386_binfmt  # noqa: E402
 
 lines = []
 
@@ -89,44 +90,56 @@ def main():
     if not shutil.which("qemu-i386"):
         add(False, "qemu-i386 is installed", "tools/setup.sh installs Debian's qemu-user")
     else:
-        check_binaries()
-        results = {}
-        for run in TESTS:
-            print("user: qemu-i386 %s %s" % (run.name, " ".join(run.argv("qemu"))), flush=True)
-            r = results[run.key] = run_qemu(run)
-            for ok, desc, detail in checks(run, r, "qemu"):
-                add(ok, "qemu: " + desc, detail)
-        # vfork + execve + wait4 (the spawn benchmark), of the host's own
-        # /bin/true: qemu-user hands execve to the host
-        r = run_qemu(Run("bench_spawn"), ["5", "/bin/true"])
-        add(r.status == 0 and r.has(r"^bench_spawn: 5 spawns of /bin/true: min \d+ median \d+"),
-            "qemu: bench_spawn: vfork, execve and wait4 five times", r.output)
-        # the checks fail the wrong answers: Linux's policy is not ronx's
-        r = run_qemu(Run("usertest"), ["ronx"])
-        failed = re.findall(r"^    not ok \d+ (\S+)", r.output, re.M)
-        wx = sorted(f for f in failed if "_wx_" in f)
-        add(wx == ["mmap_wx_refused_eacces", "mprotect_wx_refused_eacces"] and r.status == 1,
-            "qemu: usertest ronx fails its two W^X checks on Linux's policy", "failed: %s" % failed)
-        # qemu-user has no kernel half, so calls naming it go through: the
-        # fuzzer must see that, and the checks for a real kernel reject it
-        run = next(t for t in TESTS if t.key == "fuzz")
-        m = re.search(r"succeeded: (\d+)$", results["fuzz"].output, re.M)
-        verdicts = [ok for ok, desc, _ in checks(run, results["fuzz"], "linux") if "kernel's half" in desc]
-        add(m and int(m.group(1)) > 0 and verdicts == [False],
-            "qemu: fuzz counts the calls into the kernel's half that qemu-user let through, "
-            "and the Linux/ronx check rejects that run", results["fuzz"].output[-300:])
-        for key in ("mmaprwx", "mprotectrwx", "wxsegment"):
-            run = next(t for t in TESTS if t.key == key)
-            verdicts = checks(run, results[key], "ronx")
-            add(verdicts and not any(ok for ok, _, _ in verdicts),
-                "qemu: %s: the ronx checks reject what Linux's policy did" % key, str(verdicts))
-        # the red-team checks too: W+X allowed, and int3's SIGTRAP, are not ronx's
-        for key in ("redteam-wx", "redteam-int3"):
-            run = next(t for t in TESTS if t.key == key)
-            verdicts = checks(run, results[key], "ronx")
-            add(verdicts and not all(ok for ok, _, _ in verdicts),
-                "qemu: %s: the ronx checks reject Linux's outcome (%s)" % (key, results[key].ended()),
-                str(verdicts))
+        with i386_binfmt(os.path.join(BIN, "true")) as why:
+            add(why is None, "the host runs i386 programs for a nested execve (natively or via "
+                "binfmt_misc)", why or "")
+            run_all()
+    return write_results()
+
+
+def run_all():
+    """Every program under qemu-i386, and the checks that the checks can fail."""
+    check_binaries()
+    results = {}
+    for run in TESTS:
+        print("user: qemu-i386 %s %s" % (run.name, " ".join(run.argv("qemu"))), flush=True)
+        r = results[run.key] = run_qemu(run)
+        for ok, desc, detail in checks(run, r, "qemu"):
+            add(ok, "qemu: " + desc, detail)
+    # vfork + execve + wait4 (the spawn benchmark), of the host's own
+    # /bin/true: qemu-user hands execve to the host
+    r = run_qemu(Run("bench_spawn"), ["5", "/bin/true"])
+    add(r.status == 0 and r.has(r"^bench_spawn: 5 spawns of /bin/true: min \d+ median \d+"),
+        "qemu: bench_spawn: vfork, execve and wait4 five times", r.output)
+    # the checks fail the wrong answers: Linux's policy is not ronx's
+    r = run_qemu(Run("usertest"), ["ronx"])
+    failed = re.findall(r"^    not ok \d+ (\S+)", r.output, re.M)
+    wx = sorted(f for f in failed if "_wx_" in f)
+    add(wx == ["mmap_wx_refused_eacces", "mprotect_wx_refused_eacces"] and r.status == 1,
+        "qemu: usertest ronx fails its two W^X checks on Linux's policy", "failed: %s" % failed)
+    # qemu-user has no kernel half, so calls naming it go through: the
+    # fuzzer must see that, and the checks for a real kernel reject it
+    run = next(t for t in TESTS if t.key == "fuzz")
+    m = re.search(r"succeeded: (\d+)$", results["fuzz"].output, re.M)
+    verdicts = [ok for ok, desc, _ in checks(run, results["fuzz"], "linux") if "kernel's half" in desc]
+    add(m and int(m.group(1)) > 0 and verdicts == [False],
+        "qemu: fuzz counts the calls into the kernel's half that qemu-user let through, "
+        "and the Linux/ronx check rejects that run", results["fuzz"].output[-300:])
+    for key in ("mmaprwx", "mprotectrwx", "wxsegment"):
+        run = next(t for t in TESTS if t.key == key)
+        verdicts = checks(run, results[key], "ronx")
+        add(verdicts and not any(ok for ok, _, _ in verdicts),
+            "qemu: %s: the ronx checks reject what Linux's policy did" % key, str(verdicts))
+    # the red-team checks too: W+X allowed, and int3's SIGTRAP, are not ronx's
+    for key in ("redteam-wx", "redteam-int3"):
+        run = next(t for t in TESTS if t.key == key)
+        verdicts = checks(run, results[key], "ronx")
+        add(verdicts and not all(ok for ok, _, _ in verdicts),
+            "qemu: %s: the ronx checks reject Linux's outcome (%s)" % (key, results[key].ended()),
+            str(verdicts))
+
+
+def write_results():
     out = os.path.join(ROOT, "build", "results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "user.ktap"), "w") as f:

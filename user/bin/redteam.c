@@ -26,6 +26,7 @@
  * QEMU's isa-debug-exit port, so the whole machine stops with status 181,
  * a marker the test sees from outside; in ring 3 it says so and exits 98.
  */
+#include <stdbool.h>
 #include <ulib.h>
 
 #define KERNEL_ADDR	0xc0100000UL	/* ronx's kernel text; Linux's too */
@@ -884,6 +885,201 @@ static void fatal_munmap_all(void)
 	munmap(0, TASK_SIZE);
 }
 
+/* -- held: jobctl: process groups, sessions and the terminal's foreground group -- */
+
+static bool on_ronx(void)
+{
+	char u[6 * 65];
+
+	return syscall6(__NR_uname, (long)u, 0, 0, 0, 0, 0) == 0 && strcmp(u, "ronx") == 0;
+}
+
+/* fn's checks in a child; its counts come back in its exit status */
+static void in_child(void (*fn)(int), int arg)
+{
+	int status, pid = fork();
+
+	if (pid == 0) {
+		n_checks = n_failed = 0;		/* its own, not the parent's so far */
+		fn(arg);
+		_exit(n_checks | n_failed << 4);	/* fewer than 16 of each */
+	}
+	if (pid < 0 || wait4(pid, &status, 0, NULL) != pid || !WIFEXITED(status)) {
+		check(0, "the checking child ran", pid < 0 ? errno_name(errno) : "no exit status");
+		return;
+	}
+	n_checks += WEXITSTATUS(status) & 15;
+	n_failed += WEXITSTATUS(status) >> 4;
+}
+
+/* a session leader of its own: its group and session are its pid */
+static void leader_checks(int parent_pgrp)
+{
+	char got[32];
+	long r = setsid();
+
+	snprintf(got, sizeof(got), "%ld", r);
+	check(r == getpid() && getpgrp() == getpid(), "setsid() in a child: a session of its own", got);
+	check_errno(setsid(), EPERM, "setsid() again (a group leader)");
+	check_errno(setpgid(0, 0), EPERM, "setpgid(0, 0) by a session leader");
+	check_errno(setpgid(0, parent_pgrp), EPERM, "setpgid(0, PGRP of another session)");
+	check_errno(ioctl(0, TIOCGPGRP, &r), ENOTTY, "TIOCGPGRP from another session (no terminal)");
+	check_errno(tcsetpgrp(0, getpid()), ENOTTY, "TIOCSPGRP from another session (no terminal)");
+}
+
+/* a member of the caller's session, not its leader; other is another session's group */
+static void member_checks(int other)
+{
+	int pgrp = getpgrp();
+
+	check_errno(setpgid(0, other), EPERM, "setpgid(0, a group of another session)");
+	check_errno(setpgid(0, 0x7ffffff0), EPERM, "setpgid(0, a group that does not exist)");
+	check_errno(setpgid(getppid(), getppid()), ESRCH, "setpgid(parent, ...): not a child");
+	long r = setpgid(0, 0);
+
+	check(r == 0 && getpgrp() == getpid(), "setpgid(0, 0): a group of its own",
+	      result_str(r ? r : getpgrp()));
+	r = setpgid(0, pgrp);
+	check(r == 0 && getpgrp() == pgrp, "setpgid(0, PGRP): back to its group",
+	      result_str(r ? r : getpgrp()));
+}
+
+/* ronx only (Linux would stop it with SIGTTIN, SIGTTOU): a background group reads and takes the terminal */
+static void background_checks(int arg)
+{
+	char c;
+
+	(void)arg;
+	setpgid(0, 0);
+	check_errno(read(0, &c, 1), EIO, "read(0) from a background group");
+	check_errno(tcsetpgrp(0, getpgrp()), ENOTTY, "TIOCSPGRP from a background group");
+}
+
+static int held_jobctl(int hold)
+{
+	int me_pgrp = getpgrp(), other, status, tty;
+
+	(void)hold;
+	check(getpgid(0) == me_pgrp && getpgid(getpid()) == me_pgrp, "getpgid(0), getpgid(self) = getpgrp()",
+	      result_str(getpgid(0)));
+	check_errno(getpgid(-1), ESRCH, "getpgid(-1)");
+	check_errno(getpgid(0x7ffffff0), ESRCH, "getpgid(a pid nobody has)");
+	check_errno(setpgid(0, -1), EINVAL, "setpgid(0, -1)");
+	check_errno(setpgid(0x7ffffff0, 0), ESRCH, "setpgid(a pid nobody has, 0)");
+	check_errno(ioctl(7, TIOCGPGRP, &status), EBADF, "ioctl(7, TIOCGPGRP): not open");
+	in_child(leader_checks, me_pgrp);
+
+	/* a child in a session of its own, alive while the others try to join it */
+	other = fork();
+	if (other < 0) {
+		check(0, "fork", errno_name(errno));
+		return finish();
+	}
+	if (other == 0) {
+		setsid();
+		for (;;)
+			sched_yield();
+	}
+	while (getpgid(other) != other)
+		sched_yield();
+	check_errno(setpgid(other, 0), EPERM, "setpgid(a child in another session, 0)");
+	in_child(member_checks, other);
+
+	/* the terminal: only where fd 0 is ours and our group is in front */
+	tty = tcgetpgrp(0);
+	if (tty == me_pgrp) {
+		check_errno(tcsetpgrp(0, other), EPERM, "TIOCSPGRP to another session's group");
+		check_errno(tcsetpgrp(0, -1), EINVAL, "TIOCSPGRP to -1");
+		check_errno(tcsetpgrp(0, 0x7ffffff0), ESRCH, "TIOCSPGRP to a group that does not exist");
+		check_errno(ioctl(0, 0x54ff, &status), ENOTTY, "ioctl(0, 0x54ff): no such request");
+		check(tcgetpgrp(0) == me_pgrp, "the terminal still ours after the refusals",
+		      result_str(tcgetpgrp(0)));
+		if (on_ronx())
+			in_child(background_checks, 0);
+	} else {
+		printf("redteam: jobctl: fd 0 is not a terminal in front (%s): its checks not run\n",
+		       errno_name(errno));
+	}
+	kill(other, SIGKILL);
+	wait4(other, &status, 0, NULL);
+	return finish();
+}
+
+/* -- readers: several read(0) at once; every byte must be one that was typed -- */
+
+#define READERS		4
+#define READ_BUF	8192
+
+/* A line as typed by the test: [a-z0-9-]*, one newline, at its end. */
+static bool typed_line(const char *b, long n)
+{
+	for (long i = 0; i < n - 1; i++)
+		if (!((b[i] >= 'a' && b[i] <= 'z') || (b[i] >= '0' && b[i] <= '9') || b[i] == '-'))
+			return false;
+	return n > 0 && b[n - 1] == '\n';
+}
+
+/*
+ * One reader: each read's bytes printed (\xNN if not typed), until end of
+ * file; with hold, -EIO (a background group) is tried again until killed.
+ */
+static int reader(int hold)
+{
+	static char buf[READ_BUF];
+	char shown[4 * 300];
+	int bad = 0;
+	unsigned long eio = 0;
+	long n;
+
+	for (;;) {
+		size_t k = 0;
+
+		n = read(0, buf, sizeof(buf));
+		if (n < 0 && errno == EIO && hold) {
+			if (!eio++)
+				printf("redteam: readers: [%d] read(0): EIO, trying again\n", getpid());
+			sched_yield();	/* a background job that tries again and again */
+			continue;
+		}
+		if (n <= 0)
+			break;
+
+		for (long i = 0; i < n && k + 5 < sizeof(shown); i++) {
+			unsigned char c = (unsigned char)buf[i];
+
+			if (c >= ' ' && c < 0x7f && c != '"' && c != '\\')
+				shown[k++] = (char)c;
+			else
+				k += (size_t)snprintf(shown + k, 5, "\\x%02x", c);
+		}
+		shown[k] = '\0';
+		if (!typed_line(buf, n) || n > 257)
+			bad++;
+		printf("redteam: readers: [%d] read %ld bytes: \"%s\"%s\n", getpid(), n, shown,
+		       typed_line(buf, n) && n <= 257 ? "" : " NOT TYPED");
+	}
+	printf("redteam: readers: [%d] %s\n", getpid(), n ? errno_name(errno) : "end of file");
+	return bad ? 1 : 0;
+}
+
+static int readers(int hold)
+{
+	int pids[READERS], bad = 0, status;
+
+	for (int i = 0; i < READERS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(reader(hold));
+	}
+	printf("redteam: readers: %d readers of 8192 bytes, pids %d %d %d %d\n", READERS, pids[0],
+	       pids[1], pids[2], pids[3]);
+	for (int i = 0; i < READERS; i++)
+		if (pids[i] < 0 || wait4(pids[i], &status, 0, NULL) != pids[i] || status)
+			bad++;
+	printf("redteam: readers: %s\n", bad ? "BYTES NOT TYPED (or a reader failed)" : "every byte typed");
+	return bad ? 1 : 0;
+}
+
 /* -- spinner: a silent loop, for the test that starts more than the task slots -- */
 
 static int spinner(int h)
@@ -917,6 +1113,7 @@ static const struct rcase cases[] = {
 	HELD("pointers", pointers), HELD("syscalls", syscalls), HELD("segments", segments),
 	HELD("eflags", eflags), HELD("kstack", kstack), HELD("mmap", mmaps),
 	HELD("wx", held_wx), HELD("hog", held_hog), HELD("spinner", spinner),
+	HELD("jobctl", held_jobctl), HELD("readers", readers),
 	FATAL(int_0x01), FATAL(int_0x02), FATAL(int_0x03), FATAL(int_0x08), FATAL(int_0x0d),
 	FATAL(int_0x0e), FATAL(int_0x20), FATAL(int_0x81), FATAL(int_0xff), FATAL(int3),
 	FATAL(into), FATAL(ud2), FATAL(divide), FATAL(bound),

@@ -14,6 +14,14 @@
  * the lines after it (a pipe's bytes are not swallowed by a buffer here).
  * ronx's console hands out whole lines and echoes them; under qemu-i386
  * or Linux, stdin is what the test wrote.
+ *
+ * Job control, the minimum: each job is a process group of its own
+ * (setpgid in the child and in the parent, so it holds whichever runs
+ * first). When sh's stdin is a terminal and sh's group is in front, a
+ * foreground job is given the terminal (tcsetpgrp) and sh takes it back
+ * after wait4: what is typed goes to the job, and Ctrl-C kills the job,
+ * not sh. A background job's group never has the terminal: its read(0)
+ * is -EIO (Linux would stop it with SIGTTIN; ronx has no stopped state).
  */
 #include <stdbool.h>
 #include <ulib.h>
@@ -163,11 +171,26 @@ static void add_job(int pid, const char *name)
 	snprintf(j->name, sizeof(j->name), "%s", name);
 }
 
+/*
+ * A foreground child waits until sh has given its group the terminal:
+ * ronx lets only the group in front (or the session's leader) move it,
+ * so the child cannot take it itself as a real shell's child does, and
+ * a read before then would be -EIO.
+ */
+static void wait_for_terminal(void)
+{
+	while (tcgetpgrp(0) != getpid())
+		sched_yield();
+}
+
 /* fork, execve in the child; the parent waits for it unless bg. */
 static void run(char **argv, bool bg)
 {
 	char path[PATH_MAX_SH];
 	int status, pid;
+	/* sh's group holds the terminal: a foreground job gets it */
+	int front = tcgetpgrp(0);
+	bool tty = !bg && front >= 0 && front == getpgrp();
 
 	prog_path(argv[0], path, sizeof(path));
 	pid = fork();
@@ -176,6 +199,9 @@ static void run(char **argv, bool bg)
 		return;
 	}
 	if (pid == 0) {
+		setpgid(0, 0);
+		if (tty)
+			wait_for_terminal();
 		execve(path, argv, environ_sh);
 		if (errno == ENOENT)
 			printf("sh: %s: command not found (no %s)\n", argv[0], path);
@@ -183,13 +209,22 @@ static void run(char **argv, bool bg)
 			printf("sh: %s: cannot run %s: %s\n", argv[0], path, errno_name(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid);
 	if (bg) {
 		printf("[%d] %s\n", pid, argv[0]);
 		add_job(pid, argv[0]);
 		return;
 	}
-	if (wait4(pid, &status, 0, NULL) != pid) {
-		printf("sh: wait4 %d: %s\n", pid, errno_name(errno));
+	if (tty && tcsetpgrp(0, pid) < 0) {
+		/* it would wait for the terminal for ever */
+		printf("sh: tcsetpgrp %d: %s\n", pid, errno_name(errno));
+		kill(pid, SIGKILL);
+	}
+	pid = (int)wait4(pid, &status, 0, NULL) == pid ? pid : -1;
+	if (tty && tcsetpgrp(0, getpgrp()) < 0)
+		printf("sh: tcsetpgrp (back to sh): %s\n", errno_name(errno));
+	if (pid < 0) {
+		printf("sh: wait4: %s\n", errno_name(errno));
 		return;
 	}
 	/* the child said why it could not run: no second line */

@@ -113,6 +113,20 @@ long wait4(int pid, int *status, int options, void *rusage);
 int waitpid(int pid, int *status, int options);
 int getppid(void);
 int kill(int pid, int sig);
+
+/*
+ * Process groups and the terminal's foreground group (job control):
+ * tcgetpgrp and tcsetpgrp are ioctl(fd, TIOCGPGRP/TIOCSPGRP), as libc's.
+ */
+#define TIOCGPGRP	0x540F
+#define TIOCSPGRP	0x5410
+int setpgid(int pid, int pgid);
+int getpgid(int pid);
+int getpgrp(void);
+int setsid(void);
+int ioctl(int fd, unsigned long request, void *arg);
+int tcgetpgrp(int fd);
+int tcsetpgrp(int fd, int pgrp);
 /* waits until the process whose pid is the string pid_arg is gone (test steps) */
 void wait_gone(const char *pid_arg);
 

@@ -132,6 +132,43 @@ int kill(int pid, int sig)
 	return (int)ret(SYSCALL(__NR_kill, pid, sig, 0));
 }
 
+int setpgid(int pid, int pgid)
+{
+	return (int)ret(SYSCALL(__NR_setpgid, pid, pgid, 0));
+}
+
+int getpgid(int pid)
+{
+	return (int)ret(SYSCALL(__NR_getpgid, pid, 0, 0));
+}
+
+int getpgrp(void)
+{
+	return (int)ret(SYSCALL(__NR_getpgrp, 0, 0, 0));
+}
+
+int setsid(void)
+{
+	return (int)ret(SYSCALL(__NR_setsid, 0, 0, 0));
+}
+
+int ioctl(int fd, unsigned long request, void *arg)
+{
+	return (int)ret(SYSCALL(__NR_ioctl, fd, request, arg));
+}
+
+int tcgetpgrp(int fd)
+{
+	int pgrp;
+
+	return ioctl(fd, TIOCGPGRP, &pgrp) < 0 ? -1 : pgrp;
+}
+
+int tcsetpgrp(int fd, int pgrp)
+{
+	return ioctl(fd, TIOCSPGRP, &pgrp);
+}
+
 /*
  * Waits until process pid is gone (kill(pid, 0) fails): how the tests
  * that read page tables from outside step a program on (they kill a

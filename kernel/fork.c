@@ -66,8 +66,6 @@ static struct task *copy_process(long *err)
 	*c->regs = *p->regs;
 	c->regs->eax = 0;			/* fork returns 0 in the child */
 	c->parent = p;
-	c->pgid = task_pgid(p);
-	c->sid = task_sid(p);
 	c->background = p->background;		/* a background job's children read EOF too */
 	return c;
 }
@@ -82,8 +80,9 @@ static struct task *copy_process(long *err)
  * Why no kill can miss the child: a group kill (kill_pgrp(), kill(2)
  * with pid <= 0) walks the whole table under tasks_lock, and this check
  * and the state change are one hold of that lock. The child is in its
- * parent's group, so a kill that reaches the child's group reaches the
- * parent. If the kill's walk holds the lock first, it has set
+ * parent's group (copied here, under the lock, so a setpgid() of the
+ * parent cannot move it away first), so a kill that reaches the child's
+ * group reaches the parent. If the kill's walk holds the lock first, it has set
  * parent->killed before we look; if we hold it first, the kill's walk
  * comes after and finds the child RUNNABLE, and kills it too (it dies
  * in ret_from_fork if it has not run yet). Either the kill sees the
@@ -96,8 +95,12 @@ static bool fork_commit(struct task *c)
 
 	spin_lock_irqsave(&tasks_lock, flags);
 	killed = fatal_signal_pending(current);
-	if (!killed)
+	if (!killed) {
+		/* the group now, under the lock setpgid() takes: never a group the parent just left */
+		c->pgid = task_pgid(current);
+		c->sid = task_sid(current);
 		wake_up_new_task_locked(c);
+	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	if (killed) {
 		mmput(c->mm);

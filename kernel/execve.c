@@ -10,7 +10,10 @@
  * The new mm is built whole (load_elf_binary_err(), kernel/exec.c) while
  * the old one still runs; only when it is complete does the process
  * switch to it and drop the old one, so a failed execve returns its error
- * to a process that is as it was. The environment (at most
+ * to a process that is as it was. The switch of t->mm is under
+ * tasks_lock, as every change of it: a shell command's get_task_mm()
+ * then gets the old mm with its reference or the new one, never an mm
+ * being dropped. The environment (at most
  * EXEC_MAX_ENV strings) goes to the new program's stack as Linux lays it.
  */
 #include <ronx/compiler.h>
@@ -21,6 +24,7 @@
 #include <ronx/pgd.h>
 #include <ronx/initrd.h>
 #include <ronx/uaccess.h>
+#include <ronx/spinlock.h>
 #include <ronx/process.h>
 
 #define EXEC_PATH_MAX	64
@@ -101,6 +105,7 @@ static long do_execve(struct exec_args *a)
 	struct mm_struct *mm, *old = t->mm;
 	struct cpio_file f;
 	const char *base;
+	unsigned long flags;
 	long err = find_file(a->path, &f);
 
 	if (err)
@@ -110,7 +115,9 @@ static long do_execve(struct exec_args *a)
 	if (!mm)
 		return err;
 	/* point of no return: the registers are the new program's already */
+	spin_lock_irqsave(&tasks_lock, flags);	/* get_task_mm() reads t->mm under it */
 	t->mm = mm;
+	spin_unlock_irqrestore(&tasks_lock, flags);
 	switch_mm(mm);
 	mmput(old);
 	base = strrchr(a->path, '/') ? strrchr(a->path, '/') + 1 : a->path;

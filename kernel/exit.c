@@ -5,10 +5,16 @@
  *
  * A process that exits is a zombie until its parent collects its status
  * with wait4; its slot then goes back. Linux gives the children of an
- * exiting process to init (pid 1); ronx has no init process: the shell,
- * the kernel task pid 0, takes them, collects each one's status before
- * its next prompt and reports it as it reports a background job's
- * ("[7] forktest: exit status 0"). So an orphan's getppid() is 0.
+ * exiting process to init (pid 1), which always waits for them; ronx has
+ * no init process: the shell, the kernel task pid 0, adopts them (so an
+ * orphan's getppid() is 0), but it waits only at its own prompt, and
+ * under `run sh` that prompt may not come for long. So an orphan is
+ * marked autoreap, as Linux's children of a parent that ignores
+ * SIGCHLD: its slot goes back the moment it is a zombie off its stack
+ * (release_task_locked(), kernel/sched.c), whatever runs in the
+ * foreground, and nobody reads its status. The shell's own `run ... &`
+ * jobs are not orphans: it still reports them before its prompt
+ * ("[7] forktest: exit status 0").
  *
  * The status is Linux's: exit code << 8 for a normal exit, the signal
  * number for a kill (no core dumps, so never 0x80).
@@ -38,29 +44,29 @@ static struct task *child_reaper(void)
 }
 
 /*
- * current is exiting: its children go to the shell, woken in case one is
- * a zombie already, and a parent that vforked it goes on (Linux:
+ * current is exiting: its children go to the shell, autoreaped (one that
+ * is a zombie already goes at once: off its stack, since we see it a
+ * zombie under tasks_lock), and a parent that vforked it goes on (Linux:
  * exit_notify(), forget_original_parent()).
  */
 void exit_notify(void)
 {
 	struct task *reaper = child_reaper();
 	unsigned long flags;
-	bool zombies = false;
 
 	vfork_child_done(current);
 	spin_lock_irqsave(&tasks_lock, flags);
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
 
-		if (t->state != TASK_UNUSED && t->parent == current) {
-			t->parent = reaper;
-			zombies |= t->state == TASK_ZOMBIE;
-		}
+		if (t->state == TASK_UNUSED || t->state == TASK_DEAD || t->parent != current)
+			continue;
+		t->parent = reaper;
+		t->autoreap = true;
+		if (t->state == TASK_ZOMBIE)
+			release_task_locked(t);
 	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
-	if (zombies && reaper)
-		wakeup(reaper);
 }
 
 long sys_getppid(void)
@@ -95,8 +101,9 @@ static bool wait_ready(void *arg)
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
 
-		if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->parent != current ||
-		    !child_matches(t, wo))
+		/* a DEAD slot was collected already: only a reference keeps it */
+		if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->state == TASK_DEAD ||
+		    t->parent != current || !child_matches(t, wo))
 			continue;
 		wo->children = true;
 		if (t->state == TASK_ZOMBIE) {

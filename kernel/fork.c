@@ -17,7 +17,12 @@
  *
  * The process limit (Linux's RLIMIT_NPROC, one user): at most NPROC_MAX
  * processes, zombies included, so a fork bomb gets EAGAIN while the
- * shell keeps the last task slots for `run`.
+ * shell keeps the last task slots for `run`. The count and the taking
+ * of the slot are one step under tasks_lock (alloc_task_limit()), so
+ * CPUs forking at once never pass it together.
+ *
+ * A kill of the parent's group while it forks never misses the child:
+ * see fork_commit().
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -28,28 +33,6 @@
 #include <ronx/process.h>
 
 unsigned long total_forks;
-
-/* Processes alive or zombie (every task but the kernel's shell); tasks_lock held. */
-static int nr_processes(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < NR_TASKS; i++)
-		n += tasks[i].state != TASK_UNUSED && (tasks[i].mm || tasks[i].state == TASK_ZOMBIE ||
-						       tasks[i].state == TASK_NEW);
-	return n;
-}
-
-static bool under_nproc_limit(void)
-{
-	unsigned long flags;
-	bool ok;
-
-	spin_lock_irqsave(&tasks_lock, flags);
-	ok = nr_processes() < NPROC_MAX;
-	spin_unlock_irqrestore(&tasks_lock, flags);
-	return ok;
-}
 
 int task_pgid(const struct task *t)
 {
@@ -69,11 +52,7 @@ static struct task *copy_process(long *err)
 {
 	struct task *p = current, *c;
 
-	if (!under_nproc_limit()) {
-		*err = -EAGAIN;
-		return 0;
-	}
-	c = new_process_task(p->comm);
+	c = new_process_task(p->comm, NPROC_MAX);	/* limit checked and slot taken at once */
 	if (!c) {
 		*err = -EAGAIN;
 		return 0;
@@ -87,22 +66,62 @@ static struct task *copy_process(long *err)
 	*c->regs = *p->regs;
 	c->regs->eax = 0;			/* fork returns 0 in the child */
 	c->parent = p;
-	c->pgid = task_pgid(p);
-	c->sid = task_sid(p);
 	c->background = p->background;		/* a background job's children read EOF too */
 	return c;
+}
+
+/*
+ * The child becomes visible to signals: TASK_NEW to RUNNABLE, unless
+ * the parent was killed meanwhile; then the child is abandoned, all its
+ * memory given back, and fork fails with -EINTR (Linux's copy_process()
+ * re-checks fatal_signal_pending() under the tasklist lock and fails
+ * with -ERESTARTNOINTR; the parent dies on its way out anyway).
+ *
+ * Why no kill can miss the child: a group kill (kill_pgrp(), kill(2)
+ * with pid <= 0) walks the whole table under tasks_lock, and this check
+ * and the state change are one hold of that lock. The child is in its
+ * parent's group (copied here, under the lock, so a setpgid() of the
+ * parent cannot move it away first), so a kill that reaches the child's
+ * group reaches the parent. If the kill's walk holds the lock first, it has set
+ * parent->killed before we look; if we hold it first, the kill's walk
+ * comes after and finds the child RUNNABLE, and kills it too (it dies
+ * in ret_from_fork if it has not run yet). Either the kill sees the
+ * child or fork sees the kill.
+ */
+static bool fork_commit(struct task *c)
+{
+	unsigned long flags;
+	bool killed;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	killed = fatal_signal_pending(current);
+	if (!killed) {
+		/* the group now, under the lock setpgid() takes: never a group the parent just left */
+		c->pgid = task_pgid(current);
+		c->sid = task_sid(current);
+		wake_up_new_task_locked(c);
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	if (killed) {
+		mmput(c->mm);
+		c->mm = 0;
+		free_task(c);
+		return false;
+	}
+	__atomic_fetch_add(&total_forks, 1, __ATOMIC_RELAXED);
+	return true;
 }
 
 long sys_fork(void)
 {
 	long err = 0;
 	struct task *c = copy_process(&err);
+	int pid;
 
 	if (!c)
 		return err;
-	__atomic_fetch_add(&total_forks, 1, __ATOMIC_RELAXED);
-	wake_up_new_task(c);
-	return c->pid;
+	pid = c->pid;		/* c may run, exit and be collected once committed */
+	return fork_commit(c) ? pid : -EINTR;
 }
 
 static void stop_waiting_for_vfork(struct task *parent)
@@ -128,10 +147,12 @@ long sys_vfork(void)
 
 	if (!c)
 		return err;
-	__atomic_fetch_add(&total_forks, 1, __ATOMIC_RELAXED);
 	pid = c->pid;
 	current->vfork_child = c;
-	wake_up_new_task(c);
+	if (!fork_commit(c)) {
+		current->vfork_child = 0;
+		return -EINTR;
+	}
 	while (current->vfork_child && !current->killed)
 		sleep_on_until(&current->vfork_child, vfork_done, 0);
 	stop_waiting_for_vfork(current);	/* killed while waiting: it dies on its way out */

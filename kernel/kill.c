@@ -16,6 +16,12 @@
  *
  * The shell is a kernel task: -EPERM, as Linux refuses to signal what
  * the caller may not. No such process: -ESRCH.
+ *
+ * Every lookup and every signal is under tasks_lock, held across the
+ * whole walk: a slot cannot become another process between finding a
+ * pid and signalling it, and a group kill and fork's last step (the
+ * child leaving TASK_NEW, kernel/fork.c) are ordered: either the walk
+ * sees the child, or fork sees the parent killed and abandons the child.
  */
 #include <ronx/compiler.h>
 #include <ronx/spinlock.h>
@@ -37,20 +43,33 @@ static bool sig_ignored_by_default(int sig)
 	       (sig >= SIGSTOP && sig <= SIGTTOU);
 }
 
-/* One process: -ESRCH if it is not one, -EPERM for the kernel's task, else 0. */
+/* A signal whose default action ends the process (the only kind that does anything). */
+bool sig_kills(int sig)
+{
+	return sig > 0 && sig <= _NSIG && !sig_ignored_by_default(sig);
+}
+
+/* A process a kill may reach: set up, not yet exited, not the kernel's own task. */
+static bool signalable(const struct task *t)
+{
+	return t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_DEAD &&
+	       t->state != TASK_ZOMBIE && t->mm;
+}
+
+/* One process: -ESRCH if it is not one, -EPERM for the kernel's task, else 0; tasks_lock held. */
 static int send_sig(struct task *t, int sig)
 {
-	if (t->state == TASK_UNUSED || t->state == TASK_NEW)
+	if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->state == TASK_DEAD)
 		return -ESRCH;
 	if (!t->mm && t->state != TASK_ZOMBIE)
 		return -EPERM;
 	if (sig && t->state != TASK_ZOMBIE && !sig_ignored_by_default(sig))
-		kill_task(t, sig);
+		kill_task_locked(t, sig);
 	return 0;
 }
 
-/* Every process that match() picks: 0 if one got it, else the first error (-ESRCH if none). */
-static int send_sig_all(int sig, int pgid, bool all)
+/* Every process of group pgid, or (all) every one but the caller; tasks_lock held. */
+static int send_sig_all_locked(int sig, int pgid, bool all)
 {
 	int ret = -ESRCH;
 
@@ -58,8 +77,7 @@ static int send_sig_all(int sig, int pgid, bool all)
 		struct task *t = &tasks[i];
 		int r;
 
-		if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->state == TASK_ZOMBIE ||
-		    !t->mm || (all ? t == current : task_pgid(t) != pgid))
+		if (!signalable(t) || (all ? t == current : task_pgid(t) != pgid))
 			continue;
 		r = send_sig(t, sig);
 		if (ret)
@@ -68,17 +86,40 @@ static int send_sig_all(int sig, int pgid, bool all)
 	return ret;
 }
 
+/* 0 if one got it, else the first error (-ESRCH if none matched). */
+static int send_sig_all(int sig, int pgid, bool all)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	ret = send_sig_all_locked(sig, pgid, all);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return ret;
+}
+
+/* pid > 0: found and signalled in one hold of the lock, so never a reused slot's new process. */
+static int send_sig_pid(int pid, int sig)
+{
+	unsigned long flags;
+	struct task *t;
+	int ret;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	t = find_task(pid);
+	ret = t ? send_sig(t, sig) : -ESRCH;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return ret;
+}
+
 long sys_kill(uint32_t upid, uint32_t usig)
 {
 	int pid = (int)upid, sig = (int)usig;
-	struct task *t;
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
-	if (pid > 0) {
-		t = find_task(pid);
-		return t ? send_sig(t, sig) : -ESRCH;
-	}
+	if (pid > 0)
+		return send_sig_pid(pid, sig);
 	if (pid == -1)
 		return send_sig_all(sig, 0, true);
 	if (pid == INT32_MIN)
@@ -87,17 +128,25 @@ long sys_kill(uint32_t upid, uint32_t usig)
 }
 
 /*
- * Ctrl-C: every process of the foreground job's group gets sig, as a
- * Linux tty signals its foreground process group (the children a
- * foreground program forked die with it).
+ * Every process of group pgid gets sig (Ctrl-C: the foreground job's
+ * group, as a Linux tty signals its foreground process group; the
+ * shell's `kill -SIG -PGID`); how many there were. Signals that are
+ * ignored by default reach nobody.
  */
-void kill_pgrp(int pgid, int sig)
+int kill_pgrp(int pgid, int sig)
 {
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&tasks_lock, flags);
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
 
-		if (t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_ZOMBIE &&
-		    t->mm && task_pgid(t) == pgid)
-			kill_task(t, sig);
+		if (signalable(t) && task_pgid(t) == pgid) {
+			send_sig(t, sig);
+			n++;
+		}
 	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return n;
 }

@@ -29,15 +29,26 @@
 struct task *foreground_task;
 extern char ret_from_trap[];
 
-/* A new task's first code: the scheduler switched to it holding tasks_lock. */
+/*
+ * A new task's first code: the scheduler switched to it holding
+ * tasks_lock. A kill may have come between fork making it runnable and
+ * now; ret_from_trap goes straight to ring 3, past exit_to_user_mode(),
+ * so it dies here instead, before a single user instruction (Linux's
+ * ret_from_fork also leaves through the signal check).
+ */
 static void ret_from_fork(void)
 {
 	spin_unlock(&tasks_lock);
+	if (current->killed) {
+		local_irq_enable();	/* as exit_to_user_mode() runs do_exit() */
+		do_exit(current->killed);
+	}
 }
 
-struct task *new_process_task(const char *name)
+/* A process's task, if fewer than nproc_max processes exist (fork passes NPROC_MAX). */
+struct task *new_process_task(const char *name, int nproc_max)
 {
-	struct task *t = alloc_task(name);
+	struct task *t = alloc_task_limit(name, nproc_max);
 	unsigned long stack;
 	uint32_t *sp;
 
@@ -77,7 +88,7 @@ struct task *spawn_process(const char *name, int argc, char **argv, bool backgro
 		return 0;
 	}
 	/* its name, as Linux's comm: the file's, without the directories */
-	t = new_process_task(strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
+	t = new_process_task(strrchr(name, '/') ? strrchr(name, '/') + 1 : name, NR_TASKS);
 	if (!t) {
 		pr_err("run: %pE: no free task slot or kernel stack\n", path);
 		return 0;
@@ -153,11 +164,21 @@ int wait_task(struct task *child)
 	return status;
 }
 
-void kill_task(struct task *t, int sig)
+/* t dies of sig (the first signal wins) on its way back to ring 3; tasks_lock held. */
+void kill_task_locked(struct task *t, int sig)
 {
 	if (!t->killed)
 		t->killed = sig;
-	wake_up_task(t);
+	wake_up_task_locked(t);
+}
+
+void kill_task(struct task *t, int sig)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	kill_task_locked(t, sig);
+	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
 /*

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The shell's process commands: run, ps, kill (and the background jobs'
- * end reports, before each prompt).
+ * The shell's process commands: run, ps, kill (one process, or with a
+ * negative number a whole process group, as Linux's kill(1)), and the
+ * background jobs' end reports, before each prompt.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -24,13 +25,17 @@ static void report_status(const struct task *t, int status)
 		cprintf("[%d] %pE: exit status %d\n", t->pid, t->comm, (status >> 8) & 0xff);
 }
 
-/* The shell's background children that have ended: their status, their slot back. */
+/*
+ * The shell's background children that have ended: their status, their
+ * slot back. Orphans it adopted are not among them: they are autoreaped
+ * (kernel/exit.c), never waited for here.
+ */
 void reap_background(void)
 {
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
 
-		if (t->state == TASK_ZOMBIE && t->parent == current) {
+		if (t->state == TASK_ZOMBIE && t->parent == current && !t->autoreap) {
 			int status = t->exit_code;
 
 			report_status(t, status);
@@ -237,18 +242,40 @@ static int cmd_ps(int argc, char **argv)
 SHELL_COMMAND("ps", cmd_ps, "ps",
 	      "the tasks: pid, state, CR3 (its page tables), timer ticks run, pages held, name");
 
-static int cmd_kill(int argc, char **argv)
+/* -9, -KILL, -SIGKILL: the signal a `kill -SIG` names; 0 if none ronx acts on. */
+static int parse_signal(const char *arg)
 {
-	unsigned int pid;
-	struct task *t;
+	static const int named[] = { SIGINT, SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGKILL, SIGSEGV };
+	unsigned int n;
+
+	if (*arg++ != '-')
+		return 0;
+	if (!kstrtouint_range(arg, 1, 64, &n))
+		return sig_kills((int)n) ? (int)n : 0;
+	if (strncmp(arg, "SIG", 3) == 0)
+		arg += 3;
+	for (unsigned i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (strcmp(arg, signal_name(named[i]) + 3) == 0)
+			return named[i];
+	return 0;
+}
+
+/* "SIGKILL", or "signal 15" for one without a name here. */
+static const char *sig_label(int sig, char *buf, size_t size)
+{
+	if (strcmp(signal_name(sig), "signal") != 0)
+		return signal_name(sig);
+	snprintf(buf, size, "signal %d", sig);
+	return buf;
+}
+
+/* One process: with a reference, so the slot cannot become another process before the kill. */
+static int kill_one(unsigned int pid, int sig)
+{
+	struct task *t = find_get_task((int)pid);
+	char buf[16];
 	int ret = 0;
 
-	if (argc != 2 || kstrtouint(argv[1], 10, &pid)) {
-		cprintf("usage: kill PID\n");
-		return -EINVAL;
-	}
-	/* a reference: the slot cannot become another process between the lookup and the kill */
-	t = find_get_task((int)pid);
 	if (!t || t->state == TASK_ZOMBIE) {
 		cprintf("kill: no process with pid %u\n", pid);
 		ret = -ENOENT;
@@ -256,11 +283,47 @@ static int cmd_kill(int argc, char **argv)
 		cprintf("kill: pid %u is %pE, a kernel task: refused\n", pid, t->comm);
 		ret = -EPERM;
 	} else {
-		kill_task(t, SIGKILL);
-		cprintf("kill: SIGKILL sent to %pE[%d]\n", t->comm, t->pid);
+		kill_task(t, sig);
+		cprintf("kill: %s sent to %pE[%d]\n", sig_label(sig, buf, sizeof(buf)), t->comm, t->pid);
 	}
 	if (t)
 		put_task_struct(t);
 	return ret;
 }
-SHELL_COMMAND("kill", cmd_kill, "kill PID", "kill a process (SIGKILL)");
+
+/*
+ * A whole process group in one step (a fork bomb: every process of it,
+ * and every child it is still making, see kernel/fork.c's fork_commit()).
+ * The shell, pid 0, is in no group a process can join.
+ */
+static int kill_group(unsigned int pgid, int sig)
+{
+	int n = kill_pgrp((int)pgid, sig);
+	char buf[16];
+
+	if (!n) {
+		cprintf("kill: no process in group %u\n", pgid);
+		return -ENOENT;
+	}
+	cprintf("kill: %s sent to %d processes of group %u\n", sig_label(sig, buf, sizeof(buf)), n,
+		pgid);
+	return 0;
+}
+
+/* kill PID, kill -SIG PID, kill -SIG -PGID: Linux's kill(1), SIGKILL by default. */
+static int cmd_kill(int argc, char **argv)
+{
+	const char *target = argv[argc - 1];
+	int sig = argc == 3 ? parse_signal(argv[1]) : SIGKILL;
+	bool group = *target == '-';
+	unsigned int id;
+
+	if ((argc != 2 && argc != 3) || (argc == 2 && group) || !sig ||
+	    kstrtouint(target + group, 10, &id) || (group && id == 0)) {
+		cprintf("usage: kill [-SIG] PID | kill -SIG -PGID  (SIG: 9, KILL, INT, SEGV, ...)\n");
+		return -EINVAL;
+	}
+	return group ? kill_group(id, sig) : kill_one(id, sig);
+}
+SHELL_COMMAND("kill", cmd_kill, "kill [-SIG] PID|-PGID",
+	      "send a signal (SIGKILL by default) to a process, or to a whole process group");

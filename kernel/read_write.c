@@ -182,6 +182,24 @@ static unsigned long console_piece(const char *s, unsigned long n)
 }
 
 /*
+ * One piece out, unless the writer has been killed: asked under
+ * console_lock, which every console line takes, the shell's prompt too.
+ * A kill comes before the prompt that follows it (Ctrl-C, then the
+ * foreground's exit, then the prompt), so a process killed by then
+ * cannot print after the prompt: the check and the bytes are one step.
+ */
+static bool write_unless_killed(const char *s, unsigned long n)
+{
+	unsigned long flags = console_lock_irqsave();
+	bool killed = fatal_signal_pending(current);
+
+	if (!killed)
+		console_write(s, n);
+	console_unlock_irqrestore(flags);
+	return !killed;
+}
+
+/*
  * Copied 128 bytes at a time, written a line at a time: console_write()
  * holds console_lock, interrupts off, for one line, whose newline may
  * scroll the VGA screen (0.4 ms under TCG). Between lines, interrupts are
@@ -206,10 +224,9 @@ long ksys_write(unsigned fd, const char *buf, unsigned long count)
 		unsigned long left = copy_from_user(chunk, buf + done, n);
 
 		for (unsigned long off = 0, piece; off < n - left; off += piece) {
-			if (fatal_signal_pending(current))
-				return done ? (long)done : -EINTR;
 			piece = console_piece(chunk + off, n - left - off);
-			console_write(chunk + off, piece);
+			if (!write_unless_killed(chunk + off, piece))
+				return done ? (long)done : -EINTR;
 			done += piece;
 			console_handover();
 			cond_resched();

@@ -24,7 +24,9 @@
  * one from alloc_task() until its parent collects it (free_task()); a
  * shell command that looks at another task takes one with
  * find_get_task(), so the slot cannot become another process while it
- * reads. The count changes under tasks_lock.
+ * reads. The count changes under tasks_lock. An orphan (autoreap) has no
+ * parent to collect it: the scheduler drops its reference as soon as it
+ * is a zombie off its stack (release_task_locked()).
  */
 #include <ronx/pti.h>
 #include <ronx/compiler.h>
@@ -45,12 +47,36 @@ struct task tasks[NR_TASKS];
 DEFINE_SPINLOCK(tasks_lock);
 static int next_pid;
 
-struct task *alloc_task(const char *comm)
+/* The most processes there ever were at once, new ones included (tests/qemu/test_reap.py reads it). */
+int nr_processes_peak;
+
+/* Processes alive or zombie: every task but the kernel's own (the shell); tasks_lock held. */
+int nr_processes(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < NR_TASKS; i++)
+		n += tasks[i].state != TASK_UNUSED && (tasks[i].mm || tasks[i].state == TASK_ZOMBIE ||
+						       tasks[i].state == TASK_NEW);
+	return n;
+}
+
+/*
+ * A free slot, TASK_NEW, if fewer than nproc_max processes exist. The
+ * count and the taking of the slot are one hold of tasks_lock: two CPUs
+ * forking at once cannot both pass a limit that has room for one (the
+ * new slot counts at once, as TASK_NEW).
+ */
+struct task *alloc_task_limit(const char *comm, int nproc_max)
 {
 	unsigned long flags;
 	struct task *t = 0;
+	int procs;
 
 	spin_lock_irqsave(&tasks_lock, flags);
+	procs = nr_processes();
+	if (procs >= nproc_max)
+		goto out;
 	for (int i = 0; i < NR_TASKS; i++) {
 		if (tasks[i].state == TASK_UNUSED) {
 			t = &tasks[i];
@@ -58,9 +84,12 @@ struct task *alloc_task(const char *comm)
 			t->state = TASK_NEW;
 			t->pid = next_pid++;
 			t->usage = 1;
+			if (procs + 1 > nr_processes_peak)
+				nr_processes_peak = procs + 1;
 			break;
 		}
 	}
+out:
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	if (t) {
 		size_t n = strlen(comm);
@@ -71,6 +100,12 @@ struct task *alloc_task(const char *comm)
 		t->comm[n] = '\0';
 	}
 	return t;
+}
+
+/* A free slot, whatever the process count (the shell's own tasks). */
+struct task *alloc_task(const char *comm)
+{
+	return alloc_task_limit(comm, NR_TASKS + 1);
 }
 
 /* The kernel stack, if this file gave it (the scheduler calls this for a zombie). */
@@ -118,6 +153,24 @@ void free_task(struct task *t)
 	put_task_struct(t);
 }
 
+/*
+ * A zombie nobody waits for (an orphan, exit_notify() set autoreap) is
+ * collected here, as wait4 would: no lookup finds it, and its slot goes
+ * back with the last reference. Only once it is off its stack: the
+ * scheduler, right after switching away from it, or exit_notify() for
+ * one that was a zombie already (a ZOMBIE seen under tasks_lock is off
+ * its stack: the scheduler holds the lock from task_dead() until after
+ * release_task_stack()). tasks_lock held. (Linux: release_task().)
+ */
+void release_task_locked(struct task *t)
+{
+	t->state = TASK_DEAD;
+	if (--t->usage == 0) {
+		release_task_stack(t);
+		t->state = TASK_UNUSED;
+	}
+}
+
 /* CPUs halted in scheduler_loop() with nothing to run; changed under tasks_lock. */
 static cpumask_t idle_cpus;
 
@@ -136,12 +189,18 @@ static void make_runnable(struct task *t)
 	kick_idle_cpu();
 }
 
+/* A new task may run; from now on lookups and kills see it (tasks_lock held). */
+void wake_up_new_task_locked(struct task *t)
+{
+	make_runnable(t);
+}
+
 void wake_up_new_task(struct task *t)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&tasks_lock, flags);
-	make_runnable(t);
+	wake_up_new_task_locked(t);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
@@ -200,9 +259,12 @@ static void switch_to(struct cpu *c, struct task *t)
 		switch_mm(0);
 	}
 	c->current_task = 0;
-	/* off its stack at last: a dead task's stack can go */
-	if (t->state == TASK_ZOMBIE)
+	/* off its stack at last: a dead task's stack can go, an orphan's slot too */
+	if (t->state == TASK_ZOMBIE) {
 		release_task_stack(t);
+		if (t->autoreap)
+			release_task_locked(t);
+	}
 }
 
 /* The loop itself; tasks_lock is held at its top and across every switch. */
@@ -431,17 +493,23 @@ int task_wait_zombie(struct task *child)
 /*
  * Makes a sleeping task runnable whatever it sleeps on (a kill); one that
  * runs on another CPU gets an IPI, so that it enters the kernel and, on
- * its way back to ring 3, sees why (Linux: kick_process()).
+ * its way back to ring 3, sees why (Linux: kick_process()). tasks_lock
+ * held: a kill that walks the table under it wakes each as it goes.
  */
+void wake_up_task_locked(struct task *t)
+{
+	if (t->state == TASK_SLEEPING)
+		make_runnable(t);
+	else if (t->state == TASK_RUNNING && t->cpu != smp_processor_id())
+		smp_send_reschedule(t->cpu);
+}
+
 void wake_up_task(struct task *t)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&tasks_lock, flags);
-	if (t->state == TASK_SLEEPING)
-		make_runnable(t);
-	else if (t->state == TASK_RUNNING && t->cpu != smp_processor_id())
-		smp_send_reschedule(t->cpu);
+	wake_up_task_locked(t);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 

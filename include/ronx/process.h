@@ -30,6 +30,7 @@ void do_exit(int status) __attribute__((noreturn));
 struct mm_struct *get_task_mm(struct task *t);
 int wait_task(struct task *child);
 void kill_task(struct task *t, int sig);
+void kill_task_locked(struct task *t, int sig);
 bool tty_intr_foreground(void);
 void exit_to_user_mode(struct trap_frame *f);
 extern struct task *foreground_task;
@@ -47,7 +48,7 @@ struct mm_struct *load_elf_binary_err(const char *path, const void *data, size_t
 				      struct trap_frame *regs, long *err);
 
 /* kernel/process.c: a task with a kernel stack whose first switch returns to ring 3 */
-struct task *new_process_task(const char *name);
+struct task *new_process_task(const char *name, int nproc_max);
 
 /* kernel/fork.c, kernel/exit.c, kernel/kill.c, kernel/execve.c: the system calls */
 long sys_fork(void);
@@ -57,7 +58,8 @@ long sys_wait4(uint32_t pid, uint32_t stat_addr, uint32_t options, uint32_t ru);
 long sys_waitpid(uint32_t pid, uint32_t stat_addr, uint32_t options);
 long sys_getppid(void);
 long sys_kill(uint32_t pid, uint32_t sig);
-void kill_pgrp(int pgid, int sig);		/* Ctrl-C: the foreground job's whole group */
+bool sig_kills(int sig);			/* its default action ends the process */
+int kill_pgrp(int pgid, int sig);		/* Ctrl-C, kill -SIG -PGID: a whole group */
 int task_pgid(const struct task *t);		/* kill(0), wait4(0): the process group */
 int task_sid(const struct task *t);		/* its session: the process `run` started */
 /* kernel/pgrp.c */

@@ -63,6 +63,7 @@ struct task {
 	int pgid;			/* its process group (kill(0, sig)); 0: its own pid */
 	int sid;			/* its session (the process `run` started); 0: its own pid */
 	struct task *vfork_child;	/* a vfork parent: the child it waits for (exec or exit) */
+	bool autoreap;			/* an orphan: its slot goes back as soon as it is a zombie */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -86,13 +87,19 @@ void sleep_on_unless(void *chan, bool (*ready)(void));
 void sleep_on_until(void *chan, bool (*ready)(void *), void *arg);
 void wakeup(void *chan);
 void wake_up_task(struct task *t);
+void wake_up_task_locked(struct task *t);
 void task_dead(void) __attribute__((noreturn));
 int task_wait_zombie(struct task *child);
 void *prepare_first_switch(struct task *t, unsigned long sp, void (*entry)(void));
 extern spinlock_t tasks_lock;
 struct task *alloc_task(const char *comm);
+struct task *alloc_task_limit(const char *comm, int nproc_max);
+int nr_processes(void);
+extern int nr_processes_peak;		/* the most processes at once, for tests */
+void release_task_locked(struct task *t);
 void free_task(struct task *t);
 void wake_up_new_task(struct task *t);
+void wake_up_new_task_locked(struct task *t);
 struct task *find_task(int pid);
 struct task *find_get_task(int pid);
 void get_task_struct(struct task *t);

@@ -134,7 +134,8 @@ class HeldFlush:
     the caller must poll call_function_pending() POLLS times, and not
     return, while the held CPU has not flushed; then the held CPU is
     released, and the caller must return. A deadline only turns a hang
-    into a failure that says so."""
+    into a failure that says so: no stop for that long, while the command
+    has not finished."""
 
     def __init__(self, ctx, g, which):
         self.ctx, self.g, self.which = ctx, g, which   # which: 0 or 1, of the two other CPUs
@@ -145,6 +146,7 @@ class HeldFlush:
         self.holding = False        # the held CPU is stopped at the IPI's entry
         self.released = False
         self.polls = 0              # the caller's polls while the held CPU was held
+        self.waiting = 0            # and before
         self.early = None           # what the caller did before its time
 
     def _resume(self, stub):
@@ -200,6 +202,14 @@ class HeldFlush:
             stub.clear(self.ret)
             self.done = True
         elif eip in stub.breakpoints:
+            if eip == self.pending and cpu == self.caller and not self.released:
+                self.waiting += 1       # polls before the held CPU took the call
+                if self.waiting > 10 * POLLS:
+                    self.g.dead = True
+                    raise CheckFailed("`set_memory ro`: CPU %d called call_function_pending() %d "
+                                      "times and CPU %d never reached the IPI's entry "
+                                      "(generic_smp_call_function_interrupt()): the call did "
+                                      "not reach it" % (self.caller, self.waiting, self.held))
             self._step_over(stub, cpu, eip)
         self._resume(stub)
 
@@ -220,6 +230,7 @@ class HeldFlush:
                 reply = stub.next_stop(0.05)
                 if reply is not None:
                     self._stop(stub, reply)
+                    deadline = time.monotonic() + timeout   # a stop is progress
                 if time.monotonic() > deadline or g.guest.proc.poll() is not None:
                     g.dead = True
                     raise CheckFailed(self._hang(line, timeout, start))
@@ -256,8 +267,9 @@ class HeldFlush:
         else:
             where = ("CPU %d released after %d polls, CPU %d's flush_tlb_kernel_range() never "
                      "returned" % (self.held, self.polls, self.caller))
-        return ("expected `%s` to finish within %ds, found it still running (QEMU's gdbstub: "
-                "%s):\n%s" % (line, timeout, where, self.g.guest.out[start:][-400:]))
+        return ("expected `%s` to finish, found it still running, with no breakpoint reached "
+                "for %ds (QEMU's gdbstub: %s):\n%s"
+                % (line, timeout, where, self.g.guest.out[start:][-400:]))
 
 
 @check(points=5, name="set_memory_ro() returns only when every CPU has flushed: with another "

@@ -16,6 +16,14 @@ CPU took (its error code and CR2 at the #PF entry), and QEMU's `xp`
 reads the byte in memory: `wrote` and the byte changed on the first
 pass, `faulted` and the byte unchanged on the second, on that very CPU.
 A one-CPU boot and a cpa_shootdown=off boot are watched the same way.
+
+That the caller waits is seen the same way, from the order of events,
+never from a time (HeldFlush): during `set_memory ro`, the gdbstub holds
+one other CPU, picked at grade time, at the teacher's IPI entry before
+it has flushed, and runs only the others; the caller must poll the
+teacher's call_function_pending() POLLS times without returning from
+flush_tlb_kernel_range(), and return once that CPU is let go.
+
 The rest comes from the teacher's self-tests (`selftest smp`,
 `pageattr`), with the crash demos' faults seen by the gdbstub too.
 
@@ -25,9 +33,11 @@ this lab's three functions can break it that the checks below do not see
 first (the deadlock it looks for is prevented by cpu_relax(), which the
 lab leaves alone), and it is the slow half of the SMP tests."""
 import re
+import time
 
+from gdbstub import GdbStubError
 from grading import CheckFailed, GuestError, check, expect_ktap, step, xp_byte
-from watch import Watch, faults
+from watch import PROMPT, Watch, _Stub, faults
 
 CPUS = 3
 SUITE_TIMEOUT = 300     # selftest smp: seconds under TCG on a loaded machine, not minutes
@@ -105,10 +115,179 @@ def ceiling(ctx):
     expect_ktap(g, "pageattr", ["long_request_flushes_everything"])
 
 
-@check(points=5, name="set_memory_ro() returns only when every CPU has flushed",
+POLLS = 2000            # the caller's call_function_pending() calls seen while a CPU is held
+
+
+class HeldFlush:
+    """`set_memory ro VA N` with one other CPU held still by QEMU's gdbstub
+    at the IPI's entry (the teacher's generic_smp_call_function_interrupt(),
+    kernel/smp.c: before it has run the flush). Breakpoints, each stop
+    recorded by the CPU that made it (the gdbstub's thread): the entry of
+    flush_tlb_kernel_range() (which CPU calls it, and its return address:
+    the teacher's set_memory code after the call), the IPI's entry, the
+    teacher's call_function_pending() (what a waiting caller polls) and
+    that return address. Once the held CPU is at the IPI's entry only the
+    other CPUs run (vCont names them; QEMU leaves a CPU it does not name
+    stopped). Every stop but the held CPU's is stepped over on its own CPU.
+
+    The verdict is the order of the stops, never how long anything took:
+    the caller must poll call_function_pending() POLLS times, and not
+    return, while the held CPU has not flushed; then the held CPU is
+    released, and the caller must return. A deadline only turns a hang
+    into a failure that says so: no stop for that long, while the command
+    has not finished."""
+
+    def __init__(self, ctx, g, which):
+        self.ctx, self.g, self.which = ctx, g, which   # which: 0 or 1, of the two other CPUs
+        self.entry = ctx.sym("flush_tlb_kernel_range")
+        self.ipi = ctx.sym("generic_smp_call_function_interrupt")
+        self.pending = ctx.sym("call_function_pending")
+        self.caller = self.held = self.ret = None
+        self.holding = False        # the held CPU is stopped at the IPI's entry
+        self.released = False
+        self.polls = 0              # the caller's polls while the held CPU was held
+        self.waiting = 0            # and before
+        self.early = None           # what the caller did before its time
+
+    def _resume(self, stub):
+        """The guest runs on: every CPU, or all but the held one."""
+        if self.holding:
+            stub._send("vCont" + "".join(";c:%x" % (cpu + 1) for cpu in range(CPUS)
+                                         if cpu != self.held))
+        else:
+            stub._send("vCont;c")
+        stub.running = True
+
+    def _step_over(self, stub, cpu, addr):
+        """cpu, stopped at our breakpoint addr, runs its instruction alone."""
+        stub.command("z0,%x,1" % addr)
+        stub._send("vCont;s:%x" % (cpu + 1))
+        if not stub._recv(10).startswith(("T", "S")):
+            raise GdbStubError("no stop after a single step of CPU %d at 0x%08x" % (cpu, addr))
+        stub.command("Z0,%x,1" % addr)
+
+    def _release(self, stub):
+        for addr in (self.ipi, self.pending):
+            stub.clear(addr)
+        self.holding, self.released = False, True
+
+    def _stop(self, stub, reply):
+        """One stop: what it means, then the CPUs that may run go on."""
+        m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
+        cpu = int(m.group(1), 16) - 1 if m else 0
+        eip = stub.regs()["eip"]
+        if eip == self.entry and self.caller is None:
+            self.caller = cpu
+            self.ret = stub.read32(stub.regs()["esp"])
+            self.held = [c for c in range(CPUS) if c != cpu][self.which]
+            stub.clear(self.entry)
+            for addr in (self.ipi, self.pending, self.ret):
+                stub.break_at(addr)
+        elif eip == self.ipi and cpu == self.held and not self.released:
+            self.holding = True         # stays where it is: it has not flushed
+        elif eip == self.pending and cpu == self.caller and self.holding:
+            self.polls += 1
+            if self.polls >= POLLS:
+                self._release(stub)
+            else:
+                self._step_over(stub, cpu, eip)
+        elif eip == self.ret and cpu == self.caller:
+            if not self.released:
+                self.early = ("returned while CPU %d, held at the IPI's entry, had not "
+                              "flushed (after %d calls of call_function_pending())"
+                              % (self.held, self.polls) if self.holding else
+                              "returned before CPU %d had even taken the call" % self.held)
+                if self.holding:
+                    self._release(stub)
+            stub.clear(self.ret)
+            self.done = True
+        elif eip in stub.breakpoints:
+            if eip == self.pending and cpu == self.caller and not self.released:
+                self.waiting += 1       # polls before the held CPU took the call
+                if self.waiting > 10 * POLLS:
+                    self.g.dead = True
+                    raise CheckFailed("`set_memory ro`: CPU %d called call_function_pending() %d "
+                                      "times and CPU %d never reached the IPI's entry "
+                                      "(generic_smp_call_function_interrupt()): the call did "
+                                      "not reach it" % (self.caller, self.waiting, self.held))
+            self._step_over(stub, cpu, eip)
+        self._resume(stub)
+
+    def run(self, va, n, timeout=60):
+        g, line = self.g, "set_memory ro %x %d" % (va, n)
+        self.done = False
+        try:
+            stub = _Stub(g.guest)
+        except (OSError, GdbStubError) as e:
+            raise CheckFailed("the grader could not reach QEMU's gdbstub: %s" % e)
+        start = len(g.guest.out)
+        deadline = time.monotonic() + timeout
+        try:
+            stub.break_at(self.entry)
+            stub.cont()
+            g.guest.send(line.encode() + b"\r")
+            while not self.done:
+                reply = stub.next_stop(0.05)
+                if reply is not None:
+                    self._stop(stub, reply)
+                    deadline = time.monotonic() + timeout   # a stop is progress
+                if time.monotonic() > deadline or g.guest.proc.poll() is not None:
+                    g.dead = True
+                    raise CheckFailed(self._hang(line, timeout, start))
+        except GdbStubError as e:
+            g.dead = True
+            raise CheckFailed("QEMU's gdbstub stopped answering during `%s`: %s" % (line, e))
+        finally:
+            try:
+                stub.detach()
+            except (OSError, GdbStubError):
+                g.dead = True
+        try:
+            echo = g.guest.wait_for(re.escape(line) + r"\n", 30, start)
+            end = g.guest.wait_for("^" + re.escape(PROMPT), 30, echo.end())
+        except GuestError as e:
+            g.dead = True
+            raise CheckFailed("`%s` did not finish once every CPU ran again: %s" % (line, e))
+        out = g.guest.out[echo.end():end.start()]
+        if not re.search(r"set_memory_ro\(0x%08x, %d\) = 0" % (va, n), out):
+            raise CheckFailed("expected `%s` to succeed, found: %s" % (line, out.strip()[-300:]))
+        return self.early
+
+    def _hang(self, line, timeout, start):
+        if self.caller is None:
+            where = "no CPU called flush_tlb_kernel_range()"
+        elif not self.holding and not self.released:
+            where = ("CPU %d called flush_tlb_kernel_range() and CPU %d never reached the "
+                     "IPI's entry (generic_smp_call_function_interrupt()): the call did not "
+                     "reach it" % (self.caller, self.held))
+        elif self.holding:
+            where = ("CPU %d held at the IPI's entry, CPU %d's flush_tlb_kernel_range() called "
+                     "call_function_pending() %d times and did not return either"
+                     % (self.held, self.caller, self.polls))
+        else:
+            where = ("CPU %d released after %d polls, CPU %d's flush_tlb_kernel_range() never "
+                     "returned" % (self.held, self.polls, self.caller))
+        return ("expected `%s` to finish, found it still running, with no breakpoint reached "
+                "for %ds (QEMU's gdbstub: %s):\n%s"
+                % (line, timeout, where, self.g.guest.out[start:][-400:]))
+
+
+@check(points=5, name="set_memory_ro() returns only when every CPU has flushed: with another "
+                      "CPU held still by QEMU before its flush, the caller polls and does not "
+                      "return (QEMU sees both)",
        steps=[WAIT, WAITS])
 def waits(ctx):
-    expect_ktap(smp_boot(ctx), "smp", ["set_memory_ro_waits_for_every_cpu"])
+    g = watch_boot(ctx)
+    r = ctx.rng("tlb-shootdown waits")
+    n = r.choice((r.randrange(1, CEILING + 1), r.randrange(CEILING + 1, 3 * CEILING)))
+    va = free_page_run(r, n)
+    which = r.randrange(2)
+    early = HeldFlush(ctx, g, which).run(va, n)
+    set_memory(ctx, g, "rw", va, n)
+    if early:
+        raise CheckFailed("`set_memory ro %x %d`: expected flush_tlb_kernel_range() to return "
+                          "only once every other CPU had flushed, found it %s (QEMU's gdbstub "
+                          "saw the return)" % (va, n, early))
 
 
 @check(points=10, name="two CPUs flushing at once: each range flushed everywhere",

@@ -129,6 +129,19 @@ static void files_and_names(void)
 	call("read", __NR_read, 0, (long)line, 0, 0, 0);
 }
 
+/* Process groups and the terminal: kleak leads its session, so setpgid and setsid are EPERM. */
+static void job_control(void)
+{
+	static int pgrp;
+
+	call("getpgrp", __NR_getpgrp, 0, 0, 0, 0, 0);
+	call("getpgid", __NR_getpgid, 0, 0, 0, 0, 0);
+	call("setpgid", __NR_setpgid, 0, 0, 0, 0, 0);
+	call("setsid", __NR_setsid, 0, 0, 0, 0, 0);
+	call("ioctl", __NR_ioctl, 0, TIOCGPGRP, (long)&pgrp, 0, 0);
+	word("ioctl", "pgrp", 0, (uint32_t)pgrp);
+}
+
 static void memory(void)
 {
 	long brk = call("brk", __NR_brk, 0, 0, 0, 0, 0);
@@ -203,6 +216,7 @@ int main(int argc, char **argv, char **envp)
 {
 	initial_stack(argc, argv, envp);
 	files_and_names();
+	job_control();
 	memory();
 	processes();
 	if (argc > 1 && strcmp(argv[1], "leak") == 0)

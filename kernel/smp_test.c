@@ -168,31 +168,60 @@ KTEST(smp, no_stale_exec_after_set_memory_nx)
 /*
  * Every page of a request must be flushed on every CPU: one by one up to
  * TLB_FLUSH_CEILING pages, everything past it (not the first page only,
- * nor the first 32). Another CPU writes all n pages, this one makes them
- * read-only, the other tries the first, one in the middle and the last.
+ * nor the first 32). Another CPU writes all n pages, this one takes RW
+ * from their ptes and calls flush_tlb_kernel_range(), the other tries the
+ * first, one in the middle and the last.
+ *
+ * The pages are mapped in the alias area, 4K pages far from any 2 MiB
+ * one: QEMU turns an invlpg inside the span of the 2 MiB entries a CPU
+ * holds (the direct map's) into a whole flush, which would hide a flush
+ * of the first page only (it did, once the kernel's allocations moved).
  */
+#define STALE_VA	(ALIAS_VADDR + 512 * PAGE_SIZE)
+
+static void set_range_rw(pteval_t **ptes, int n, bool rw)
+{
+	for (int i = 0; i < n; i++)
+		set_pte_atomic(ptes[i], rw ? *ptes[i] | _PAGE_RW : *ptes[i] & ~(pteval_t)_PAGE_RW);
+}
+
 static int stale_pages_of_request(struct kt *t, int n, int rounds)
 {
-	unsigned long pa = alloc_pages((unsigned long)n), va = (unsigned long)__va(pa);
+	static pteval_t *ptes[TLB_FLUSH_CEILING + 16];
+	unsigned long pa = alloc_pages((unsigned long)n), va = STALE_VA;
 	const int tried[] = { 0, n / 2, n - 1 };
-	int cpu = next_other_cpu(0), stale = 0;
+	int cpu = next_other_cpu(0), stale = 0, mapped = 0;
+	enum pg_level level;
 
-	if (!pa) {
+	if (!pa || n > (int)ARRAY_SIZE(ptes)) {
 		kt_fail(t, __FILE__, __LINE__, "no %d contiguous free pages", n);
-		return 0;
+		goto out;
+	}
+	for (; mapped < n; mapped++) {
+		if (map_page(va + mapped * PAGE_SIZE, pa + mapped * PAGE_SIZE, PAGE_KERNEL)) {
+			kt_fail(t, __FILE__, __LINE__, "cannot map page %d of %d in the alias area", mapped, n);
+			goto out;
+		}
+		ptes[mapped] = lookup_address(va + mapped * PAGE_SIZE, &level);
 	}
 	for (int rep = 0; rep < rounds; rep++, cpu = next_other_cpu(cpu)) {
 		for (int i = 0; i < n; i++)
 			probe_write_on(cpu, (void *)(va + i * PAGE_SIZE));
-		set_memory_ro(va, n);
+		set_range_rw(ptes, n, false);
+		flush_tlb_kernel_range(va, va + n * PAGE_SIZE);
 		for (unsigned i = 0; i < ARRAY_SIZE(tried); i++)
 			if (probe_write_on(cpu, (void *)(va + tried[i] * PAGE_SIZE)) == 0 && !stale++)
 				kt_fail(t, __FILE__, __LINE__,
-					"page %d of %d written on CPU %d after set_memory_ro() of all %d: stale TLB entry",
+					"page %d of %d written on CPU %d after flush_tlb_kernel_range() of all %d: stale TLB entry",
 					tried[i], n, cpu, n);
-		set_memory_rw(va, n);
+		set_range_rw(ptes, n, true);
+		flush_tlb_kernel_range(va, va + n * PAGE_SIZE);
 	}
-	free_pages(pa, (unsigned long)n);
+out:
+	while (mapped)
+		unmap_page(va + --mapped * PAGE_SIZE);
+	if (pa)
+		free_pages(pa, (unsigned long)n);
 	return stale;
 }
 

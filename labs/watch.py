@@ -58,6 +58,14 @@ class _Stub(GdbStub):
         return reply
 
 
+def attach_stub(guest):
+    """QEMU's gdbstub for guest, or CheckFailed saying the grader cannot reach it."""
+    try:
+        return _Stub(guest)
+    except (OSError, GdbStubError) as e:
+        raise CheckFailed("the grader could not reach QEMU's gdbstub: %s" % e)
+
+
 def registers(text):
     return {k: int(v, 16) for k, v in re.findall(r"\b(CR[0234]|EIP|ESP)=([0-9a-f]+)", text)}
 
@@ -97,10 +105,7 @@ class Watch:
         """Runs the shell line with the breakpoints set: (what it printed
         before the next prompt, [Event])."""
         g, events = self.g, []
-        try:
-            stub = _Stub(g.guest)
-        except (OSError, GdbStubError) as e:
-            raise CheckFailed("the grader could not reach QEMU's gdbstub: %s" % e)
+        stub = attach_stub(g.guest)
         start = len(g.guest.out)
         deadline = time.monotonic() + timeout
         try:

@@ -37,7 +37,7 @@ import time
 
 from gdbstub import GdbStubError
 from grading import CheckFailed, GuestError, check, expect_ktap, step, xp_byte
-from watch import PROMPT, Watch, _Stub, faults
+from watch import PROMPT, Watch, attach_stub, faults
 
 CPUS = 3
 SUITE_TIMEOUT = 300     # selftest smp: seconds under TCG on a loaded machine, not minutes
@@ -216,10 +216,7 @@ class HeldFlush:
     def run(self, va, n, timeout=60):
         g, line = self.g, "set_memory ro %x %d" % (va, n)
         self.done = False
-        try:
-            stub = _Stub(g.guest)
-        except (OSError, GdbStubError) as e:
-            raise CheckFailed("the grader could not reach QEMU's gdbstub: %s" % e)
+        stub = attach_stub(g.guest)
         start = len(g.guest.out)
         deadline = time.monotonic() + timeout
         try:

@@ -38,7 +38,9 @@ CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 LDFLAGS = -m elf_i386 -nostdlib -T linker.ld -Map=$(B)/$(@F).map
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
 
-KERNEL_DIRS := kernel mm modload
+# kernel/ in rooms (docs/design.md, "The rooms"): the core, the CPU's
+# own machinery, the drivers, the shell and its demos, the self-tests
+KERNEL_DIRS := kernel kernel/cpu kernel/drivers kernel/shell kernel/selftest mm modload
 C_SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c))
 ASM_SRCS := $(wildcard boot/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(C_SRCS)) $(patsubst %.asm,$(B)/%.o,$(ASM_SRCS))
@@ -75,7 +77,7 @@ $(B)/%.o: %.c | $(SETUP)
 # What a person reads (memview, the sharing lines of meminfo/ptdump/walk)
 # and the VGA console, which waits on the serial port anyway: -Os keeps
 # the image small, and each page of it is RAM a 2M machine never gets back
-$(B)/mm/memview.o $(B)/mm/memview_draw.o $(B)/mm/cow_show.o $(B)/kernel/vga.o: CFLAGS += -Os
+$(B)/kernel/shell/memview.o $(B)/kernel/shell/memview_draw.o $(B)/kernel/shell/cow_show.o $(B)/kernel/drivers/vga.o: CFLAGS += -Os
 
 # nasm's -MD forgets %include'd files (2.16): its -M, first, does not
 $(B)/%.o: %.asm | $(SETUP)

@@ -9,7 +9,7 @@
 ; Needed: CPUID (a 486 may lack it: EFLAGS.ID must be writable), PAE (the
 ; whole point), PGE (entry.asm and the TLB flush set CR4.PGE) and CMOV
 ; (the kernel is built for i686) and an x87 FPU (each process's registers
-; are saved at every switch, kernel/fpu.c: ronx has no FPU emulator, as a
+; are saved at every switch, kernel/cpu/fpu.c: ronx has no FPU emulator, as a
 ; 486SX would need). NX is optional: see entry.asm.
 
 PAGE_OFFSET	equ 0xC0000000

@@ -1,6 +1,6 @@
 ; SPDX-License-Identifier: GPL-2.0-only
 ; A call site in kernel text for the SMP text-patching self-test
-; (kernel/smp_test.c): patch_site_call() runs one 5-byte "call rel32"
+; (kernel/selftest/smp_test.c): patch_site_call() runs one 5-byte "call rel32"
 ; (E8 xx xx xx xx) at patch_site, which the test rewrites, through
 ; text_poke(), to call patch_target_b instead of patch_target_a and back,
 ; thousands of times, while another CPU calls it in a loop.

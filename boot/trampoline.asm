@@ -2,7 +2,7 @@
 ; Where another CPU starts (Linux: arch/x86/realmode/rm/trampoline_32.S).
 ;
 ; A STARTUP IPI wakes a CPU in real mode at CS:IP = (page >> 4):0, so this
-; code must sit on a page below 1 MiB. kernel/smpboot.c copies it there
+; code must sit on a page below 1 MiB. kernel/cpu/smpboot.c copies it there
 ; (it lives in .rodata and never runs where it is linked), fills in the
 ; header below, and maps the page at its own physical address, RO+X,
 ; for as long as CPUs start: the instruction after "mov cr0" (paging on)

@@ -6,7 +6,7 @@
  * A session is what one `run` started: the process and everything it
  * forks (t->sid, copied by fork). A group is a job inside it (t->pgid):
  * the shell puts each job in a group of its own, and the terminal reads
- * for one group at a time (kernel/tty_jobctrl.c). Both are named by
+ * for one group at a time (kernel/drivers/tty_jobctrl.c). Both are named by
  * their first process's pid, and pids are never reused.
  *
  * setpgid's rules are Linux's: only the caller or its child (-ESRCH),

@@ -6,7 +6,7 @@
  * Ctrl-D on an empty line is end of file. A background process (run ... &)
  * reads end of file at once, as a shell without job control gives it
  * /dev/null. Only the terminal's foreground process group reads
- * (kernel/tty_jobctrl.c): any other process of its session gets -EIO,
+ * (kernel/drivers/tty_jobctrl.c): any other process of its session gets -EIO,
  * Linux's answer when SIGTTIN cannot stop the reader (ronx has no
  * stopped state), and never a byte typed for the group in front.
  *

@@ -67,7 +67,7 @@ g (Boot):
                         a skipped case is (False, "skipped: reason");
                         g.ktap(suite, timeout=N) for a suite slower than 30 s.
                         Read from port 0xe9 (QEMU's -debugcon: only
-                        kernel/ktest.c writes there), never the console,
+                        kernel/selftest/ktest.c writes there), never the console,
                         and held to the teacher's list of the suite
                         (ctx.teacher_tests(), from the teacher's kernel.elf):
                         a duplicate, missing or extra name or another plan
@@ -305,7 +305,7 @@ class Boot:
         return self.guest.monitor(cmd)
 
     def ktap(self, suite, timeout=30):
-        """`selftest suite`'s results as kernel/ktest.c wrote them to port
+        """`selftest suite`'s results as kernel/selftest/ktest.c wrote them to port
         0xe9 (never what the console shows: code under test can print
         there), checked against the teacher's list of the suite's tests."""
         if suite not in self._ktap:
@@ -316,7 +316,7 @@ class Boot:
             got = port_ktap(text, suite)
             if not got["results"]:
                 raise CheckFailed("expected KTAP results of `selftest %s` on port 0xe9 "
-                                  "(kernel/ktest.c writes them there), found none; the console "
+                                  "(kernel/selftest/ktest.c writes them there), found none; the console "
                                   "showed:\n%s" % (suite, out[-600:]))
             want = self.tests() if self.tests else None
             if want is not None:

@@ -4,7 +4,7 @@
  * What the CPU reads by itself on an interrupt (the GDT, the TSS with its
  * entry stack, the IDT) lives in .entry.data, inside the image, which
  * kaslr moves. sgdt and sidt tell any ring-3 program where two of them
- * are, and only UMIP (kernel/umip.c; qemu32 has none) stops it asking: the
+ * are, and only UMIP (kernel/cpu/umip.c; qemu32 has none) stops it asking: the
  * image's offset would be one instruction away. So every page of
  * .entry.data is mapped a second time at CPU_ENTRY_AREA_BASE, the same
  * address in every boot, and the CPUs use only that alias: GDTR, IDTR,

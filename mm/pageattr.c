@@ -53,7 +53,7 @@ static bool within(unsigned long a, const void *start, const void *end)
 /*
  * The PCI BIOS hole as the policy in force declares it: by default the
  * seed's 640K-1M, RW+X; pci=bios_tight declares only the BIOS code pages,
- * RO+X (kernel/pcbios.c). Only a writable hole is exempt from W^X.
+ * RO+X (kernel/drivers/pcbios.c). Only a writable hole is exempt from W^X.
  */
 static unsigned long bios_hole_start = PAGE_OFFSET + BIOS_BEGIN;
 static unsigned long bios_hole_end = PAGE_OFFSET + BIOS_END;
@@ -292,7 +292,7 @@ int set_memory_x(unsigned long addr, int numpages)
 	return change_page_attr_set_clr(addr, numpages, 0, _PAGE_NX, false);
 }
 
-/* Per CPU: what it asked of the others, what it did for them (mm/tlb.c, kernel/smp.c). */
+/* Per CPU: what it asked of the others, what it did for them (mm/tlb.c, kernel/cpu/smp.c). */
 static void print_shootdown_stats(void)
 {
 	int cpu;

@@ -10,7 +10,7 @@
  * that is now read-only, a jump into a page that is now NX. So the CPU
  * that changed the tables asks every online CPU, itself included, to
  * flush the range, and waits until each has acknowledged
- * (on_each_cpu(..., wait): kernel/smp.c). Linux 2.6.38's CPA did the same
+ * (on_each_cpu(..., wait): kernel/cpu/smp.c). Linux 2.6.38's CPA did the same
  * (cpa_flush_range() called on_each_cpu()).
  *
  * The rest of ronx's flushing (a process's range, the debug option

@@ -6,8 +6,8 @@
  * points to the RSDT, a list of tables, one of which is the MADT
  * (signature "APIC"): the local APIC's address and one entry per CPU.
  *
- * The parsing is pure (kernel/acpi_tables.c, host-tested with broken
- * tables); kernel/acpi.c finds and maps the tables.
+ * The parsing is pure (kernel/cpu/acpi_tables.c, host-tested with broken
+ * tables); kernel/cpu/acpi.c finds and maps the tables.
  */
 #ifndef RONX_ACPI_H
 #define RONX_ACPI_H
@@ -79,6 +79,6 @@ int64_t acpi_rsdt_entry(const struct acpi_sdt_header *rsdt, unsigned i);
 int acpi_parse_madt(const struct acpi_sdt_header *madt, struct madt_info *out,
 		    char *err, size_t errlen);
 
-/* kernel/acpi.c */
+/* kernel/cpu/acpi.c */
 int acpi_find_madt(struct madt_info *out);
 #endif

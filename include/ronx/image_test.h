@@ -2,7 +2,7 @@
 #ifndef RONX_IMAGE_TEST_H
 #define RONX_IMAGE_TEST_H
 
-/* mm/rodata_test.c: write a ro_after_init value while boot still may. */
+/* kernel/selftest/rodata_test.c: write a ro_after_init value while boot still may. */
 void ro_after_init_test_boot(void);
 void text_exec_probe(void);
 #endif

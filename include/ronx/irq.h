@@ -12,20 +12,20 @@
 
 typedef void (*irq_handler_t)(struct trap_frame *f);
 
-/* kernel/irq.c */
+/* kernel/cpu/irq.c */
 void request_irq(unsigned irq, irq_handler_t handler);
 void do_IRQ(struct trap_frame *f);
 void set_apic_vector_handler(unsigned vector, irq_handler_t handler);
 extern unsigned long irq_count[NR_IRQS];
 
-/* kernel/i8259.c */
+/* kernel/cpu/i8259.c */
 void init_8259A(void);
 void enable_8259A_irq(unsigned irq);
 void disable_8259A_irq(unsigned irq);
 void ack_8259A_irq(unsigned irq);
 bool i8259A_irq_real(unsigned irq);
 
-/* kernel/time.c */
+/* kernel/cpu/time.c */
 #define HZ	100
 extern volatile unsigned long jiffies;
 void time_init(void);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * memview: a picture of memory, one character per page (WeensyOS's
- * memory viewer, grown). The kernel side (mm/memview.c) fills an array of
+ * memory viewer, grown). The kernel side (kernel/shell/memview.c) fills an array of
  * cells from real data: the allocator's bitmap, every process's page
  * tables walked, the frames' reference counts. The pure side
- * (mm/memview_draw.c, host-tested) turns cells into characters, colours
+ * (kernel/shell/memview_draw.c, host-tested) turns cells into characters, colours
  * and lines, and writes the legend.
  */
 #ifndef RONX_MEMVIEW_H

@@ -31,7 +31,7 @@ static inline bool is_zero_frame(unsigned long pa)
 }
 
 /*
- * What a person is told about sharing (mm/cow_show.c): meminfo's counts,
+ * What a person is told about sharing (kernel/shell/cow_show.c): meminfo's counts,
  * ptdump PID's "Shared frames" section, walk VA PID's frame line. They
  * read live processes' tables without stopping them: numbers for a
  * person, never for the kernel's decisions.

@@ -49,7 +49,7 @@ void pcibios_init(void);
 int pci_bios_read_config_dword(unsigned bus, unsigned devfn, unsigned reg, uint32_t *val);
 const char *pcibios_policy_name(enum pcibios_policy policy);
 
-/* kernel/pci.c: the devices the PCI BIOS reports. */
+/* kernel/drivers/pci.c: the devices the PCI BIOS reports. */
 struct pci_device {
 	uint8_t bus, devfn;
 	uint16_t vendor, device;

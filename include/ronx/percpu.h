@@ -4,7 +4,7 @@
  * scheduler's saved context. The kernel keeps %fs on the CPU's per-CPU
  * segment (GDT entry 6, its base is the CPU's struct cpu), so this_cpu()
  * is one load from %fs:0 on any CPU (Linux: this_cpu_read() through %fs).
- * cpus[0] is the boot CPU; kernel/smpboot.c fills the others' as it
+ * cpus[0] is the boot CPU; kernel/cpu/smpboot.c fills the others' as it
  * starts them (cpu ids follow the MADT's order, the boot CPU first).
  */
 #ifndef RONX_PERCPU_H
@@ -81,6 +81,6 @@ static inline struct cpu *this_cpu(void)
 	return c;
 }
 
-void cpu_init(struct cpu *c, int id);	/* kernel/gdt.c: GDT, TSS, %fs */
+void cpu_init(struct cpu *c, int id);	/* kernel/cpu/gdt.c: GDT, TSS, %fs */
 void cpu_reload_gdt(struct cpu *c);	/* ... again, at the CPU entry area */
 #endif

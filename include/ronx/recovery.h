@@ -67,7 +67,7 @@ static inline void recovery_pop(struct recovery *r)
 
 void recover_from_fault(const struct fault_info *fi) __attribute__((noreturn));
 
-/* boot/probe.asm and kernel/probe.c: accesses that may fault. */
+/* boot/probe.asm and kernel/cpu/probe.c: accesses that may fault. */
 int probe_read(const void *addr, unsigned char *val);
 int probe_write(void *addr, unsigned char val);
 int probe_exec(const void *addr, struct fault_info *fi);

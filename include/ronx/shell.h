@@ -18,7 +18,7 @@ struct shell_cmd {
 #define SHELL_MAX_ARGS	16
 int split_words(char *line, char **argv, int max);
 void shell_run(void) __attribute__((noreturn));
-void reap_background(void);	/* kernel/process_cmds.c */
+void reap_background(void);	/* kernel/shell/process_cmds.c */
 int shell_execute(char *line);
 /* An emit callback for pure printers (ptdump, walk): one line to the console. */
 void shell_print_line(void *ctx, const char *line);

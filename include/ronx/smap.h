@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * SMEP and SMAP (kernel/smap.c): with SMEP the CPU refuses to execute a
+ * SMEP and SMAP (kernel/cpu/smap.c): with SMEP the CPU refuses to execute a
  * user page in ring 0; with SMAP it refuses ring 0 reads and writes of a
  * user page unless EFLAGS.AC is set (stac), which only the user-access
  * functions do.

@@ -3,7 +3,7 @@
  * Several CPUs (Linux: include/linux/smp.h, cpumask.h, stop_machine.h).
  *
  * CPU ids are 0..NR_CPUS-1 (cpus[id]); the boot CPU is 0. A cpumask_t is
- * one bit per id. kernel/smpboot.c starts the CPUs; kernel/smp.c runs a
+ * one bit per id. kernel/cpu/smpboot.c starts the CPUs; kernel/cpu/smp.c runs a
  * function on other CPUs (an IPI, then a wait for each to acknowledge).
  */
 #ifndef RONX_SMP_H
@@ -38,7 +38,7 @@ static inline int num_online_cpus(void)
 /* A function another CPU runs for us, with interrupts off; it must not take locks. */
 typedef void (*smp_call_func_t)(void *info);
 
-/* kernel/smp_call_function.c, kernel/smp.c */
+/* kernel/cpu/smp_call_function.c, kernel/cpu/smp.c */
 void smp_call_function_many(cpumask_t mask, smp_call_func_t func, void *info, bool wait);
 int smp_call_function_single(int cpu, smp_call_func_t func, void *info, bool wait);
 void on_each_cpu(smp_call_func_t func, void *info, bool wait);
@@ -55,7 +55,7 @@ void run_cpu_work(void);
 void smp_reschedule_ipi(struct trap_frame *f);
 void smp_send_reschedule(int cpu);
 
-/* kernel/smpboot.c */
+/* kernel/cpu/smpboot.c */
 void smp_init(void);
 int other_online_cpu(void);		/* an online CPU that is not this one, or -1 */
 #endif

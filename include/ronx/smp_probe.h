@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Probes run on another CPU (kernel/smp_probe.c), for the SMP self-tests
+ * Probes run on another CPU (kernel/cpu/smp_probe.c), for the SMP self-tests
  * and crash demos: what does that CPU's TLB let it do with a page?
  */
 #ifndef RONX_SMP_PROBE_H

@@ -78,7 +78,7 @@ static inline void wait_for_interrupt(void)
 	__asm__ volatile("sti; hlt; cli" : : : "memory");
 }
 
-/* kernel/smp.c: one turn of a busy wait; serves cross-CPU calls. */
+/* kernel/cpu/smp.c: one turn of a busy wait; serves cross-CPU calls. */
 void cpu_relax(void);
 
 void spin_lock(spinlock_t *l);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The console's input (kernel/tty.c): a ring that COM1's interrupt fills,
+ * The console's input (kernel/drivers/tty.c): a ring that COM1's interrupt fills,
  * and a line editor over it (echo, backspace, Ctrl-C, Ctrl-D) that the
  * shell and read(0) share.
  */
@@ -29,7 +29,7 @@ extern unsigned long tty_dropped;
 /* kernel/read_write.c: the unread rest of t's console line goes (t exits) */
 struct task;
 void tty_release_line(const struct task *t);
-/* kernel/tty_jobctrl.c: the terminal's session and its foreground process group */
+/* kernel/drivers/tty_jobctrl.c: the terminal's session and its foreground process group */
 void tty_set_session(const struct task *leader);
 void tty_session_exit(const struct task *t);
 int tty_foreground_pgrp(void);

@@ -20,7 +20,7 @@
 /*
  * An exception-table entry, for inline assembly: if the instruction at
  * `from` faults, the fault handler resumes at `to` instead of oopsing
- * (kernel/extable.c, Linux's _ASM_EXTABLE). In `asm goto`, `to` may be a
+ * (kernel/cpu/extable.c, Linux's _ASM_EXTABLE). In `asm goto`, `to` may be a
  * C label: _ASM_EXTABLE(1b, %l[efault]).
  */
 #define _ASM_EXTABLE(from, to)					\

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* A user page mapped in CR3 for a kernel demo or self-test (kernel/user_demo.c). */
+/* A user page mapped in CR3 for a kernel demo or self-test (kernel/shell/user_demo.c). */
 #ifndef RONX_USER_DEMO_H
 #define RONX_USER_DEMO_H
 

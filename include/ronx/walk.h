@@ -4,7 +4,7 @@
  * ends in and why, and the region of the policy it belongs to.
  *
  * Pure (mm/walk_format.c, mm/va_region.c): the kernel's shell command
- * (mm/walk.c), the host tests and gdb's ronx-walk (tools/gdb/ronx.py,
+ * (kernel/shell/walk.c), the host tests and gdb's ronx-walk (tools/gdb/ronx.py,
  * through build/host/libronx-pt.so) all print with the same code.
  */
 #ifndef RONX_WALK_H

@@ -4,7 +4,7 @@
  * The RSDP is in the first KiB of the EBDA or in the BIOS area
  * 0xE0000-0xFFFFF, both in the direct map; the RSDT and the MADT may be
  * anywhere below 4 GiB, often near the top of RAM, so they are looked at
- * through early_memremap(). The checks are kernel/acpi_tables.c's.
+ * through early_memremap(). The checks are kernel/cpu/acpi_tables.c's.
  *
  * Why the MADT and not Intel's older MP table: QEMU's pc and q35 machines
  * and Bochs's BIOS all have one, it is what Linux reads first, and a

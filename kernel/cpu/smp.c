@@ -2,7 +2,7 @@
 /*
  * Running a function on other CPUs (Linux: kernel/smp.c,
  * smp_call_function_many() and on_each_cpu(); kernel/stop_machine.c).
- * smp_call_function_many() itself is in kernel/smp_call_function.c.
+ * smp_call_function_many() itself is in kernel/cpu/smp_call_function.c.
  *
  * One call is in flight at a time (call_lock): its function, its argument
  * and the mask of CPUs that still have to run it. The caller sends each
@@ -78,7 +78,7 @@ void cpu_relax(void)
 }
 
 /*
- * The pieces smp_call_function_many() (kernel/smp_call_function.c) is
+ * The pieces smp_call_function_many() (kernel/cpu/smp_call_function.c) is
  * made of. call_function_begin() takes call_lock once the call before,
  * perhaps sent without waiting, is done; call_function_send() publishes
  * the call and sends its IPIs; call_function_pending() says which CPUs

@@ -2,7 +2,7 @@
 /*
  * smp_call_function_many() (Linux: kernel/smp.c): what a TLB shootdown
  * is built on, in a file of its own (lab tlb-shootdown). The call and
- * its acknowledgements are kernel/smp.c's: call_function_begin(),
+ * its acknowledgements are kernel/cpu/smp.c's: call_function_begin(),
  * call_function_send(), call_function_pending(), call_function_end().
  */
 #include <ronx/compiler.h>

@@ -2,7 +2,7 @@
 /*
  * The PCI devices as the PCI BIOS reports them, and shell "lspci".
  * Configuration space is read only through the BIOS (B10Ah, in
- * kernel/pcbios.c), never with ports 0xCF8/0xCFC directly: the point is
+ * kernel/drivers/pcbios.c), never with ports 0xCF8/0xCFC directly: the point is
  * to show that the BIOS code in 640K-1M really runs.
  */
 #include <ronx/compiler.h>

@@ -2,7 +2,7 @@
 /*
  * COM1 (a 16550 UART). Output is polled: printk must work before anything
  * else does and in an oops. Input arrives by interrupt (IRQ 4): the
- * handler moves every received byte into the console's ring (kernel/tty.c).
+ * handler moves every received byte into the console's ring (kernel/drivers/tty.c).
  */
 #include <ronx/compiler.h>
 #include <ronx/x86.h>

@@ -8,7 +8,7 @@
  * tty sends SIGINT to its foreground group, and ronx has no handlers).
  *
  * A process takes bytes only while its group is the terminal's
- * foreground group (kernel/tty_jobctrl.c), checked before each byte: one
+ * foreground group (kernel/drivers/tty_jobctrl.c), checked before each byte: one
  * that is not, or stops being while it waits, gets TTY_EIO and nothing
  * typed for another. The kernel's own readers (its shell, memview) are
  * not processes and always may. Whole lines go to one reader at a time:

@@ -3,7 +3,7 @@
  * The console's job control (Linux: drivers/tty/tty_jobctrl.c): which
  * session the terminal belongs to, and which of that session's process
  * groups is in the foreground. Only the foreground group reads what is
- * typed (kernel/tty.c); Ctrl-C kills that group (kernel/process.c).
+ * typed (kernel/drivers/tty.c); Ctrl-C kills that group (kernel/process.c).
  *
  * `run PROG` makes PROG a session of its own and gives it the terminal
  * with PROG's group in front, as a login does (Linux: setsid, then the

@@ -17,7 +17,7 @@
  *
  * The picture is ANSI-coloured text (-p: plain, for tests and logs): a
  * serial terminal shows the colours, and so does the VGA console, which
- * reads the same escapes (kernel/vga.c).
+ * reads the same escapes (kernel/drivers/vga.c).
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>

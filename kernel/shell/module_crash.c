@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Module crash demos for the shell's "crash" (kernel/lkdtm.c): seed 003's
+ * Module crash demos for the shell's "crash" (kernel/shell/lkdtm.c): seed 003's
  * protections broken on purpose, on the hello module.
  */
 #include <ronx/compiler.h>

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Lab 5, bios-hole: seed 001's set_bios_x() - 640K-1M RW+X only when a
 PCI BIOS32 service directory is found, NX with pci=nobios - and the CPA
-layer's exemption for the declared hole (kernel/pcbios.c, mm/pageattr.c).
+layer's exemption for the declared hole (kernel/drivers/pcbios.c, mm/pageattr.c).
 See docs/labs/bios-hole.md.
 
 Besides the kernel's own pcbios tests, the grader asks the CPA layer

@@ -2,7 +2,7 @@
 """Lab 8, text-patching: writing into read-only module text, seed 003's
 way (set_all_modules_text_rw/ro: a W+X window) and the way that needs no
 W+X page (a temporary RW+NX alias of the text page). The client is
-`patch seed|alias|open|close` (modload/patch_demo.c). See
+`patch seed|alias|open|close` (kernel/shell/patch_demo.c). See
 docs/labs/text-patching.md.
 
 Evidence the student's code cannot fake: the alias boot has W+X pages

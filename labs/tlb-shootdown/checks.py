@@ -121,7 +121,7 @@ POLLS = 2000            # the caller's call_function_pending() calls seen while 
 class HeldFlush:
     """`set_memory ro VA N` with one other CPU held still by QEMU's gdbstub
     at the IPI's entry (the teacher's generic_smp_call_function_interrupt(),
-    kernel/smp.c: before it has run the flush). Breakpoints, each stop
+    kernel/cpu/smp.c: before it has run the flush). Breakpoints, each stop
     recorded by the CPU that made it (the gdbstub's thread): the entry of
     flush_tlb_kernel_range() (which CPU calls it, and its return address:
     the teacher's set_memory code after the call), the IPI's entry, the

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* kernel/acpi_tables.c: the RSDP scan, table checks and the MADT, good and broken. */
+/* kernel/cpu/acpi_tables.c: the RSDP scan, table checks and the MADT, good and broken. */
 #include <string.h>
 #include "check.h"
-#include "../../kernel/acpi_tables.c"
+#include "../../kernel/cpu/acpi_tables.c"
 
 static uint8_t buf[4096];
 static char err[160];

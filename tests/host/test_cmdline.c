@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* kernel/cmdline.c and kernel/words.c on the host. */
+/* kernel/cmdline.c and kernel/shell/words.c on the host. */
 #include <string.h>
 #include "check.h"
 #include "../../kernel/cmdline.c"
-#include "../../kernel/words.c"
+#include "../../kernel/shell/words.c"
 #include "../../kernel/vsprintf.c"
 
 static char last_msg[256];

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* mm/memview_draw.c: memview's cells to characters, lines and the legend. */
+/* kernel/shell/memview_draw.c: memview's cells to characters, lines and the legend. */
 #include <string.h>
 #include "check.h"
-#include "../../mm/memview_draw.c"
+#include "../../kernel/shell/memview_draw.c"
 
 TEST(chars_of_classes_and_pids)
 {

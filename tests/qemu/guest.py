@@ -74,7 +74,7 @@ class Guest:
         self.extra = list(extra)        # more QEMU arguments: -M isapc, -smp 4
         self.kernel = os.path.join(build, "kernel.elf")
         self.debug_exit = debug_exit    # False: a plain QEMU, as `make run` has
-        # True: what the kernel writes to port 0xe9 (kernel/ktest.c's KTAP) goes
+        # True: what the kernel writes to port 0xe9 (kernel/selftest/ktest.c's KTAP) goes
         # to a file of its own, read by debugcon_text()
         self.debugcon = debugcon
         self.out = ""

@@ -226,7 +226,7 @@ REDTEAM_BY_CASE = {a.case: a for a in REDTEAM}
 # refuses that on a user page: on make run's CPU (+smep,+smap) each of
 # these ends at the iret, before it does anything, in SIGSEGV at its own
 # stack pointer with error 1, after ronx's line saying SMAP refused the
-# CPU's own access (kernel/fault.c). Before issue 34 the kernel served
+# CPU's own access (kernel/cpu/fault.c). Before issue 34 the kernel served
 # that fault and retried the iret forever. The SMAP lane
 # (tests/qemu/test_redteam.py) takes that end, or the case's usual one
 # (a QEMU that reads the frame at CPL 3).
@@ -509,7 +509,7 @@ def checks(run, r, kernel, stack_nx=None):
     return out
 
 
-# ronx's kernel line for each exception (kernel/signal.c, kernel/fault.c)
+# ronx's kernel line for each exception (kernel/signal.c, kernel/cpu/fault.c)
 TRAP_TEXT = {"#GP": "general protection fault", "#UD": "trap invalid opcode", "#DB": "trap debug",
              "#DE": "trap divide error", "#BR": "trap bounds", "#TS": "trap invalid TSS",
              "VM86": "in virtual-8086 mode"}

@@ -257,7 +257,7 @@ def variable(expr, default):
 
 
 def module_spans():
-    """struct mod_span for each loaded module's core and init region (mm/walk.c does the same)."""
+    """struct mod_span for each loaded module's core and init region (kernel/shell/walk.c does the same)."""
     spans = []
     mods = variable("modules", None)
     if mods is None:

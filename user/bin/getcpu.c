@@ -4,7 +4,7 @@
  * on, and checks each answer against something the kernel cannot choose:
  * the CPU's own GDT. Every CPU has a GDT of its own (ronx's struct cpu,
  * Linux's per-CPU gdt_page), and sgdt reads its base in ring 3 (qemu32
- * has no UMIP; with it, kernel/umip.c, sgdt kills getcpu), so the base
+ * has no UMIP; with it, kernel/cpu/umip.c, sgdt kills getcpu), so the base
  * names the CPU. An answer counts only when sgdt read
  * the same base before and after the call (no move to another CPU in
  * between). Between asks it runs on in user mode until the scheduler

@@ -182,27 +182,32 @@ debug: all $(GDB_LIB)
 # the table linux-check writes, so it comes after it. Ctrl-C stops the
 # build (its own process group); tests/qemu/run.py stops it (SIGSTOP)
 # while the files with a wall-clock bound run alone.
+# Each stage's wall time goes to build/results/STAGE.seconds (timed below):
+# tests/summary.py prints it beside the stage's counts.
 test:
-	@rm -rf $(B)/results && mkdir -p $(B)/results
+	@rm -rf $(B)/results && mkdir -p $(B)/results && date +%s > $(B)/results/started
 	@$(PYTHON) tests/tree_check.py snapshot $(B)/tree-before.json
 	@$(MAKE) --no-print-directory all $(GDB_LIB)
 	@status=0; \
+	timed() { s=$$(date +%s); n=$$1; shift; "$$@"; rc=$$?; \
+		echo $$(($$(date +%s) - s)) > $(B)/results/$$n.seconds; return $$rc; }; \
 	setsid nice -n 19 $(MAKE) --no-print-directory linux-small-kernels \
 		> $(B)/results/linux-small-kernels.log 2>&1 & lpid=$$!; \
 	trap '[ -z "$$lpid" ] || kill -- -$$lpid 2>/dev/null' EXIT INT TERM; \
-	$(MAKE) --no-print-directory host-test || status=1; \
-	$(MAKE) --no-print-directory user-test || status=1; \
-	$(MAKE) --no-print-directory fuzz-smoke || status=1; \
-	RONX_BACKGROUND_PGID=$$lpid $(PYTHON) tests/qemu/run.py || status=1; \
+	timed host $(MAKE) --no-print-directory host-test || status=1; \
+	timed user $(MAKE) --no-print-directory user-test || status=1; \
+	timed fuzz $(MAKE) --no-print-directory fuzz-smoke || status=1; \
+	timed qemu env RONX_BACKGROUND_PGID=$$lpid $(PYTHON) tests/qemu/run.py || status=1; \
 	kill -CONT -- -$$lpid 2>/dev/null; \
-	$(PYTHON) tests/labs/run.py || status=1; \
+	timed labs $(PYTHON) tests/labs/run.py || status=1; \
 	echo "[linux] waiting for the small kernels' build (build/results/linux-small-kernels.log)"; \
 	wait $$lpid || echo "[linux] the small kernels' build failed; linux-check builds them"; \
 	lpid=; \
-	$(MAKE) --no-print-directory linux-check || status=1; \
-	$(PYTHON) tests/docs/check_docs.py || status=1; \
-	$(PYTHON) tests/docs/check_printers.py || status=1; \
-	$(PYTHON) tests/tree_check.py compare $(B)/tree-before.json $(B)/results/tree.ktap || status=1; \
+	timed linux $(MAKE) --no-print-directory linux-check || status=1; \
+	timed docs $(PYTHON) tests/docs/check_docs.py || status=1; \
+	timed printers $(PYTHON) tests/docs/check_printers.py || status=1; \
+	timed rooms $(PYTHON) tests/docs/check_rooms.py || status=1; \
+	timed tree $(PYTHON) tests/tree_check.py compare $(B)/tree-before.json $(B)/results/tree.ktap || status=1; \
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \
 	exit $$status
 

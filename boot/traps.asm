@@ -4,7 +4,7 @@
 ; where the CPU does not push one, then its vector; trap_common saves the
 ; general registers and ds/es/fs/gs, loads the kernel's segments (%fs is
 ; the per-CPU segment: this_cpu()), and calls
-; trap_dispatch(struct trap_frame *) in kernel/traps.c. The C side may
+; trap_dispatch(struct trap_frame *) in kernel/cpu/traps.c. The C side may
 ; change the frame (an exception fixup, a system call's result) before
 ; ret_from_trap puts it back and irets, to ring 0 or to ring 3.
 ;
@@ -33,11 +33,14 @@ CEA_BASE	equ 0xffc00000	; ronx/memlayout.h CPU_ENTRY_AREA_BASE: the entry
 CEA_END		equ 0xffe00000	; stacks are used there (mm/cpu_entry_area.c)
 CPU_CEA		equ 12		; offsetof(struct cpu, cea), checked in mm/pti.c
 CEA_SP0		equ 0		; offsetof(struct cpu_entry_area, sp0)
-FRAME_WORDS	equ 19		; struct trap_frame: gs..ds, pusha, vector, error, iret frame
-ENTRY_RESERVE	equ 64		; >= 13 words: what pti_enter copies to the kernel stack's top
+; struct trap_frame: gs..ds, pusha, vector, error, iret frame. %assign, not
+; equ: a count the preprocessor knows, so that COPY_WORDS FRAME_WORDS works
+; (nasm -M, the Makefile's dependency pass, cannot read an equ in a %rep)
+%assign FRAME_WORDS 19
+ENTRY_RESERVE	equ 64		; room for what pti_enter copies to the kernel stack's top
 ; The entry stack's worst case, in bytes (ronx/pti.h ENTRY_STACK_WORST,
 ; checked there against the room the page leaves): the exit frame (19
-; words; an entry from ring 3 puts at most 13 there), then each entry
+; words; an entry from ring 3 puts fewer there), then each entry
 ; from ring 0 nested on it: at most 17 words (7 on the way in, the frame
 ; copied back on the way out). Interrupts are off on the entry stack, so
 ; only an NMI, a #DB and a fault of the pops/iret can nest: 3 levels.
@@ -45,7 +48,8 @@ ENTRY_STACK_WORST equ 4 * (FRAME_WORDS + 3 * 17)
 
 X86_EFLAGS_VM	equ 1 << 17
 
-; copies %1 words from the entry stack (esp) to the kernel stack (ecx)
+; copies %1 words from [ss:esp] up to [ss:ecx] up (eax is scratch): %1 is
+; a number or FRAME_WORDS
 %macro COPY_WORDS 1
 %assign i 0
 %rep %1

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Count the results of every build/results/*.ktap; the last line printed is
+"""Count the results of every build/results/*.ktap, one row per stage with
+its wall time (build/results/NAME.seconds, written by make test around
+each stage; "-" where a stage ran inside another: qemu-ronx-checks in
+linux); then the whole run's wall time (build/results/started, written
+when make test began). The last line printed is
 'N passed, N failed, N skipped'. Exits non-zero if anything failed."""
 import glob
 import os
 import re
 import sys
+import time
 
 LINE = re.compile(r"^\s*(not )?ok \d+ .*?(#\s*SKIP.*)?$")
 
@@ -26,17 +31,36 @@ def count(path):
     return passed, failed, skipped
 
 
+def number(path):
+    """The number in the file at path, or None."""
+    try:
+        with open(path) as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def seconds(path):
+    """'Ns' from the file at path (make test's stage times), or '-'."""
+    n = number(path)
+    return "-" if n is None else "%ds" % round(n)
+
+
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "build/results"
     files = sorted(glob.glob(os.path.join(folder, "*.ktap")))
     total = [0, 0, 0]
     for path in files:
         p, f, s = count(path)
-        print("%-12s %4d passed, %d failed, %d skipped" % (os.path.basename(path)[:-5], p, f, s))
+        print("%-16s %5d passed, %d failed, %d skipped  %6s" % (
+            os.path.basename(path)[:-5], p, f, s, seconds(path[:-5] + ".seconds")))
         total = [total[0] + p, total[1] + f, total[2] + s]
     if not files:
         print("no results found in %s" % folder)
         total[1] = 1
+    began = number(os.path.join(folder, "started"))
+    if began is not None:
+        print("make test: %ds of wall time so far" % round(time.time() - began))
     print("%d passed, %d failed, %d skipped" % tuple(total))
     return 1 if total[1] else 0
 

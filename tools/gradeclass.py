@@ -43,15 +43,22 @@ def submissions(directory):
     return out
 
 
-def grade_one(lab_name, name, path, outdir, seed, timeout, only=None):
+def work_path(lab_name, name):
+    """The scratch tree submission name of lab_name is graded in."""
+    return os.path.join(lab.ROOT, "build", "grade", "work", "class-%s-%s" % (lab_name, name))
+
+
+def grade_one(lab_name, name, path, outdir, seed, timeout, only=None, keep=False):
     """Grades one submission in a process of its own; returns its row.
-    only: the numbers of the checks to run (None: every check)."""
+    only: the numbers of the checks to run (None: every check); keep: the
+    scratch tree stays, built (work_path()), for the caller to grade again
+    and remove (the grader's test grades wrong solutions under more seeds)."""
     d = os.path.join(outdir, name)
     os.makedirs(d, exist_ok=True)
     results = os.path.join(d, "results.json")
     if os.path.exists(results):
         os.remove(results)
-    work = os.path.join(lab.ROOT, "build", "grade", "work", "class-%s-%s" % (lab_name, name))
+    work = work_path(lab_name, name)
     cmd = [sys.executable, os.path.join(lab.ROOT, "tools", "lab.py"), "grade", lab_name,
            "--submission", path, "--results", results, "--work", work, "--seed", str(seed)]
     if only:
@@ -71,7 +78,8 @@ def grade_one(lab_name, name, path, outdir, seed, timeout, only=None):
             p.wait()
             status = "time limit (%ds)" % timeout
     seconds = time.monotonic() - t0
-    shutil_rmtree(work)
+    if not keep:
+        shutil_rmtree(work)
     shutil_rmtree(work + ".unpacked")
     res = None
     if os.path.exists(results):
@@ -109,9 +117,10 @@ def finish(lab_name, name, res, status, seconds, results, only=None):
             "checks": {t["name"]: t["score"] for t in res["tests"]}}
 
 
-def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
+def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout, keep=None):
     """Grades [(lab, name, path)] or [(lab, name, path, only)] jobs at a
-    time (default: every core); returns {(lab, name): row}. The teacher's
+    time (default: every core); returns {(lab, name): row}. keep(lab, name):
+    whether that submission's scratch tree stays (grade_one()). The teacher's
     tree is built first, once. items may be a generator: each item is
     graded as soon as it is made (the progress lines then count up
     without a total)."""
@@ -125,7 +134,8 @@ def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout):
     def run(item):
         lab_name, name, path = item[:3]
         row = grade_one(lab_name, name, path, os.path.join(lab.ROOT, "build", "grade", lab_name),
-                        seed, timeout, item[3] if len(item) > 3 else None)
+                        seed, timeout, item[3] if len(item) > 3 else None,
+                        bool(keep and keep(lab_name, name)))
         with lock:
             rows[(lab_name, name)] = row
             if slowest[0] is None or row["seconds"] > slowest[0]["seconds"]:

@@ -11,7 +11,11 @@ submission, a whole class, or build a Gradescope autograder.
                                     build this tree, run the labs' checks (every
                                     lab of labs/ORDER written so far if none
                                     named), print one line per check and
-                                    "Score: N/M", write build/grade/results.json
+                                    "Score: N/M", write build/grade/results.json;
+                                    in a student's tree its lab, graded as its
+                                    submission would be (only the lab's files,
+                                    over the tree lab-start made: its first
+                                    commit), naming the other changes ignored
     tools/lab.py grade LAB --submission PATH
                                     grade a submission (a lab-start repository, a
                                     directory, a zip or a tarball): only the lab's
@@ -209,6 +213,48 @@ def normal_lines(text, patch=False):
     return [x for x in (" ".join(ln.split()) for ln in text.splitlines()) if x]
 
 
+ESCAPES = re.compile(r"\\[tn]")
+COMMENT_MARK = re.compile(r"^(?:/\*+|\*+/?|//+|;+|#+)\s*")
+
+
+def comment_lines(text):
+    """The text of text's comments (C's /* */ and //, nasm's ;, the shell's
+    and Python's #), a line each, markers gone, spaces squeezed."""
+    out = []
+    for m in re.finditer(r"/\*.*?\*/", text, re.S):
+        out += m.group(0)[2:-2].splitlines()
+    for ln in text.splitlines():
+        m = re.search(r"(//|;|#)(.*)$", ln)
+        if m:
+            out.append(m.group(2))
+    return [x for x in (" ".join(COMMENT_MARK.sub("", ln.strip()).split()) for ln in out) if x]
+
+
+def scan_lines(text, patch=False):
+    """Every line in which text may carry an answer: its code (normal_lines),
+    its comments, and the lines of its string literals (a test's "\tmov\t%1,
+    cr3\n"), each also without a trailing nasm comment or quoting."""
+    def unescape(x):
+        return re.sub(r"\\(.)", lambda m: {"t": " ", "n": "\n"}.get(m.group(1), m.group(1)), x)
+    pieces = []
+    for ln in text.splitlines():
+        # a line that is one string literal ("...", '...'), with its escapes
+        m = re.match(r"""^[^"']*?(["'])(.*)\1[^"']*$""", ln)
+        if m:
+            pieces += unescape(m.group(2)).splitlines()
+    decoded = ESCAPES.sub(lambda m: "\n" if m.group(0) == "\\n" else " ", text)
+    for ln in decoded.splitlines():
+        pieces += re.split(r"[\"']", ln)
+    lines = set(normal_lines(text, patch)) | set(comment_lines(text)) | \
+        set(normal_lines("\n".join(pieces)))
+    for piece in pieces:
+        for x in (piece, piece.split(";", 1)[0], COMMENT_MARK.sub("", piece.strip())):
+            x = " ".join(x.split())
+            if x:
+                lines.add(x)
+    return lines
+
+
 def solved_bodies(lab, root=ROOT):
     """[(file, function, [its body's distinctive lines])] of the lab's
     solved functions in root: the body's lines of 16 characters or more
@@ -231,10 +277,13 @@ def solved_bodies(lab, root=ROOT):
     return out
 
 
-def answers_in(tree, lab, root=ROOT, files=None):
+def answers_in(tree, lab, root=ROOT, files=None, comments_only=()):
     """["file: holds fn()'s solved body (N of its M lines)"] for the files
     of tree (a student's: every file but the lab's own) that carry most
-    of the body of one of lab's solved functions in root."""
+    of the body of one of lab's solved functions in root: in their code,
+    their comments or their string literals (scan_lines); in the files
+    under comments_only (path prefixes: the kernel's own sources), in
+    their comments only."""
     bodies = [b for b in solved_bodies(lab, root) if b[2]]
     mine = set(lab_files(lab, root))
     hits = []
@@ -243,7 +292,9 @@ def answers_in(tree, lab, root=ROOT, files=None):
             continue
         try:
             with open(os.path.join(tree, rel), encoding="utf-8") as f:
-                lines = set(normal_lines(f.read(), rel.endswith((".patch", ".diff"))))
+                text = f.read()
+            lines = set(comment_lines(text)) if rel.startswith(tuple(comments_only)) else \
+                scan_lines(text, rel.endswith((".patch", ".diff")))
         except (UnicodeDecodeError, OSError):
             continue
         for path, fn, body in bodies:
@@ -607,6 +658,120 @@ def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdo
         shutil.rmtree(unpacked, ignore_errors=True)
 
 
+# -- a student's own tree, graded as its submission would be ------------------
+def student_lab(root=ROOT):
+    """The lab root is a student's tree for (labs/student-tree), or None."""
+    try:
+        with open(os.path.join(root, STUDENT_MARK)) as f:
+            return f.readline().strip() or None
+    except OSError:
+        return None
+
+
+def started_from(root=ROOT):
+    """The commit make lab-start made in root (its git repository's first),
+    or None (no repository)."""
+    r = subprocess.run(["git", "-C", root, "rev-list", "--max-parents=0", "HEAD"],
+                       capture_output=True, text=True)
+    first = r.stdout.split() if r.returncode == 0 else []
+    return first[-1] if first else None
+
+
+def outside_changes(tree, lab, first):
+    """[(file, "changed" | "added" | "deleted")], sorted, of the files of
+    tree that differ from commit first (what lab-start made) and are not
+    the lab's own files: what a grade of tree ignores."""
+    g = ["git", "-C", tree]
+    diff = subprocess.run(g + ["diff", "--no-renames", "--name-status", "-z", first, "--"],
+                          capture_output=True, text=True, check=True).stdout.split("\0")
+    kinds = {"M": "changed", "T": "changed", "A": "added", "D": "deleted"}
+    out = {}
+    for status, rel in zip(diff[0::2], diff[1::2]):
+        if status:
+            out[rel] = kinds.get(status[0], "changed")
+    new = subprocess.run(g + ["ls-files", "-o", "--exclude-standard", "-z"],
+                         capture_output=True, text=True, check=True).stdout.split("\0")
+    for rel in new:
+        if rel:
+            out[rel] = "added"
+    mine = set(lab_files(lab, tree))
+    return sorted((rel, k) for rel, k in out.items() if rel not in mine)
+
+
+def ignored_line(changes):
+    """The one line a grade prints about the files it ignored."""
+    if not changes:
+        return "Ignored: nothing (no file outside the lab's files differs from what " \
+            "lab-start made)"
+    return "Ignored (not the lab's files, graded as lab-start made them): " + \
+        ", ".join("%s (%s)" % c for c in changes)
+
+
+# a change to these leaves build/ out of the scratch tree (make's rules and
+# tools are no dependency of the objects): everything is built again
+BUILD_RULES = re.compile(r"^(Makefile|.*\.mk|tools/|linker\.ld)")
+
+
+def make_student_scratch(work, lab, tree, first, changes):
+    """tree (a student's) at work, with its build/ (times kept) unless a
+    change touches the build's rules, and every change outside the lab's
+    files undone: a changed or deleted file back as commit first has it
+    (a fresh mtime: make rebuilds what depends on it), an added one gone."""
+    shutil.rmtree(work, ignore_errors=True)
+    copy_files(tree, work, project_files(tree))
+    if not any(BUILD_RULES.match(rel) for rel, _ in changes):
+        copy_build(tree, work)
+    for rel, kind in changes:
+        dest = os.path.join(work, rel)
+        if kind == "added":
+            if os.path.lexists(dest):
+                os.remove(dest)
+            continue
+        r = subprocess.run(["git", "-C", tree, "show", "%s:%s" % (first, rel)],
+                           capture_output=True, check=True)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, "wb") as f:
+            f.write(r.stdout)
+
+
+def grade_student_tree(lab, results_path, root=ROOT, work=None, seed=None, out=sys.stdout,
+                       only=None):
+    """Grades a student's tree (make lab-start's) as grade_submission
+    grades it handed in: only the lab's files, over the tree as lab-start
+    made it (the repository's first commit), the same inspection (a
+    refused file graded as its stub) and the checks of that tree; prints
+    which files outside the lab's it ignored. Returns (N, M, outcomes)."""
+    check_lab(lab, root)
+    first = started_from(root)
+    if first is None:
+        raise LabError("%s has no git repository: it cannot tell what lab-start made, so it "
+                       "cannot grade as the teacher will (make grade LAB=%s SUBMISSION=DIR "
+                       "in the teacher's tree does)" % (root, lab))
+    seed = new_seed() if seed is None else seed
+    work = work or os.path.join(root, "build", "grade", "work", "this-tree")
+    changes = outside_changes(root, lab, first)
+    make_student_scratch(work, lab, root, first, changes)
+    # the stubs lab-start gave (root's first commit); the interface and the
+    # checks as it made them too (work's, restored), never the tree's own
+    import labinspect
+    stubs = stub_sources(lab, root)
+    try:
+        refused = {lab: labinspect.inspect_lab(lab, work, work, stubs)}
+    except labinspect.InspectError as e:
+        raise LabError("cannot inspect the lab files: %s" % e)
+    for rel in refused[lab]:
+        with open(os.path.join(work, rel), "w") as f:
+            f.write(stubs[rel])
+        obj = os.path.join(work, "build", os.path.splitext(rel)[0] + ".o")
+        if os.path.exists(obj):
+            os.remove(obj)
+    preface = ["This tree, graded as its submission: lab %s's files (%s) over the tree "
+               "lab-start made (commit %s)" % (lab, ", ".join(lab_files(lab, root)), first[:12]),
+               ignored_line(changes)]
+    return grade([lab], results_path, work, out, seed, work, preface, None,
+                 "make grade LAB=%s SEED=%d" % (lab, seed), only, refused)
+
+
 def print_steps(lab, out=sys.stdout):
     checks, steps = load_lab(lab)
     items = read_strip(lab)
@@ -710,11 +875,18 @@ def main(argv):
             grade_submission(args[0], opts["submission"], results, opts.get("work"), seed,
                              only=only)
         else:
-            labs = args or written_labs()
+            mine = student_lab()
+            labs = args or ([mine] if mine else written_labs())
             for lab in labs:
                 check_lab(lab)
             results = opts.get("results") or os.path.join(ROOT, "build", "grade", "results.json")
-            grade(labs, results, seed=seed, only=only)
+            if mine in labs and len(labs) > 1:
+                raise LabError("this is a student's tree for lab %s: make grade LAB=%s grades "
+                               "it, alone" % (mine, mine))
+            if mine in labs:
+                grade_student_tree(mine, results, work=opts.get("work"), seed=seed, only=only)
+            else:
+                grade(labs, results, seed=seed, only=only)
     except LabError as e:
         print("lab: %s" % e, file=sys.stderr)
         return 2

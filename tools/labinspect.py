@@ -37,6 +37,8 @@ labs/<lab>/interface, one item a line (# comments):
     section __ex_table            a section the lab may add entries to
     nasm-insn mov and jz ...      instructions (and macros) a nasm lab file may use
     nasm-name cr3 PAGE_SIZE ...   names beyond registers it may use
+    nasm-entry MACRO ...          its macros that are entry code (memory
+                                  through ss: or esp only: tools/nasmlab.py)
     NAME NAME ...                 symbols its files may reference
 
     refused = inspect_lab(lab, tree, ref_root)   {lab file: one-line reason}
@@ -102,6 +104,7 @@ class Interface:
     def __init__(self, symbols=(), insns=(), sections=()):
         self.symbols, self.insns, self.sections = set(symbols), set(insns), set(sections)
         self.nasm_insns, self.nasm_names = set(), set()     # a nasm lab file's (tools/nasmlab.py)
+        self.nasm_entry = set()     # its macros that are entry code: memory through ss: or esp
 
 
 def read_interface(lab, root):
@@ -122,6 +125,8 @@ def read_interface(lab, root):
                 iface.nasm_insns.update(words[1:])
             elif words[0] == "nasm-name":
                 iface.nasm_names.update(words[1:])
+            elif words[0] == "nasm-entry":
+                iface.nasm_entry.update(words[1:])
             else:
                 iface.symbols.update(words)
     return iface
@@ -445,7 +450,8 @@ def inspect_file(lab, tree, rel, stub_text, ref_root, iface, tmp):
         return p and "%s: refused before linking: %s" % (rel, p)
     if rel.endswith(".inc"):
         with open(path, errors="replace") as f:
-            p = nasmlab.file_problem(f.read(), stub_text, iface.nasm_insns, iface.nasm_names)
+            p = nasmlab.file_problem(f.read(), stub_text, iface.nasm_insns, iface.nasm_names,
+                                     iface.nasm_entry)
         return p and "%s: refused before assembling: %s" % (rel, p)
     if not rel.endswith(".c"):
         return None

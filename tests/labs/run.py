@@ -28,9 +28,10 @@ labs/ORDER (results: build/results/labs.ktap):
       * a cheat that edits only other files scores what the stripped tree
         scores (its real lab code), one that remembers answers loses points;
   - every wrong solution loses points under each of ten seeds (SEEDS:
-    built once per worker; a check that draws nothing from the seed,
-    seen failing once, fails under all of them), and the scenarios of 400
-    seeds each have every case (tests/labs/test_scenarios.py);
+    graded again in the tree its class grade built; a check that draws
+    nothing from the seed, seen failing once, fails under all of them),
+    and the scenarios of 400 seeds each have every case
+    (tests/labs/test_scenarios.py);
   - the grades' words where the trials found them misleading (MESSAGES);
   - a submission graded alone scores what it scored in the class, and one
     whose kernel hangs is stopped at its time limit with nothing left running;
@@ -71,6 +72,7 @@ import gradeclass  # noqa: E402
 import lab  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
+import test_handouts  # noqa: E402
 import test_inspect  # noqa: E402
 import test_scenarios  # noqa: E402
 from results import Results, progress  # noqa: E402
@@ -247,26 +249,47 @@ KERNEL_DIRS = ("kernel/", "mm/", "modload/", "include/", "boot/")
 def test_no_answers(t, name, tree):
     """The student's tree carries nothing of the lab's answer: no file
     outside the kernel's sources (tests/, tools/, labs/, the other
-    handouts...) holds most of a solved function's body. The lab's own
-    handout may show a fragment on purpose (uaccess's exception-table
-    entry) and is left to the teacher."""
-    files = [f for f in lab.submission.walk_files(tree) if not f.startswith(KERNEL_DIRS)
-             and f != "docs/labs/%s.md" % name]
-    hits = lab.answers_in(tree, name, files=files)
+    handouts...) holds most of a solved function's body, in its code, its
+    comments or its strings (a unit test's nasm lines); no comment in the
+    kernel's sources does. The lab's own handout may show a fragment on
+    purpose (uaccess's exception-table entry) and is left to the teacher."""
+    files = [f for f in lab.submission.walk_files(tree) if f != "docs/labs/%s.md" % name]
+    hits = lab.answers_in(tree, name, files=files, comments_only=KERNEL_DIRS)
     t.check(not hits, "%s: the student's tree holds none of the solved functions' bodies "
-            "(%d files scanned)" % (name, len(files)), "\n".join(hits[:10]))
-    # the scan finds an answer where one is: the solved files copied under tests/
+            "(%d files scanned, the kernel's sources for their comments)" % (name, len(files)),
+            "\n".join(hits[:10]))
+    # the scan finds an answer where one is: the solved files copied under
+    # tests/, as a Python test's strings, and as a comment in the kernel
     planted = []
-    for rel in {it.path for it in lab.read_strip(name) if it.path.endswith(".c")}:
-        dest = os.path.join(tree, "tests", "answer-" + os.path.basename(rel))
-        shutil.copyfile(os.path.join(ROOT, rel), dest)
-        planted.append(os.path.relpath(dest, tree))
+    for rel in {it.path for it in lab.read_strip(name) if it.path.endswith((".c", ".inc"))}:
+        with open(os.path.join(ROOT, rel)) as f:
+            text = f.read()
+        for dest, body in (
+                ("tests/answer-" + os.path.basename(rel), text),
+                ("tests/answer_%s.py" % os.path.basename(rel).replace(".", "_"),
+                 "ANSWER = (\n%s)\n" % "\n".join("    %r" % (ln + "\n")
+                                                  for ln in text.splitlines())),
+                ("kernel/answer-%s.c" % os.path.basename(rel),
+                 "/*\n%s\n */\n" % "\n".join(" * " + ln.replace("*/", "")
+                                               for ln in text.splitlines()))):
+            with open(os.path.join(tree, dest), "w") as f:
+                f.write(body)
+            planted.append(dest)
     if planted:
-        found = lab.answers_in(tree, name, files=planted)
-        funcs = [it.target for it in lab.read_strip(name) if it.path.endswith(".c")]
-        t.check(all(any("%s()" % f in h for h in found) for f in funcs),
-                "%s: ... and the scan finds each solved function copied under tests/" % name,
-                "\n".join(found) or "nothing found")
+        def funcs_in(dest):
+            return {h.split("'s ", 1)[1].split("()")[0] for h in
+                    lab.answers_in(tree, name, files=[dest], comments_only=KERNEL_DIRS)}
+        missed = []
+        for i in range(0, len(planted), 3):
+            plain = funcs_in(planted[i])
+            want = {it.target for it in lab.read_strip(name) if it.path.endswith(".c")
+                    and os.path.basename(it.path) in planted[i]}
+            missed += ["%s in %s" % (f, planted[i]) for f in sorted(want - plain)]
+            for dest in planted[i + 1:i + 3]:
+                missed += ["%s in %s" % (f, dest) for f in sorted(plain - funcs_in(dest))]
+        t.check(not missed, "%s: ... and the scan finds each solved function copied under "
+                "tests/, as a test's strings and in a kernel comment" % name,
+                "missed: " + "; ".join(missed))
         for p in planted:
             os.remove(os.path.join(tree, p))
     shipped = [f for f in lab.submission.walk_files(tree) if lab.NOT_SHIPPED.match(f)]
@@ -888,7 +911,7 @@ def run_recorded(ctx, name, c):
     return o.score < o.points, sorted(ctx.drawn), o
 
 
-WORKERS_PER_LAB = 3     # seed workers per lab on average (each copies and builds a tree)
+WORKERS_PER_LAB = 3     # seed workers per lab on average
 
 
 def seeded_path(tmp, name):
@@ -917,26 +940,19 @@ def record_seeded(name, checks, tree):
 
 
 def wrong_seeds_worker(name, tmp, out_path, chunk):
-    """For lab name, in a tree of its own: which checks depend on the seed
-    (the solved tree graded once, recording: the lab's first worker does
-    it, the others read its file), then each wrong solution
-    under SEEDS. A wrong solution that failed, under SEED (the class grade),
-    a check that draws nothing from the seed fails it under every seed:
-    proven without another run. The others are built once and graded
-    under each further seed with the seeded checks only, the one that
-    failed last first, until one fails (that seed is not full marks)."""
-    import grading
+    """For lab name: which checks depend on the seed (the solved files
+    graded once, recording, in the tree their class grade built: the lab's
+    first worker does it, the others read its file), then each wrong
+    solution under SEEDS. A wrong solution that failed, under SEED (the
+    class grade), a check that draws nothing from the seed fails it under
+    every seed: proven without another run. The others are graded, in the
+    tree their class grade built (never built a second time), under each
+    further seed with the seeded checks only, the one that failed last
+    first, until one fails (that seed is not full marks)."""
     checks, _ = lab.load_lab(name)
     part, _, names = chunk.partition(":")     # "1:wrong-a,wrong-b"
     part = int(part)
-    tree = os.path.join(tmp, "seeds-%s-%d" % (name, part))
-    copy_solved(tree)
-    lab.add_scaffold(tree)
     out = {"seeded": {}, "wrong": {}}
-    failed = lab.build(tree)
-    if failed:
-        out["error"] = "the solved copy does not build: " + failed
-        return lab.write_json(out_path, out)
     # the lab's first worker records; the others start once it has (the
     # scheduler waits for its file) and read what it found
     done = seeded_path(tmp, name)
@@ -944,64 +960,79 @@ def wrong_seeds_worker(name, tmp, out_path, chunk):
         with open(done) as f:
             out["seeded"] = json.load(f)
     else:
-        out["seeded"] = record_seeded(name, checks, tree)
-        lab.write_json(done, out["seeded"])
-    wrong_dir = os.path.join(ROOT, "labs", name, "wrong")
-    for w in filter(None, names.split(",")):
-        p = w + ".patch"
-        t0 = time.monotonic()
+        tree = class_tree(name, "solved")
         try:
-            res = results_of(name, "wrong-" + w)
-        except OSError:
-            continue
-        fails = [x["name"][len(name) + 2:] for x in res["tests"] if x["score"] < x["max_score"]]
-        rec = {"fails": fails, "seeds": {str(SEEDS[0]): fails[0] if fails else None}}
-        out["wrong"][w] = rec
-        still = [f for f in fails if not out["seeded"].get(f, ["?"])]
-        if still:
-            rec["proof"] = "%s fails and draws nothing from the seed" % still[0]
-            continue
-        if not fails:
-            continue            # full marks under SEED: the class test says so already
-        ok, said = apply(os.path.join(wrong_dir, p), tree)
-        if not ok:
-            rec["error"] = "does not apply: " + said
-            continue
-        try:
-            broken = lab.build(tree)
-            if broken:
-                rec["proof"] = "does not build (0 under every seed)"
-                continue
-            order = [c for c in checks if c.name in fails] + \
-                    [c for c in checks if c.name not in fails and out["seeded"][c.name]]
-            for seed in SEEDS[1:]:
-                ctx = RecordingContext(tree, seed)
-                hit, first = None, True
-                try:
-                    for c in order:
-                        bad, drawn, _ = run_recorded(ctx, name, c)
-                        if bad:
-                            hit = c
-                            break
-                        first = False
-                finally:
-                    ctx.close()
-                rec["seeds"][str(seed)] = hit.name if hit else None
-                if hit:
-                    order.remove(hit)
-                    order.insert(0, hit)
-                    if not drawn and first:     # all it used, it built itself
-                        rec["proof"] = "%s fails and draws nothing from the seed" % hit.name
-                        break
+            failed = lab.build(tree) if os.path.isdir(tree) else "its class tree is gone"
+            if failed:
+                out["error"] = "the solved files' tree does not build: " + failed
+                return lab.write_json(out_path, out)
+            out["seeded"] = record_seeded(name, checks, tree)
         finally:
-            apply_reverse(os.path.join(wrong_dir, p), tree)
-        rec["seconds"] = round(time.monotonic() - t0, 1)
+            shutil.rmtree(tree, ignore_errors=True)
+        lab.write_json(done, out["seeded"])
+    for w in filter(None, names.split(",")):
+        # the tree its class grade built (the solved files with the patch
+        # applied, as the class took them): graded again, then removed
+        tree = class_tree(name, "wrong-" + w)
+        try:
+            wrong_under_seeds(name, checks, w, tree, out)
+        finally:
+            shutil.rmtree(tree, ignore_errors=True)
     lab.write_json(out_path, out)
-    shutil.rmtree(tree, ignore_errors=True)
 
 
-def apply_reverse(patch, tree):
-    subprocess.run(["patch", "-p1", "-s", "-R", "-i", patch], cwd=tree, capture_output=True)
+def class_tree(name, sub):
+    """The scratch tree in which the class graded sub, kept built
+    (test_labs() keeps the solved files' and the wrong solutions')."""
+    return gradeclass.work_path(name, sub)
+
+
+def wrong_under_seeds(name, checks, w, tree, out):
+    """wrong/w under SEEDS[1:] in tree (its class grade's tree): its record
+    in out["wrong"]."""
+    t0 = time.monotonic()
+    try:
+        res = results_of(name, "wrong-" + w)
+    except OSError:
+        return
+    fails = [x["name"][len(name) + 2:] for x in res["tests"] if x["score"] < x["max_score"]]
+    rec = {"fails": fails, "seeds": {str(SEEDS[0]): fails[0] if fails else None}}
+    out["wrong"][w] = rec
+    still = [f for f in fails if not out["seeded"].get(f, ["?"])]
+    if still:
+        rec["proof"] = "%s fails and draws nothing from the seed" % still[0]
+        return
+    if not fails:
+        return              # full marks under SEED: the class test says so already
+    if not os.path.isdir(tree):
+        rec["error"] = "the tree its class grade built is gone (%s)" % tree
+        return
+    broken = lab.build(tree)    # make finds it built, or says again why it is not
+    if broken:
+        rec["proof"] = "does not build (0 under every seed)"
+        return
+    order = [c for c in checks if c.name in fails] + \
+            [c for c in checks if c.name not in fails and out["seeded"][c.name]]
+    for seed in SEEDS[1:]:
+        ctx = RecordingContext(tree, seed)
+        hit, first = None, True
+        try:
+            for c in order:
+                bad, drawn, _ = run_recorded(ctx, name, c)
+                if bad:
+                    hit = c
+                    break
+                first = False
+        finally:
+            ctx.close()
+        rec["seeds"][str(seed)] = hit.name if hit else None
+        if hit:
+            order.remove(hit)
+            order.insert(0, hit)
+            if not drawn and first:     # all it used, it built itself
+                rec["proof"] = "%s fails and draws nothing from the seed" % hit.name
+                break
+    rec["seconds"] = round(time.monotonic() - t0, 1)
 
 
 def seed_jobs(names, rows):
@@ -1100,7 +1131,8 @@ def test_wrong_under_seeds(t, names, tmp, rows=None):
 
 def test_unit(t):
     for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
-                        ("inspect", test_inspect), ("scenarios", test_scenarios)):
+                        ("handouts", test_handouts), ("inspect", test_inspect),
+                        ("scenarios", test_scenarios)):
         for name, fn in mod.TESTS:
             try:
                 fn()
@@ -1202,6 +1234,7 @@ def test_labs(t, labs):
                 % (present[0], got, total), "\n".join(failing(solved)) + "\n" + text[-1500:])
         ph.done("the solved tree graded")
     tmp = tempfile.mkdtemp(prefix="ronx-labs-")
+    classes = {}
     try:
         test_todo_before_failure(t, tmp)
         if present:
@@ -1209,7 +1242,6 @@ def test_labs(t, labs):
             test_lab_start_output(t, tmp, present[0])
         one = "wx-audit" if "wx-audit" in present else (present[0] if present else None)
         ph.done("paging_init()'s stub and the student's trees")
-        classes = {}
 
         def items():
             """Each lab's class, graded while the next lab's is made."""
@@ -1219,7 +1251,11 @@ def test_labs(t, labs):
                     yield (n, sub, path, checks_for_wrong(v, checks, steps, sub))
         progress("labs: making the classes of %d labs and grading them, %d submissions at a "
                  "time (make grade-class; LAB_JOBS=N)" % (len(present), JOBS))
-        rows = gradeclass.grade_many(items(), jobs=JOBS, seed=SEED, out=Lines())
+        # the trees of the solved files and of the wrong solutions stay
+        # built: the seed workers grade them again (class_tree())
+        def keep(n, sub):
+            return classes[n][0].kinds.get(sub, ("",))[0] in ("solved", "wrong")
+        rows = gradeclass.grade_many(items(), jobs=JOBS, seed=SEED, out=Lines(), keep=keep)
         for n in classes:
             mine = [r for (ln, _), r in rows.items() if ln == n]
             progress("labs: %s: %d submissions, %.0fs of grading" % (
@@ -1251,6 +1287,9 @@ def test_labs(t, labs):
                 % len(SEEDS))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        for n, (v, _, _) in classes.items():    # what a worker that failed left
+            for sub in v.kinds:
+                shutil.rmtree(class_tree(n, sub), ignore_errors=True)
         ph.summary()
 
 

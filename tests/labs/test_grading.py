@@ -116,7 +116,7 @@ def test_where_names_the_nearest_symbol():
 
 class PortGuest:
     """A guest whose `selftest` prints console on the console and port on
-    port 0xe9, as kernel/ktest.c and code under test would."""
+    port 0xe9, as kernel/selftest/ktest.c and code under test would."""
     debugcon = True
 
     def __init__(self, console, port):
@@ -179,11 +179,12 @@ def test_teacher_tests_read_from_the_kernel_elf():
     tests = grading.teacher_tests(os.path.join(ROOT, "build", "kernel.elf"))
     src = set()
     for d in ("kernel", "mm", "modload"):
-        for n in os.listdir(os.path.join(ROOT, d)):
-            if n.endswith(".c"):
-                with open(os.path.join(ROOT, d, n)) as f:
-                    src.update(re.findall(r"^KTEST\((\w+),\s*(\w+)\)", f.read(), re.M))
-    src.discard(("image", "name"))     # mm/rodata_test.c's macro makes tests of this
+        for top, _, names in os.walk(os.path.join(ROOT, d)):   # kernel/ has rooms
+            for n in names:
+                if n.endswith(".c"):
+                    with open(os.path.join(top, n)) as f:
+                        src.update(re.findall(r"^KTEST\((\w+),\s*(\w+)\)", f.read(), re.M))
+    src.discard(("image", "name"))     # kernel/selftest/rodata_test.c's macro makes tests of this
     got = {(s, n) for s, names in tests.items() for n in names}
     assert src <= got and len(got) == sum(len(v) for v in tests.values()) and \
         ("image", "exec_data_faults") in got, (sorted(src - got)[:5], len(got), len(src))
@@ -222,6 +223,61 @@ def test_died_reads_the_line_after_the_prompt():
     # a wrong solution (the stack mapped RW without its guard): killed, not segfaulted
     msg = background_fails("ronx> [3] spin: killed by SIGSEGV\n")
     assert "found it ended: [3] spin: killed by SIGSEGV" in msg and "no end line" not in msg, msg
+
+
+def test_student_tree_graded_as_its_submission_ignores_files_outside_the_lab():
+    """tools/lab.py grade in a student's tree: what lab-start made (the
+    repository's first commit) with only the lab's files taken, and one
+    line naming each file outside them that it ignored."""
+    import subprocess
+    import tempfile
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import lab
+    files = {"labs/demo/strip": "mm/demo.c demo_fn write it\n",
+             "labs/student-tree": "demo\n", "mm/demo.c": "int demo_fn(void) { return 0; }\n",
+             "kernel/other.c": "int other;\n", "kernel/gone.c": "int gone;\n",
+             ".gitignore": "build/\n"}
+    with tempfile.TemporaryDirectory(prefix="ronx-student-tree-") as d:
+        tree, work = os.path.join(d, "tree"), os.path.join(d, "work")
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            with open(os.path.join(tree, rel), "w") as f:
+                f.write(text)
+        g = ["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@ronx.invalid"]
+        subprocess.run(g[:3] + ["init", "-q"], check=True)
+        subprocess.run(g + ["add", "-A", "."], check=True)
+        subprocess.run(g + ["commit", "-q", "-m", "start"], check=True)
+        first = lab.started_from(tree)
+        assert lab.student_lab(tree) == "demo"
+        assert lab.outside_changes(tree, "demo", first) == []
+        assert "nothing" in lab.ignored_line([])
+        # the student's work: the lab's file, and (committed or not) others
+        edits = {"mm/demo.c": "int demo_fn(void) { return 1; }\n",
+                 "kernel/other.c": "int other = 1;\n", "notes.txt": "mine\n",
+                 "build/x.o": "ignored by git\n"}
+        for rel, text in edits.items():
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            with open(os.path.join(tree, rel), "w") as f:
+                f.write(text)
+        os.remove(os.path.join(tree, "kernel/gone.c"))
+        subprocess.run(g + ["commit", "-q", "-am", "work"], check=True)
+        with open(os.path.join(tree, "kernel/new.c"), "w") as f:
+            f.write("int sneaky;\n")
+        changes = lab.outside_changes(tree, "demo", first)
+        assert changes == [("kernel/gone.c", "deleted"), ("kernel/new.c", "added"),
+                           ("kernel/other.c", "changed"), ("notes.txt", "added")], changes
+        line = lab.ignored_line(changes)
+        assert "\n" not in line and all("%s (%s)" % c in line for c in changes), line
+        lab.make_student_scratch(work, "demo", tree, first, changes)
+
+        def text(rel):
+            with open(os.path.join(work, rel)) as f:
+                return f.read()
+        assert text("mm/demo.c") == edits["mm/demo.c"]       # the lab's file: taken
+        assert text("kernel/other.c") == files["kernel/other.c"]  # the rest: as started
+        assert text("kernel/gone.c") == files["kernel/gone.c"]
+        assert not os.path.exists(os.path.join(work, "notes.txt"))
+        assert not os.path.exists(os.path.join(work, "kernel/new.c"))
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

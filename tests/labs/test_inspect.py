@@ -3,6 +3,7 @@
 before they are linked: small objects made by gcc with the kernel's
 flags, one for each kind of refusal, and a clean one that passes."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -167,49 +168,166 @@ def test_dependencies_inside_the_tree_only():
                 (deps, got)
 
 
+# a made-up lab of two macros (not any lab's answer): DEMO, and ENTER, which
+# is entry code (the interface's nasm-entry: memory through ss: or esp only)
 NASM_STUB = """; the lab's macros
-%macro SWITCH 2
-\t; LAB demo: switch
+%macro DEMO 2
+\t; LAB demo: demo
+\tud2
+%endmacro
+%macro ENTER 0
+\t; LAB demo: enter
 \tud2
 %endmacro
 """
 NASM_SOLVED = """; the lab's macros
-%macro SWITCH 2
-\tmov\t%1, cr3\t\t; a comment may say anything: out, lgdt
-\tmov\t%2, %1
-\tand\t%2, PTI_USER_BIT
-\tjz\t%%done
-\tand\t%1, ~PTI_USER_BIT
-\tmov\tcr3, %1
-%%done:
+%macro DEMO 2
+\tmov\t%2, cr3\t\t; a comment may say anything: out, lgdt, [0xc0100000]
+\tor\t%2, DEMO_BIT
+\tmov\t%1, [%2 + 0x800]
+\tjnz\t%%out
+\tmov\tcr3, %2
+%%out:
+\tmov\t[fs:DEMO_BIT], %1
 \trep movsd
 \tCOPY_WORDS 3
 %endmacro
+%macro ENTER 0
+\tpush\teax
+\ttest\tdword [ss:esp + 24], 0x800
+\tmov\teax, [esp + 10h]
+\tsub\teax, 0b1000 + 2048 + 17q
+\tmov\teax, [ss:eax + DEMO_BIT]
+\tlea\teax, [eax + 4 * 2]
+\tpop\teax
+%endmacro
 """
-NASM_INSNS = {"mov", "and", "jz", "movsd", "ud2", "COPY_WORDS"}
-NASM_NAMES = {"cr3", "PTI_USER_BIT"}
+NASM_INSNS = {"mov", "or", "sub", "lea", "push", "pop", "test", "jnz", "jmp", "movsd", "ud2",
+              "COPY_WORDS"}
+NASM_NAMES = {"cr3", "DEMO_BIT"}
+NASM_ENTRY = {"ENTER"}
 
 
 def nasm_problem(text):
-    return nasmlab.file_problem(text, NASM_STUB, NASM_INSNS, NASM_NAMES)
+    return nasmlab.file_problem(text, NASM_STUB, NASM_INSNS, NASM_NAMES, NASM_ENTRY)
+
+
+def expect_nasm(cases):
+    for old, new, words in cases:
+        assert old in NASM_SOLVED, old
+        got = nasm_problem(NASM_SOLVED.replace(old, new))
+        assert got and all(w in got for w in words), (new, got)
+        assert got.count("\n") == 0, got
 
 
 def test_nasm_macros_only_listed_instructions_and_names():
     assert nasm_problem(NASM_SOLVED) is None, nasm_problem(NASM_SOLVED)
     assert nasm_problem(NASM_STUB) is None
-    for old, new, words in (
-            ("\tmov\tcr3, %1\n", "\tmov\tcr0, %1\n", ["line 8", "`cr0`"]),
-            ("\trep movsd\n", "\tout\t0xe9, al\n", ["line 10", "`out`"]),
-            ("\trep movsd\n", "\tmov\t[trap_dispatch], eax\n", ["`trap_dispatch`"]),
-            ("\trep movsd\n", "\tmov\teax, %3\n", ["`%3`"]),
-            ("\trep movsd\n", '%include "mm/tlb.c"\n', ["directive `%include`"]),
-            ("\trep movsd\n", "\tjmp\tpti_exit_window\n", ["`jmp`"]),
-            ("%endmacro\n", "%endmacro\nsection .ktests\n", ["outside the lab's macros"]),
-            ("%endmacro\n", "%endmacro\n%macro EXTRA 0\n%endmacro\n", ["EXTRA"]),
-            ("%macro SWITCH 2", "%macro SWITCH 1", ["1 parameters"]),
-            ("%macro SWITCH 2", "%macro OTHER 2", ["no %macro SWITCH"])):
-        got = nasm_problem(NASM_SOLVED.replace(old, new))
-        assert got and all(w in got for w in words), (new, got)
+    expect_nasm((
+        ("\tmov\tcr3, %2\n", "\tmov\tcr0, %2\n", ["line 7", "`cr0`"]),
+        ("\trep movsd\n", "\tout\t0xe9, al\n", ["line 10", "`out`"]),
+        ("\trep movsd\n", "\tmov\t[trap_dispatch], eax\n", ["`trap_dispatch`"]),
+        ("\trep movsd\n", "\tmov\teax, %3\n", ["`%3`"]),
+        ("\trep movsd\n", '%include "mm/tlb.c"\n', ["directive `%include`"]),
+        ("\trep movsd\n", "\tjmp\tpti_exit_window\n", ["`pti_exit_window`"]),
+        ("%endmacro\n%macro ENTER", "%endmacro\nsection .ktests\n%macro ENTER",
+         ["outside the lab's macros"]),
+        ("%endmacro\n%macro ENTER", "%endmacro\n%macro EXTRA 0\n%endmacro\n%macro ENTER",
+         ["EXTRA"]),
+        ("%macro DEMO 2", "%macro DEMO 1", ["1 parameters"]),
+        ("%macro DEMO 2", "%macro OTHER 2", ["no %macro DEMO"]),
+        # a name is never a number, even one made of hex digits
+        ("\tCOPY_WORDS 3\n", "\tCOPY_WORDS face\n", ["`face`"]),
+        ("\tCOPY_WORDS 3\n", "\tCOPY_WORDS 0x8g0\n", ["`0x8g0`", "not a number"])))
+
+
+def test_nasm_numbers_in_every_form_are_immediates():
+    for num in ("0x800", "0X800", "800h", "0800h", "2048", "0b100000000000", "100000000000b",
+                "4000q", "4000o", "0h800", "2048d", "0x_800"):
+        text = NASM_SOLVED.replace("\tor\t%2, DEMO_BIT\n", "\tor\t%2, " + num + "\n")
+        assert nasm_problem(text) is None, (num, nasm_problem(text))
+
+
+def test_nasm_no_absolute_address_or_jump_by_number():
+    expect_nasm((
+        ("\trep movsd\n", "\tjmp\t0xc0100000\n", ["line 10", "jumps to a number",
+                                                    "`jmp 0xc0100000`"]),
+        ("\tjnz\t%%out\n", "\tjnz\t0c0100000h\n", ["line 6", "jumps to a number"]),
+        ("\tjnz\t%%out\n", "\tjmp\t0x08:0xc0100000\n", ["line 6", "jumps to a number"]),
+        ("\tjnz\t%%out\n", "\tjnz\t%%out + 4\n", ["line 6", "jumps to a number"]),
+        ("\trep movsd\n", "\tmov\teax, [0xc0123000]\n", ["line 10", "at a number",
+                                                          "[0xc0123000]"]),
+        ("\trep movsd\n", "\tmov\tdword [ss:0xc0123000], 1\n", ["at a number"]),
+        ("\trep movsd\n", "\tpush\tdword [4096 * 3]\n", ["at a number"]),
+        ("\trep movsd\n", "\tjmp\t[0xc0123000]\n", ["at a number"])))
+    # a number as an immediate, or beside a register, is what numbers are for
+    for ok in ("\tmov\teax, 0xc0100000\n", "\tmov\teax, [eax + 0xc0100000]\n",
+               "\tjmp\t%%out\n", "\tjmp\teax\n", "\tmov\teax, [fs:DEMO_BIT]\n"):
+        text = NASM_SOLVED.replace("\trep movsd\n", ok)
+        assert nasm_problem(text) is None, (ok, nasm_problem(text))
+
+
+def test_nasm_entry_code_memory_through_ss_or_esp():
+    expect_nasm((
+        ("\tmov\teax, [ss:eax + DEMO_BIT]\n", "\tmov\teax, [eax + DEMO_BIT]\n",
+         ["line 18", "in ENTER", "through ds or es", "`[eax + DEMO_BIT]`", "ss:"]),
+        ("\tmov\teax, [ss:eax + DEMO_BIT]\n", "\tmov\t[ebx], eax\n", ["line 18", "ds or es"]),
+        ("\tmov\teax, [ss:eax + DEMO_BIT]\n", "\tmov\teax, [ds:esp]\n", ["ds or es"]),
+        ("\tmov\teax, [ss:eax + DEMO_BIT]\n", "\tmov\teax, [fs:DEMO_BIT]\n", ["ds or es"]),
+        ("\tmov\teax, [ss:eax + DEMO_BIT]\n", "\tmov\teax, [DEMO_BIT]\n", ["ds or es"]),
+        ("\tmov\teax, [ss:eax + DEMO_BIT]\n", "\tpush\tdword [ebp + 4]\n", ["ds or es"]),
+        ("\tmov\teax, [ss:eax + DEMO_BIT]\n", "\trep movsd\n", ["`movsd`", "entry code"])))
+    # the same lines outside entry code are the kernel's segments: fine
+    for ok in ("\tmov\teax, [eax + DEMO_BIT]\n", "\tmov\t[ebx], eax\n"):
+        text = NASM_SOLVED.replace("\trep movsd\n", ok)
+        assert nasm_problem(text) is None, (ok, nasm_problem(text))
+
+
+def test_nasm_rules_pass_the_solved_pti_file_and_its_wrong_solutions():
+    """boot/pti_entry.inc as solved, and each labs/pti/wrong/ patch of it
+    (wrong solutions build and lose points at grading: never refused)."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import lab
+    iface = labinspect.read_interface("pti", ROOT)
+    assert iface.nasm_entry == {"PTI_ENTER_FROM_USER", "SWITCH_TO_KERNEL_CR3"}, iface.nasm_entry
+    stub = lab.stub_sources("pti", ROOT)["boot/pti_entry.inc"]
+    rel = "boot/pti_entry.inc"
+    wrong = os.path.join(ROOT, "labs", "pti", "wrong")
+    patches = [p for p in sorted(os.listdir(wrong)) if os.path.isdir(wrong) and
+               "+++ b/" + rel in open(os.path.join(wrong, p)).read()] \
+        if os.path.isdir(wrong) else []
+    assert patches or not os.path.isdir(wrong), "no wrong/ patch of " + rel
+    with tempfile.TemporaryDirectory(prefix="ronx-inspect-test-") as d:
+        for p in [None] + patches:
+            shutil.copyfile(os.path.join(ROOT, rel), os.path.join(d, "f.inc"))
+            if p:
+                with open(os.path.join(wrong, p)) as f:
+                    subprocess.run(["patch", "-s", "-p2", os.path.join(d, "f.inc")], stdin=f,
+                                   check=True, cwd=d, stdout=subprocess.DEVNULL)
+            with open(os.path.join(d, "f.inc")) as f:
+                text = f.read()
+            with open(os.path.join(ROOT, rel)) as f:
+                assert (text != f.read()) == bool(p), p
+            got = nasmlab.file_problem(text, stub, iface.nasm_insns, iface.nasm_names,
+                                       iface.nasm_entry)
+            assert got is None, (p or "the solved file", got)
+
+
+def test_answer_scan_reads_strings_and_comments():
+    """tools/lab.py's scan of a student's tree for answers (answers_in)
+    reads a test's string literals and every kind of comment, not only code."""
+    import lab
+    body = ["and %2, DEMO_USER_BIT", "and %1, ~DEMO_USER_BIT", "if (!pte_present(*pte)) return -1;"]
+    py = 'X = """\n\tand\t%2, DEMO_USER_BIT\t; why\n"""\nY = ("\\tand\\t%1, ~DEMO_USER_BIT\\n"\n' \
+        "     'if (!pte_present(*pte)) return -1; /* c */\\n')\n"
+    got = lab.scan_lines(py)
+    assert all(ln in got for ln in body), (py, sorted(got))
+    c = "/*\n * and %2, DEMO_USER_BIT\n */\nint x; // and %1, ~DEMO_USER_BIT\n"
+    asm = "\tnop\t\t; and %2, DEMO_USER_BIT\n# and %1, ~DEMO_USER_BIT\n"
+    for text in (c, asm):
+        got = set(lab.comment_lines(text))
+        assert body[0] in got and body[1] in got, (text, got)
+    assert "int x;" not in lab.comment_lines(c)
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items())

@@ -26,6 +26,7 @@
 #include <ronx/uaccess.h>
 #include <ronx/spinlock.h>
 #include <ronx/process.h>
+#include <ronx/signal.h>
 
 #define EXEC_PATH_MAX	64
 #define ENAMETOOLONG	36
@@ -123,6 +124,7 @@ static long do_execve(struct exec_args *a)
 	base = strrchr(a->path, '/') ? strrchr(a->path, '/') + 1 : a->path;
 	memset(t->comm, 0, sizeof(t->comm));
 	memcpy(t->comm, base, strlen(base) < TASK_COMM_LEN ? strlen(base) : TASK_COMM_LEN - 1);
+	signals_exec(t);
 	vfork_child_done(t);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <ronx/pgd.h>
 #include <ronx/memory.h>
 #include <ronx/process.h>
+#include <ronx/signal.h>
 
 unsigned long total_forks;
 
@@ -67,6 +68,7 @@ static struct task *copy_process(long *err)
 	c->regs->eax = 0;			/* fork returns 0 in the child */
 	c->parent = p;
 	c->background = p->background;		/* a background job's children read EOF too */
+	signals_fork(c, p);
 	return c;
 }
 

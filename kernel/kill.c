@@ -26,11 +26,10 @@
 #include <ronx/compiler.h>
 #include <ronx/spinlock.h>
 #include <ronx/process.h>
+#include <ronx/signal.h>
 
-#define _NSIG		64
 #define SIGCHLD		17
 #define SIGCONT		18
-#define SIGSTOP		19
 #define SIGTSTP		20
 #define SIGTTIN		21
 #define SIGTTOU		22
@@ -56,16 +55,40 @@ static bool signalable(const struct task *t)
 	       t->state != TASK_ZOMBIE && t->mm;
 }
 
-/* One process: -ESRCH if it is not one, -EPERM for the kernel's task, else 0; tasks_lock held. */
-static int send_sig(struct task *t, int sig)
+/*
+ * One process: -ESRCH if it is not one, -EPERM for the kernel's task, else 0;
+ * tasks_lock held. sender is si_pid: 0 for the kernel's own signals (the
+ * tty's Ctrl-C, the shell's kill), which may come while no process runs.
+ */
+static int send_sig(struct task *t, int sig, int sender)
 {
 	if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->state == TASK_DEAD)
 		return -ESRCH;
 	if (!t->mm && t->state != TASK_ZOMBIE)
 		return -EPERM;
-	if (sig && t->state != TASK_ZOMBIE && !sig_ignored_by_default(sig))
+	if (sig && t->state != TASK_ZOMBIE && !signal_queue_locked(t, sig, sender, false) &&
+	    !sig_ignored_by_default(sig))
 		kill_task_locked(t, sig);
 	return 0;
+}
+
+/* tgkill: one process, as kill(pid) but its siginfo says SI_TKILL. */
+int tkill_pid(int pid, int sig)
+{
+	unsigned long flags;
+	struct task *t;
+	int ret;
+
+	if (sig < 0 || sig > _NSIG)
+		return -EINVAL;
+	spin_lock_irqsave(&tasks_lock, flags);
+	t = find_task(pid);
+	ret = t && signalable(t) ? 0 : -ESRCH;
+	if (!ret && sig && !signal_queue_locked(t, sig, current->pid, true) &&
+	    !sig_ignored_by_default(sig))
+		kill_task_locked(t, sig);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return ret;
 }
 
 /* Every process of group pgid, or (all) every one but the caller; tasks_lock held. */
@@ -79,7 +102,7 @@ static int send_sig_all_locked(int sig, int pgid, bool all)
 
 		if (!signalable(t) || (all ? t == current : task_pgid(t) != pgid))
 			continue;
-		r = send_sig(t, sig);
+		r = send_sig(t, sig, current->pid);
 		if (ret)
 			ret = r;
 	}
@@ -107,7 +130,7 @@ static int send_sig_pid(int pid, int sig)
 
 	spin_lock_irqsave(&tasks_lock, flags);
 	t = find_task(pid);
-	ret = t ? send_sig(t, sig) : -ESRCH;
+	ret = t ? send_sig(t, sig, current->pid) : -ESRCH;
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	return ret;
 }
@@ -143,7 +166,7 @@ int kill_pgrp(int pgid, int sig)
 		struct task *t = &tasks[i];
 
 		if (signalable(t) && task_pgid(t) == pgid) {
-			send_sig(t, sig);
+			send_sig(t, sig, 0);
 			n++;
 		}
 	}

@@ -31,6 +31,7 @@
 #include <ronx/pti.h>
 #include <ronx/umip.h>
 #include <ronx/cpu_entry_area.h>
+#include <ronx/vmap_stack.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -52,6 +53,14 @@ static char sched_stack[4096] __aligned(16);
 extern char boot_stack_top[];
 #define BOOT_STACK_SIZE	16384	/* boot/entry.asm */
 
+/* The shell, a task (pid 0) on the boot stack's guarded alias. */
+static void __noreturn shell_start(unsigned long stack)
+{
+	sched_start("shell", stack, BOOT_STACK_SIZE, sched_stack, sizeof(sched_stack));
+	printk(KERN_INFO "ronx: ready\n");
+	shell_run();
+}
+
 /*
  * The end of boot: the code running now becomes the shell, a task (pid 0)
  * on the boot stack, and this CPU gets a scheduler on a stack of its own,
@@ -61,15 +70,27 @@ extern char boot_stack_top[];
  */
 static noinline void __noreturn rest_init(void)
 {
+	unsigned long stack;
+
 	print_policy();
 	wx_plant();
 	free_initmem();
 	mark_rodata_ro();
 	module_autoload();
-	sched_start("shell", (unsigned long)boot_stack_top - BOOT_STACK_SIZE, BOOT_STACK_SIZE,
-		    sched_stack, sizeof(sched_stack));
-	printk(KERN_INFO "ronx: ready\n");
-	shell_run();
+	/*
+	 * The boot stack's frames again in the stack area, below a guard page
+	 * (mm/vmap_stack.c), and the shell on them from their top: what boot
+	 * left there is never returned to.
+	 */
+	stack = map_thread_stack(__pa(boot_stack_top - BOOT_STACK_SIZE), BOOT_STACK_SIZE);
+	if (!stack)
+		refuse_boot(KERN_ERR "ronx: cannot boot: no page table for the kernel stack area\n");
+	__asm__ volatile("mov %0, %%esp\n\t"
+			 "push %1\n\t"
+			 "call *%2\n\t"
+			 "ud2"
+			 : : "r"(stack + BOOT_STACK_SIZE), "r"(stack), "r"(shell_start) : "memory");
+	__builtin_unreachable();
 }
 
 void __init __noreturn start_kernel(uint32_t magic, uint32_t info)

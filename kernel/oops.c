@@ -7,6 +7,7 @@
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
+#include <ronx/string.h>
 #include <ronx/x86.h>
 #include <ronx/memlayout.h>
 #include <ronx/kallsyms.h>
@@ -75,7 +76,7 @@ void die(const char *what, struct trap_frame *f, unsigned long cr2)
 	struct fault_info fi = { f->vector, f->error_code, cr2, f->eip };
 
 	printk(KERN_EMERG "%s: %04x [#%lu]%s\n",
-	       f->vector == X86_TRAP_PF ? "Oops" : what, f->error_code, ++oops_count,
+	       f->vector == X86_TRAP_PF && strcmp(what, "page fault") == 0 ? "Oops" : what, f->error_code, ++oops_count,
 	       num_online_cpus() > 1 ? " SMP" : "");
 	if (num_online_cpus() > 1)
 		printk(KERN_EMERG "CPU: %d\n", smp_processor_id());

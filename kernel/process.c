@@ -12,8 +12,10 @@
  * is ret_from_fork: so the first swtch() to it "returns" through
  * ret_from_trap into ring 3 at the ELF's entry point. At the bottom, the
  * lowest 512 bytes (16-byte aligned, as fxsave wants) keep its FPU
- * registers while it is off a CPU (kernel/fpu.c): the stack proper is
- * what is left, 7.5K, more than Linux i386's 4K stacks had.
+ * registers while it is off a CPU (kernel/cpu/fpu.c), and above them its
+ * signal handlers, mask and pending set (struct task_signals, 1.6K,
+ * kernel/signal_action.c): the stack proper is what is left, about 6K,
+ * more than Linux i386's 4K stacks had.
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -25,6 +27,8 @@
 #include <ronx/spinlock.h>
 #include <ronx/process.h>
 #include <ronx/tty.h>
+#include <ronx/vmap_stack.h>
+#include <ronx/signal.h>
 
 struct task *foreground_task;
 extern char ret_from_trap[];
@@ -38,7 +42,7 @@ extern char ret_from_trap[];
  */
 static void ret_from_fork(void)
 {
-	spin_unlock(&tasks_lock);
+	schedule_tail();
 	if (current->killed) {
 		local_irq_enable();	/* as exit_to_user_mode() runs do_exit() */
 		do_exit(current->killed);
@@ -54,17 +58,20 @@ struct task *new_process_task(const char *name, int nproc_max)
 
 	if (!t)
 		return 0;
-	stack = alloc_pages(THREAD_SIZE / PAGE_SIZE);
+	/* in the stack area, below a guard page (mm/vmap_stack.c) */
+	stack = alloc_thread_stack(THREAD_SIZE);
 	if (!stack) {
 		free_task(t);
 		return 0;
 	}
-	t->stack = (unsigned long)__va(stack);
+	t->stack = stack;
 	t->stack_size = THREAD_SIZE;
 	t->stack_owned = true;
 	/* its FPU registers at the stack's bottom, from fninit's state */
 	t->fpu = (union fpregs_state *)t->stack;
 	fpstate_init(t->fpu);
+	fpregs_invalidate(t);	/* the slot's last process may still be in a CPU's registers */
+	signals_reset(t);
 	t->regs = (struct trap_frame *)(t->stack + THREAD_SIZE) - 1;
 	sp = (uint32_t *)t->regs;
 	*--sp = (uint32_t)ret_from_trap;	/* where ret_from_fork returns to */
@@ -207,7 +214,6 @@ void exit_to_user_mode(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 
-	(void)f;
 	if (current->killed)
 		do_exit(current->killed);
 	if (c->need_resched) {
@@ -216,4 +222,6 @@ void exit_to_user_mode(struct trap_frame *f)
 		if (current->killed)
 			do_exit(current->killed);
 	}
+	if (signal_pending(current))
+		do_signal(f);		/* a handler's frame, or the default action */
 }

@@ -1,23 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The task table and the scheduler: round robin over a fixed table, one
- * scheduler loop per CPU on its own stack (xv6's scheduler(), Linux's
- * names where they fit).
+ * The task table and the scheduler: round robin over a fixed table
+ * (xv6's shape, Linux's names where they fit).
  *
  * A task leaves the CPU only by schedule(), with its state already set:
  * RUNNABLE (yield, or the timer preempted it in ring 3), SLEEPING, or
- * ZOMBIE. The scheduler then runs on its own stack, which is the only
- * place a dead task's kernel stack can be freed: nobody runs on it.
+ * ZOMBIE. __schedule() picks the next runnable task after its slot and
+ * switches straight to it (context_switch(): one swtch(), as Linux's
+ * schedule()); a task that yielded and finds no other keeps the CPU and
+ * returns at once. xv6, and ronx before issue 31, went through the
+ * scheduler's own context and back on every switch: two switches, two
+ * CR3 writes, for one.
  *
- * Every CPU runs this loop (kernel/smpboot.c starts the others in it),
- * so a task may run on any CPU, and on another one after each sleep.
- * A CPU with nothing to run halts; whoever makes a task runnable wakes
- * one such idle CPU with an IPI (Linux: ttwu and the reschedule IPI),
- * and kill wakes the CPU a process runs on, so that it notices at once.
+ * Each CPU also has an idle context on a stack of its own (scheduler();
+ * kernel/cpu/smpboot.c starts the other CPUs in it), switched to only when
+ * nothing can run: it halts, and whoever makes a task runnable wakes one
+ * such idle CPU with an IPI (Linux: ttwu and the reschedule IPI); kill
+ * wakes the CPU a process runs on, so that it notices at once. A task
+ * may run on any CPU, and on another one after each sleep.
  *
- * Locking: tasks_lock guards every task's state, and, as in xv6, is held
- * across swtch() into and out of the scheduler: taken on one side of the
- * switch, released on the other, on the same CPU.
+ * A dead task's kernel stack can be freed only once nobody runs on it:
+ * the side that runs after the switch does it (finish_task_switch(),
+ * Linux's name), a task or the idle context alike.
+ *
+ * Locking: tasks_lock guards every task's state, and is held across
+ * every swtch(): taken by the task that leaves (schedule()), released by
+ * the one that arrives, on the same CPU, from where its own schedule()
+ * left off (a new task: schedule_tail()). So another CPU, which needs
+ * tasks_lock to pick a task, can pick the one that left only after its
+ * registers are saved: a task never runs on two CPUs at once, and never
+ * on a half-saved context.
  *
  * Lifetimes: a slot is reused only when nobody holds a reference on it
  * (t->usage, Linux's get_task_struct()/put_task_struct()). The task holds
@@ -42,6 +54,8 @@
 #include <ronx/apic.h>
 #include <ronx/smp.h>
 #include <ronx/fpu.h>
+#include <ronx/stagestat.h>
+#include <ronx/vmap_stack.h>
 
 struct task tasks[NR_TASKS];
 DEFINE_SPINLOCK(tasks_lock);
@@ -112,7 +126,7 @@ struct task *alloc_task(const char *comm)
 static void release_task_stack(struct task *t)
 {
 	if (t->stack_owned && t->stack)
-		free_pages(__pa(t->stack), t->stack_size / PAGE_SIZE);
+		free_thread_stack(t->stack, t->stack_size);
 	t->stack = 0;
 }
 
@@ -156,11 +170,12 @@ void free_task(struct task *t)
 /*
  * A zombie nobody waits for (an orphan, exit_notify() set autoreap) is
  * collected here, as wait4 would: no lookup finds it, and its slot goes
- * back with the last reference. Only once it is off its stack: the
- * scheduler, right after switching away from it, or exit_notify() for
- * one that was a zombie already (a ZOMBIE seen under tasks_lock is off
- * its stack: the scheduler holds the lock from task_dead() until after
- * release_task_stack()). tasks_lock held. (Linux: release_task().)
+ * back with the last reference. Only once it is off its stack:
+ * finish_task_switch(), right after the switch away from it, or
+ * exit_notify() for one that was a zombie already (a ZOMBIE seen under
+ * tasks_lock is off its stack: tasks_lock is held from task_dead(),
+ * across the switch, until after release_task_stack()). tasks_lock
+ * held. (Linux: release_task().)
  */
 void release_task_locked(struct task *t)
 {
@@ -171,7 +186,7 @@ void release_task_locked(struct task *t)
 	}
 }
 
-/* CPUs halted in scheduler_loop() with nothing to run; changed under tasks_lock. */
+/* CPUs halted in the idle loop (scheduler_loop()) with nothing to run; changed under tasks_lock. */
 static cpumask_t idle_cpus;
 
 /* A task just became runnable: wake an idle CPU to run it (tasks_lock held). */
@@ -233,41 +248,87 @@ static struct task *pick_next_task(int *last)
 }
 
 /*
- * Puts t on this CPU: its address space (CR3; a kernel task keeps the
- * kernel's) and FPU registers, the kernel stack the CPU will enter on
- * from ring 3 (TSS.esp0), then its registers (swtch). Returns when t
- * gives the CPU back.
+ * The task each CPU has just switched away from (NULL: its idle
+ * context). Written before swtch() on the leaving stack, read right
+ * after it on the arriving one, on the same CPU, tasks_lock held
+ * throughout (Linux: switch_to()'s "last").
  */
-static void switch_to(struct cpu *c, struct task *t)
+static struct task *switched_from[NR_CPUS];
+
+/*
+ * What the task switched away from leaves behind, done on the stack
+ * that runs now, tasks_lock still held: a zombie is off its stack at
+ * last, so the stack can go, and an orphan's slot too (Linux:
+ * finish_task_switch()).
+ */
+static void finish_task_switch(void)
 {
-	c->current_task = t;
-	c->need_resched = false;	/* a fresh slice */
-	t->state = TASK_RUNNING;
-	t->cpu = c->id;
-	load_sp0(c, t->stack + t->stack_size);
-	if (t->mm) {
-		switch_mm(t->mm);
-		/* its FPU registers, whoever had this CPU's before (kernel/fpu.c) */
-		fpu_restore(t->fpu);
-	}
-	/* a process must not keep the CPU: its timer ticks while it runs */
-	apic_timer_start();
-	swtch(&c->scheduler, t->context);
-	/* an exited process has no mm and nothing left to save */
-	if (t->mm) {
-		fpu_save(t->fpu);
-		switch_mm(0);
-	}
-	c->current_task = 0;
-	/* off its stack at last: a dead task's stack can go, an orphan's slot too */
-	if (t->state == TASK_ZOMBIE) {
-		release_task_stack(t);
-		if (t->autoreap)
-			release_task_locked(t);
+	struct task *prev = switched_from[this_cpu()->id];
+
+	if (prev && prev->state == TASK_ZOMBIE) {
+		release_task_stack(prev);
+		if (prev->autoreap)
+			release_task_locked(prev);
 	}
 }
 
-/* The loop itself; tasks_lock is held at its top and across every switch. */
+/*
+ * next takes this CPU: the kernel stack the CPU enters on from ring 3
+ * (TSS.esp0), its address space (CR3; a kernel task and the idle context
+ * run on the kernel's) and FPU registers.
+ */
+static void prepare_next(struct cpu *c, struct task *next)
+{
+	c->current_task = next;
+	if (!next) {
+		if (c->active_mm)
+			switch_mm(0);
+		stage_mark(ST_SWITCH_MM);
+		return;
+	}
+	c->need_resched = false;	/* a fresh slice */
+	next->state = TASK_RUNNING;
+	next->cpu = c->id;
+	load_sp0(c, next->stack + next->stack_size);
+	if (next->mm)
+		switch_mm(next->mm);
+	else if (c->active_mm)
+		switch_mm(0);
+	stage_mark(ST_SWITCH_MM);
+	if (next->mm)
+		switch_fpu_finish(next, c->id);
+	stage_mark(ST_FPU_RESTORE);
+	/* a process must not keep the CPU: its timer ticks while it runs */
+	apic_timer_start();
+}
+
+/*
+ * From prev to next on this CPU, either of them NULL for the CPU's idle
+ * context, tasks_lock held. One swtch(): a task hands the CPU straight
+ * to the next one, the idle context is only where a CPU with nothing to
+ * run waits. Returns when something switches back to prev (on whichever
+ * CPU: c is not used after the swtch()).
+ */
+static void context_switch(struct cpu *c, struct task *prev, struct task *next)
+{
+	struct context **from = prev ? &prev->context : &c->scheduler;
+
+	/* an exited process has no mm and nothing left to save */
+	if (prev && prev->mm)
+		switch_fpu_prepare(prev, c->id);
+	stage_mark(ST_FPU_SAVE);
+	prepare_next(c, next);
+	switched_from[c->id] = prev;
+	swtch(from, next ? next->context : c->scheduler);
+	stage_mark(ST_SWTCH);
+	finish_task_switch();
+}
+
+/*
+ * The idle context's loop; tasks_lock is held at its top and across
+ * every switch. It runs only when no task can: a task that gives up the
+ * CPU switches straight to the next runnable one (__schedule()).
+ */
 static void __noreturn scheduler_loop(void)
 {
 	struct cpu *c = this_cpu();
@@ -276,8 +337,9 @@ static void __noreturn scheduler_loop(void)
 	for (;;) {
 		struct task *t = pick_next_task(&last);
 
+		stage_mark(ST_SCHED_PICK);
 		if (t) {
-			switch_to(c, t);
+			context_switch(c, 0, t);
 			continue;
 		}
 		/*
@@ -291,6 +353,7 @@ static void __noreturn scheduler_loop(void)
 		run_cpu_work();
 		wait_for_interrupt();
 		spin_lock(&tasks_lock);
+		stage_start();
 		idle_cpus &= ~(1UL << c->id);
 	}
 }
@@ -302,13 +365,25 @@ void __noreturn scheduler(void)
 }
 
 /*
- * The first time a CPU's first task gives up the CPU (sched_start()), its
- * swtch() lands here on the scheduler's own stack, tasks_lock held.
+ * The first time a CPU's first task gives up the CPU with nothing else
+ * to run (sched_start()), its swtch() lands here on the idle stack,
+ * tasks_lock held.
  */
 static void __noreturn scheduler_entry(void)
 {
-	this_cpu()->current_task = 0;
+	finish_task_switch();
 	scheduler_loop();
+}
+
+/*
+ * A new task's first code after the switch to it (kernel/process.c's
+ * ret_from_fork): what it switched from is finished, then tasks_lock,
+ * taken by whoever switched here, is let go (Linux: schedule_tail()).
+ */
+void schedule_tail(void)
+{
+	finish_task_switch();
+	spin_unlock(&tasks_lock);
 }
 
 /*
@@ -336,10 +411,27 @@ void sched_start(const char *comm, unsigned long stack, unsigned long size,
 	load_sp0(c, stack + size);
 }
 
-/* Gives up the CPU, tasks_lock held, current's state already changed. */
+/*
+ * Gives up the CPU, tasks_lock held, current's state already changed:
+ * to the next runnable task in the table after current's slot, or, if
+ * none, to the idle context. A yield that finds no other task keeps
+ * running (Linux's sched_yield() alone returns at once).
+ */
 static void __schedule(void)
 {
-	swtch(&current->context, this_cpu()->scheduler);
+	struct cpu *c = this_cpu();
+	struct task *prev = c->current_task, *next;
+	int last = prev - tasks;
+
+	stage_start();
+	next = pick_next_task(&last);
+	stage_mark(ST_SCHED_PICK);
+	if (next == prev) {
+		prev->state = TASK_RUNNING;
+		c->need_resched = false;	/* a fresh slice */
+		return;
+	}
+	context_switch(c, prev, next);
 }
 
 /* Gives up the CPU; the caller has set current's state (exit does). */
@@ -356,10 +448,13 @@ void yield(void)
 {
 	unsigned long flags;
 
+	stage_start();
 	spin_lock_irqsave(&tasks_lock, flags);
+	stage_mark(ST_SCHED_LOCK);
 	current->state = TASK_RUNNABLE;
 	__schedule();
 	spin_unlock_irqrestore(&tasks_lock, flags);
+	stage_mark(ST_SCHED_UNLOCK);
 }
 
 /*

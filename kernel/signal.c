@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What happens to a process that faults: Linux's lines, then it dies
- * (ronx has no signal handlers, so every fatal signal is a kill).
+ * What happens to a process that faults: Linux's lines, then it dies;
+ * unless it has a handler for the signal and does not block it: then the
+ * signal is queued with its siginfo (kernel/signal_action.c) and no line
+ * is printed, as Linux prints only for a signal nobody catches.
  *
  *   hello[3]: segfault at 0 ip 08049010 sp bffffe9c error 4 in hello[8049000+1000]
  *   hello[3] general protection fault ip:8049012 sp:bffffe9c error:0 in hello[8049000+1000]
@@ -18,6 +20,7 @@
 #include <ronx/traps.h>
 #include <ronx/sched.h>
 #include <ronx/process.h>
+#include <ronx/signal.h>
 
 const char *signal_name(int sig)
 {
@@ -47,7 +50,11 @@ static void vma_addr(char *buf, size_t size, unsigned long ip)
 void force_sig_fault(struct trap_frame *f, unsigned long address)
 {
 	char in[96];	/* a name escaped (%pE) may take 4 bytes a byte */
+	/* Linux's rule: an area holds the address but forbids the access, or none does */
+	int code = current->mm && vma_find(&current->mm->vmas, address) ? SEGV_ACCERR : SEGV_MAPERR;
 
+	if (force_sig_handled(SIGSEGV, code, address, f))
+		return;
 	vma_addr(in, sizeof(in), f->eip);
 	printk(KERN_INFO "%pE[%d]: segfault at %lx ip %08lx sp %08lx error %lx%s\n",
 	       current->comm, current->pid, address, (unsigned long)f->eip,
@@ -68,11 +75,27 @@ static int trap_signal(unsigned vector)
 	}
 }
 
+/* Linux's si_code for a trap's signal (arch/x86/kernel/traps.c); #GP is SI_KERNEL, address 0. */
+static int trap_code(unsigned vector)
+{
+	switch (vector) {
+	case 0: return FPE_INTDIV;
+	case 1: return TRAP_TRACE;
+	case 3: return TRAP_BRKPT;
+	case 6: return ILL_ILLOPN;
+	case 17: return BUS_ADRALN;
+	default: return SI_KERNEL;
+	}
+}
+
 /* A CPU exception other than a page fault, in ring 3. */
 void user_trap(struct trap_frame *f, const char *name)
 {
 	char in[96];	/* a name escaped (%pE) may take 4 bytes a byte */
+	int code = trap_code(f->vector);
 
+	if (force_sig_handled(trap_signal(f->vector), code, code == SI_KERNEL ? 0 : f->eip, f))
+		return;
 	vma_addr(in, sizeof(in), f->eip);
 	printk(KERN_INFO "traps: %pE[%d] %s%s ip:%lx sp:%lx error:%lx%s\n", current->comm,
 	       current->pid, f->vector == X86_TRAP_GP ? "" : "trap ", name,

@@ -25,6 +25,7 @@
 #include <ronx/process.h>
 #include <ronx/tty.h>
 #include <ronx/syscall.h>
+#include <ronx/signal.h>
 
 /*
  * LKDTM's crash point idea: `crash SYSCALL_BUG` arms it, and the next
@@ -121,8 +122,8 @@ static long sys_nanosleep(uint32_t req)
 	}
 	deadline = jiffies + (unsigned long)ticks;
 	while ((long)(jiffies - deadline) < 0) {
-		if (current->killed)
-			return -EINTR;
+		if (signal_pending(current))
+			return -EINTR;		/* a kill, or a handler to run */
 		sleep_on((void *)&jiffies);
 	}
 	return 0;
@@ -193,8 +194,13 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_nanosleep, sys_nanosleep),
 	SYSCALL(__NR_mmap2, sys_mmap2),
 	SYSCALL(__NR_prctl, sys_prctl),
+	SYSCALL(__NR_rt_sigreturn, sys_rt_sigreturn),
+	SYSCALL(__NR_rt_sigaction, sys_rt_sigaction),
+	SYSCALL(__NR_rt_sigprocmask, sys_rt_sigprocmask),
 	SYSCALL(__NR_vfork, sys_vfork),
+	SYSCALL(__NR_gettid, sys_gettid),
 	SYSCALL(__NR_exit_group, sys_exit),
+	SYSCALL(__NR_tgkill, sys_tgkill),
 	SYSCALL(__NR_getcpu, sys_getcpu),
 };
 

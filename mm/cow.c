@@ -40,6 +40,7 @@
 #include <ronx/memory.h>
 #include <ronx/mman.h>
 #include <ronx/uaccess.h>
+#include <ronx/stagestat.h>
 
 /* One more PTE maps the user frame at pa. */
 void get_user_frame(unsigned long pa)
@@ -155,14 +156,18 @@ enum vm_fault do_wp_page(struct mm_struct *mm, const struct vm_area_struct *v, u
 		count_fault(&fault_stats.cow_reuses);
 		return VM_FAULT_DONE;
 	}
-	pa = alloc_user_frame(mm);
+	/* not zeroed first: the copy writes every byte before the PTE points at it */
+	pa = alloc_user_frame_uninit(mm);
 	if (!pa)
 		return VM_FAULT_OOM;
+	stage_mark(ST_FAULT_COW_ALLOC);
 	memcpy(__va(pa), __va(old), PAGE_SIZE);
+	stage_mark(ST_FAULT_COW_COPY);
 	count_fault(&fault_stats.cow_copies);
 	set_pte_atomic(pte, pa | prot);
 	flush_tlb_mm_range(mm, va, va + PAGE_SIZE);
 	put_user_frame(old);
+	stage_mark(ST_FAULT_COW_SET);
 	return VM_FAULT_DONE;
 }
 

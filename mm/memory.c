@@ -17,7 +17,7 @@
  *                   more, makes it writable again (do_wp_page(), mm/cow.c).
  *                   A kernel write through copy_to_user() or put_user()
  *                   comes here too: CR0.WP makes ring 0 fault on a
- *                   read-only page (kernel/fault.c).
+ *                   read-only page (kernel/cpu/fault.c).
  *
  * A process is single-threaded and only it changes its own tables (fork
  * runs in the parent, exit in the dying process), so the tables need no
@@ -36,6 +36,7 @@
 #include <ronx/traps.h>
 #include <ronx/page_ref.h>
 #include <ronx/memory.h>
+#include <ronx/stagestat.h>
 
 struct fault_stats fault_stats;
 
@@ -45,16 +46,27 @@ void count_fault(unsigned long *stat)
 }
 
 /* A new frame for mm, within its limit and the kernel's reserve; 0 if none. */
-unsigned long alloc_user_frame(struct mm_struct *mm)
+static unsigned long __alloc_user_frame(struct mm_struct *mm, bool zero)
 {
 	unsigned long pa;
 
 	if (!mm_charge(mm, 1))
 		return 0;
-	pa = alloc_page();
+	pa = zero ? alloc_page() : __alloc_pages(1);
 	if (pa)
 		set_user_frame_ref(pa, 1);
 	return pa;
+}
+
+unsigned long alloc_user_frame(struct mm_struct *mm)
+{
+	return __alloc_user_frame(mm, true);
+}
+
+/* The same, with the last owner's bytes still in it: only for a copy that overwrites it all. */
+unsigned long alloc_user_frame_uninit(struct mm_struct *mm)
+{
+	return __alloc_user_frame(mm, false);
 }
 
 /* The stack's area, grown down to cover address if it may (Linux: expand_stack()). */
@@ -82,15 +94,17 @@ static bool access_allowed(const struct vm_area_struct *v, uint32_t ec)
 
 /*
  * Nothing at va yet: the zero page for a read of a private area, a new
- * zeroed frame otherwise (Linux: do_anonymous_page()). No other CPU can
- * have cached an absent entry, so only this one flushes. A MAP_SHARED
+ * zeroed frame otherwise (Linux: do_anonymous_page()). No TLB flush: x86
+ * never caches an entry that is not present, on this CPU or another
+ * (Intel SDM 3A, 4.10.4.3), and the fault itself dropped whatever this
+ * CPU held for va. A MAP_SHARED
  * area has every frame from mmap on (mm/mmap.c): it never comes here.
  * The frame, and any page table user_pte() made, are charged to mm
  * (mm_charge(), mm/oom_kill.c): none past its limit or from the kernel's
  * reserve, where the OOM killer may take the largest process first.
  */
 static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_area_struct *v,
-				       uint32_t va, pteval_t *pte, uint32_t ec)
+				       pteval_t *pte, uint32_t ec)
 {
 	pteval_t prot = vm_get_page_prot(v->vm_flags);
 	unsigned long pa;
@@ -98,15 +112,18 @@ static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_are
 	if (!(ec & X86_PF_WRITE) && !(v->vm_flags & VM_SHARED)) {
 		*pte = zero_page_pa | (prot & ~(pteval_t)_PAGE_RW);
 		count_fault(&fault_stats.zero_maps);
-	} else {
-		pa = alloc_user_frame(mm);
-		if (!pa)
-			return VM_FAULT_OOM;
-		*pte = pa | prot;
-		count_fault(&fault_stats.anon_pages);
+		mm->total_pages++;
+		stage_mark(ST_FAULT_ZERO_MAP);
+		return VM_FAULT_DONE;
 	}
+	pa = alloc_user_frame(mm);
+	if (!pa)
+		return VM_FAULT_OOM;
+	stage_mark(ST_FAULT_ANON_ALLOC);
+	*pte = pa | prot;
+	count_fault(&fault_stats.anon_pages);
 	mm->total_pages++;
-	__flush_tlb_one(va);
+	stage_mark(ST_FAULT_ANON_SET);
 	return VM_FAULT_DONE;
 }
 
@@ -142,7 +159,7 @@ static enum vm_fault do_wp_fault(struct mm_struct *mm, const struct vm_area_stru
 
 /*
  * A fault at a user address, from ring 3 or from a user-access function
- * in ring 0 (kernel/fault.c decides which may come here).
+ * in ring 0 (kernel/cpu/fault.c decides which may come here).
  */
 enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t ec)
 {
@@ -154,11 +171,13 @@ enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t e
 		v = expand_stack(mm, address);
 	if (!v || !access_allowed(v, ec))
 		return VM_FAULT_SIGSEGV;
+	stage_mark(ST_FAULT_VMA);
 	pte = user_pte(mm, va, true);
 	if (!pte)
 		return VM_FAULT_OOM;
+	stage_mark(ST_FAULT_PTE);
 	if (!pte_has_frame(*pte))
-		return do_anonymous_page(mm, v, va, pte, ec);
+		return do_anonymous_page(mm, v, pte, ec);
 	if (!(*pte & _PAGE_PRESENT))
 		return VM_FAULT_SIGSEGV;	/* PROT_NONE, and the area agrees */
 	if ((ec & X86_PF_WRITE) && !(*pte & _PAGE_RW))

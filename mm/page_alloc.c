@@ -78,8 +78,13 @@ unsigned long alloc_page(void)
 	return alloc_pages(1);
 }
 
-/* n physically contiguous pages, zeroed (a kernel stack); 0 when there are none. */
-unsigned long alloc_pages(unsigned long n)
+/*
+ * n physically contiguous pages as the last owner left them; 0 when
+ * there are none. Only for a caller that writes every byte before
+ * anyone can read one (a copy-on-write's copy): zeroing first would be
+ * the page written twice.
+ */
+unsigned long __alloc_pages(unsigned long n)
 {
 	unsigned long flags;
 	long pfn;
@@ -87,10 +92,17 @@ unsigned long alloc_pages(unsigned long n)
 	spin_lock_irqsave(&zone_lock, flags);
 	pfn = n == 1 ? pfn_bitmap_alloc(&frames) : pfn_bitmap_alloc_range(&frames, n);
 	spin_unlock_irqrestore(&zone_lock, flags);
-	if (pfn < 0)
-		return 0;
-	memset(__va(pfn << PAGE_SHIFT), 0, n * PAGE_SIZE);
-	return (unsigned long)pfn << PAGE_SHIFT;
+	return pfn < 0 ? 0 : (unsigned long)pfn << PAGE_SHIFT;
+}
+
+/* n physically contiguous pages, zeroed (a kernel stack); 0 when there are none. */
+unsigned long alloc_pages(unsigned long n)
+{
+	unsigned long pa = __alloc_pages(n);
+
+	if (pa)
+		memset(__va(pa), 0, n * PAGE_SIZE);
+	return pa;
 }
 
 void free_pages(unsigned long phys, unsigned long n)

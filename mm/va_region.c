@@ -8,6 +8,7 @@
 #include <ronx/printk.h>
 #include <ronx/memlayout.h>
 #include <ronx/walk.h>
+#include <ronx/vmap_stack.h>
 
 static bool in(uint32_t va, uint32_t start, uint32_t end)
 {
@@ -82,6 +83,10 @@ void va_region_name(const struct va_layout *l, uint32_t va, char *buf, size_t si
 		snprintf(buf, size, "module area (no module here)");
 	} else if (in(va, ALIAS_VADDR, ALIAS_END)) {
 		snprintf(buf, size, "text patching alias area");
+	} else if (in(va, STACK_AREA_VADDR, STACK_AREA_END)) {
+		snprintf(buf, size, (va - STACK_AREA_VADDR) % STACK_SLOT_SIZE < PAGE_SIZE
+			 ? "kernel stack area: a guard page (never mapped)"
+			 : "kernel stack area: a slot's stack pages (mapped while a task has the slot)");
 	} else if (in(va, CPU_ENTRY_AREA_BASE, CPU_ENTRY_AREA_END)) {
 		snprintf(buf, size, "CPU entry area: .entry.data again (GDT, TSS, entry stacks, IDT), at the same address in every boot");
 	} else if (va >= FIXADDR_START && va < FIXADDR_START + 4096) {

@@ -64,6 +64,15 @@ def linux_runs(kernel, initrd, name, cmdline):
 RONX_BOOTS = ("pti=on", "pti=off")
 
 
+def ronx_yield_pair(g, n=20000):
+    """Two bench_yield at once in guest g, one in the background: both their outputs."""
+    start = len(g.out)
+    g.command("run bench_yield %d &" % n)
+    g.command("run bench_yield %d" % n, timeout=600)
+    g.wait_for(r"(?s)(bench_yield: pid .*){2}", 120, start)
+    return g.out[start:]
+
+
 def ronx_runs(cmdline=""):
     """The same runs on ronx, through its shell (None: no user mode yet)."""
     out = {}
@@ -74,11 +83,7 @@ def ronx_runs(cmdline=""):
             return None
         out["bench_getpid"] = g.command("run bench_getpid 100000", timeout=300)
         out["bench_yield-alone"] = g.command("run bench_yield 20000", timeout=300)
-        start = len(g.out)
-        g.command("run bench_yield 20000 &")
-        g.command("run bench_yield 20000", timeout=600)
-        g.wait_for(r"(?s)(bench_yield: pid .*){2}", 120, start)
-        out["bench_yield-pair"] = g.out[start:]
+        out["bench_yield-pair"] = ronx_yield_pair(g)
         out["bench_spawn"] = g.command("run bench_spawn 1000 /bin/true", timeout=600)
         out["bench_fork"] = g.command("run bench_fork 200", timeout=600)
         if re.search(r"^\s+cr3bench ", g.command("help"), re.M):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Each process's x87/MMX/SSE registers (kernel/fpu.c; Linux:
+ * Each process's x87/MMX/SSE registers (kernel/cpu/fpu.c; Linux:
  * arch/x86/include/asm/fpu/types.h). The kernel itself never uses them
  * (it is built with -mno-80387 -mno-mmx -mno-sse), so the registers a CPU
  * holds are always those of the last process that ran on it: saved when
@@ -53,4 +53,7 @@ void fpu_init_cpu(void);		/* every CPU: CR0, CR4, fninit */
 void fpstate_init(union fpregs_state *fps);
 void fpu_save(union fpregs_state *fps);
 void fpu_restore(const union fpregs_state *fps);
+void switch_fpu_prepare(struct task *prev, int cpu);
+void switch_fpu_finish(struct task *next, int cpu);
+void fpregs_invalidate(struct task *t);
 #endif

@@ -7,6 +7,9 @@
  *                             the kernel image sits in it at 0xc0100000
  *   0xf8000000 - 0xfbffffff   module area, 4 KiB pages only
  *   0xfc000000 - 0xfdffffff   scratch area for temporary alias mappings
+ *   0xfe000000 - 0xfe1fffff   kernel stacks: 64 slots of 32K, each an
+ *                             unmapped guard page, then the stack
+ *                             (mm/vmap_stack.c; Linux: VMAP_STACK)
  *   0xffc00000 - 0xffdfffff   CPU entry area: .entry.data again, at a fixed
  *                             address (the GDT, TSS and IDT sgdt/sidt name)
  *   0xffe00000 - 0xffffffff   fixmap: one page per fixed use (the local APIC)
@@ -27,6 +30,8 @@
 #define MODULES_END	0xFC000000UL
 #define ALIAS_VADDR	0xFC000000UL
 #define ALIAS_END	0xFE000000UL
+#define STACK_AREA_VADDR	0xFE000000UL
+#define STACK_AREA_END		0xFE200000UL
 /* Slots of the alias area with a fixed user (others: tests and demos). */
 #define POKE_ALIAS	(ALIAS_VADDR + 16 * PAGE_SIZE)	/* text_poke() */
 #define EARLY_MAP_VADDR	(ALIAS_VADDR + 64 * PAGE_SIZE)	/* early_memremap(): firmware tables */

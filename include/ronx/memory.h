@@ -28,6 +28,7 @@ enum vm_fault do_wp_page(struct mm_struct *mm, const struct vm_area_struct *v, u
 void zap_pte_range(struct mm_struct *mm, pteval_t *ptes);
 /* mm/memory.c, for mm/cow.c */
 unsigned long alloc_user_frame(struct mm_struct *mm);	/* counted 1; 0 past the limits */
+unsigned long alloc_user_frame_uninit(struct mm_struct *mm);	/* ... not zeroed: copy into it whole */
 void count_fault(unsigned long *stat);
 /* an mm for a child: src's areas, its frames shared copy-on-write; NULL if out of memory */
 struct mm_struct *dup_mm(struct mm_struct *src);

@@ -9,6 +9,7 @@ void page_alloc_init(void);
 unsigned long alloc_page(void);		/* zeroed; 0 when out of memory */
 void free_page(unsigned long phys);
 unsigned long alloc_pages(unsigned long n);	/* contiguous, zeroed */
+unsigned long __alloc_pages(unsigned long n);	/* ... not zeroed: the caller writes them whole */
 void free_pages(unsigned long phys, unsigned long n);
 void free_reserved_page(unsigned long phys);	/* a boot-reserved page joins */
 unsigned long nr_free_pages(void);

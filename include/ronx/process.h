@@ -35,7 +35,7 @@ bool tty_intr_foreground(void);
 void exit_to_user_mode(struct trap_frame *f);
 extern struct task *foreground_task;
 const char *signal_name(int sig);
-/* kernel/process_cmds.c: PID's task and mm, both referenced; put_process_arg() them */
+/* kernel/shell/process_cmds.c: PID's task and mm, both referenced; put_process_arg() them */
 struct task *get_process_arg(const char *cmd, const char *arg, struct mm_struct **mm);
 void put_process_arg(struct task *t, struct mm_struct *mm);
 
@@ -58,6 +58,7 @@ long sys_wait4(uint32_t pid, uint32_t stat_addr, uint32_t options, uint32_t ru);
 long sys_waitpid(uint32_t pid, uint32_t stat_addr, uint32_t options);
 long sys_getppid(void);
 long sys_kill(uint32_t pid, uint32_t sig);
+int tkill_pid(int pid, int sig);		/* tgkill's one process */
 bool sig_kills(int sig);			/* its default action ends the process */
 int kill_pgrp(int pgid, int sig);		/* Ctrl-C, kill -SIG -PGID: a whole group */
 int task_pgid(const struct task *t);		/* kill(0), wait4(0): the process group */
@@ -73,7 +74,8 @@ void exit_notify(void);				/* exit: children to the shell, vfork parent on */
 extern unsigned long total_forks;
 
 /* kernel/signal.c: a user fault kills the process, with Linux's line */
-void force_sig_fault(struct trap_frame *f, unsigned long address) __attribute__((noreturn));
-void user_trap(struct trap_frame *f, const char *name) __attribute__((noreturn));
+/* ... unless it has a handler for the signal: then they queue it and return */
+void force_sig_fault(struct trap_frame *f, unsigned long address);
+void user_trap(struct trap_frame *f, const char *name);
 void v8086_kill(struct trap_frame *f) __attribute__((noreturn));
 #endif

@@ -4,10 +4,10 @@
  *
  * A task is a kernel stack and a saved context; a process is a task with
  * an address space (mm) that returns to ring 3. The shell is a kernel
- * task (pid 0). Each CPU runs scheduler() on its own stack: it picks a
- * runnable task and switch_to()s it; the task gives the CPU back by
- * schedule() (it sleeps, yields, is preempted by the timer in ring 3, or
- * exits).
+ * task (pid 0). A task gives up the CPU by schedule() (it sleeps,
+ * yields, is preempted by the timer in ring 3, or exits), which switches
+ * straight to the next runnable task; each CPU's idle context,
+ * scheduler() on its own stack, runs only when no task can.
  */
 #ifndef RONX_SCHED_H
 #define RONX_SCHED_H
@@ -59,6 +59,7 @@ struct task {
 	unsigned long runtime;		/* timer ticks it was running for */
 	int cpu;			/* the CPU it runs on, or ran on last */
 	union fpregs_state *fpu;	/* a process's x87/SSE registers while off a CPU (its stack's bottom) */
+	int fpu_cpu;			/* the CPU it last saved them on; -1: none holds them (kernel/cpu/fpu.c) */
 	int usage;			/* references that keep the slot (tasks_lock) */
 	int pgid;			/* its process group (kill(0, sig)); 0: its own pid */
 	int sid;			/* its session (the process `run` started); 0: its own pid */
@@ -89,6 +90,7 @@ void wakeup(void *chan);
 void wake_up_task(struct task *t);
 void wake_up_task_locked(struct task *t);
 void task_dead(void) __attribute__((noreturn));
+void schedule_tail(void);
 int task_wait_zombie(struct task *child);
 void *prepare_first_switch(struct task *t, unsigned long sp, void (*entry)(void));
 extern spinlock_t tasks_lock;

@@ -50,6 +50,7 @@ static inline uint32_t frame_esp(const struct trap_frame *f)
 #define X86_TRAP_DE	0
 #define X86_TRAP_DB	1
 #define X86_TRAP_UD	6
+#define X86_TRAP_DF	8
 #define X86_TRAP_GP	13
 #define X86_TRAP_PF	14
 #define FIRST_EXTERNAL_VECTOR	0x20	/* the 8259's IRQ 0-15: 0x20-0x2f */

@@ -30,9 +30,14 @@
 #define __NR_sched_yield	158
 #define __NR_nanosleep		162
 #define __NR_prctl		172
+#define __NR_rt_sigreturn	173
+#define __NR_rt_sigaction	174
+#define __NR_rt_sigprocmask	175
 #define __NR_vfork		190
 #define __NR_mmap2		192
+#define __NR_gettid		224
 #define __NR_exit_group		252
+#define __NR_tgkill		270
 #define __NR_getcpu		318
 #define NR_syscalls		319
 #endif

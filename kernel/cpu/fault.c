@@ -13,6 +13,8 @@
  * gets an oops that says, in Linux's words, what the CPU refused and why,
  * and, for a user page, whether SMEP or SMAP was what refused it.
  */
+#include <ronx/doublefault.h>
+#include <ronx/vmap_stack.h>
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/string.h>
@@ -26,6 +28,7 @@
 #include <ronx/smap.h>
 #include <ronx/process.h>
 #include <ronx/memory.h>
+#include <ronx/stagestat.h>
 
 unsigned long page_fault_count;
 
@@ -127,7 +130,12 @@ static bool is_user_memory_fault(const struct trap_frame *f, unsigned long addre
 /* The fault was at a user address: 0 if it is served and the access may be retried. */
 static int do_user_addr_fault(struct trap_frame *f, unsigned long address)
 {
-	switch (handle_mm_fault(current->mm, address, f->error_code)) {
+	enum vm_fault r;
+
+	stage_mark(ST_FAULT_ENTRY);
+	r = handle_mm_fault(current->mm, address, f->error_code);
+	stage_mark(ST_FAULT_RETURN);
+	switch (r) {
 	case VM_FAULT_DONE:
 		return 0;
 	case VM_FAULT_OOM:
@@ -144,6 +152,7 @@ void do_page_fault(struct trap_frame *f)
 {
 	unsigned long address = read_cr2();
 
+	stage_start();
 	page_fault_count++;
 	last_fault = (struct fault_info){ f->vector, f->error_code, address, f->eip };
 	if (is_user_memory_fault(f, address) && !do_user_addr_fault(f, address))
@@ -151,11 +160,16 @@ void do_page_fault(struct trap_frame *f)
 	if (is_smap_implicit_fault(f, address))
 		printk(KERN_INFO "ronx: SMAP refused the CPU's own supervisor access to a user page for the process (error %lx): it cannot be retried\n",
 		       (unsigned long)f->error_code);
-	if (user_mode(f))
-		force_sig_fault(f, address);
+	if (user_mode(f)) {
+		force_sig_fault(f, address);	/* returns only to deliver to a handler */
+		return;
+	}
 	if (fixup_exception(f))
 		return;
 	recover_quietly(f, address);
+	/* the page below or above the kernel stack: reported off the stack (kernel/cpu/doublefault.c) */
+	if (!user_mode(f) && stack_guard_hit(current, address))
+		stack_overflow_oops(f, address, "kernel stack overflow (page fault)");
 	show_fault_oops(f, address);
 	die("page fault", f, address);
 }

@@ -7,12 +7,23 @@
  * hold it to that (tests/qemu/test_fpu.py).
  *
  * Eager switching, as Linux since 4.14: the scheduler saves a process's
- * registers (task->fpu) when it leaves a CPU and loads the next
- * process's when it arrives (kernel/sched.c, switch_to()). A kernel task
- * never touches them, so it has nothing to save. The lazy scheme (CR0.TS
- * set at each switch, the registers moved on the first #NM) saves work
- * only for processes that never use the FPU, and leaves the last owner's
+ * registers (task->fpu) when it leaves a CPU (switch_fpu_prepare()) and
+ * gives the next process its own before it runs (switch_fpu_finish(),
+ * both from kernel/sched.c's context_switch()). A kernel task never
+ * touches them, so it has nothing to save. The lazy scheme (CR0.TS set
+ * at each switch, the registers moved on the first #NM) saves work only
+ * for processes that never use the FPU, and leaves the last owner's
  * values in the registers meanwhile: the LazyFP leak (CVE-2018-3665).
+ *
+ * But eager need not mean twice: as Linux's fpregs_state_valid(), the
+ * load is skipped when this CPU's registers still hold what the process
+ * saved, i.e. it was the last process to have them here (fpu_owner[])
+ * and it has not run on another CPU since (task->fpu_cpu). A process
+ * that yields with no one else to run, or that only a kernel task or the
+ * idle loop came between, pays no fxrstor. The save itself stays on
+ * every switch: the task may run next on another CPU, which can only
+ * read its registers from memory (Linux saves eagerly too; XSAVEOPT's
+ * skip of unmodified state needs XSAVE, which qemu32 does not have).
  *
  * fxsave/fxrstor where CPUID says FXSR (512 bytes: x87, MMX and, with
  * CR4.OSFXSR, SSE's xmm0-7 and MXCSR); fnsave/frstor otherwise (108
@@ -27,6 +38,8 @@
 #include <ronx/string.h>
 #include <ronx/x86.h>
 #include <ronx/fpu.h>
+#include <ronx/percpu.h>
+#include <ronx/sched.h>
 
 #define CPUID1_EDX_FXSR	(1u << 24)
 #define CPUID1_EDX_XMM	(1u << 25)
@@ -56,7 +69,7 @@ void __init fpu_init(void)
 	/* SSE needs fxsave to keep its registers: without FXSR it stays off (#UD) */
 	boot_cpu_has_xmm = boot_cpu_has_fxsr && (d & CPUID1_EDX_XMM);
 	fpu_init_cpu();
-	pr_info("x86/fpu: x87 FPU will use %s%s; saved and restored on every task switch\n",
+	pr_info("x86/fpu: x87 FPU will use %s%s; saved on every task switch, loaded unless still there\n",
 		boot_cpu_has_fxsr ? "FXSAVE" : "FSAVE", boot_cpu_has_xmm ? " (with SSE)" : "");
 }
 
@@ -75,6 +88,41 @@ void fpstate_init(union fpregs_state *fps)
 		fps->fsave.twd = 0xffffffffu;		/* every register empty */
 		fps->fsave.fos = 0xffff0000u;
 	}
+}
+
+/*
+ * The process whose registers each CPU holds, as it saved or loaded them
+ * last; NULL: nobody's. Only this CPU's scheduler, tasks_lock held,
+ * reads or writes its own entry.
+ */
+static struct task *fpu_owner[NR_CPUS];
+
+/* prev leaves this CPU: its registers into memory, from where any CPU can load them. */
+void switch_fpu_prepare(struct task *prev, int cpu)
+{
+	fpu_save(prev->fpu);
+	prev->fpu_cpu = cpu;
+	/* fnsave reinitializes the FPU: the registers are nobody's now */
+	fpu_owner[cpu] = boot_cpu_has_fxsr ? prev : 0;
+}
+
+/* next arrives on this CPU: its registers, unless they never left. */
+void switch_fpu_finish(struct task *next, int cpu)
+{
+	if (fpu_owner[cpu] == next && next->fpu_cpu == cpu)
+		return;
+	fpu_restore(next->fpu);
+	fpu_owner[cpu] = next;
+}
+
+/*
+ * t's registers in memory are the ones to load (a new process; or
+ * whoever changes t->fpu while it is off a CPU): no CPU's copy counts
+ * (Linux: __fpu_invalidate_fpregs_state()).
+ */
+void fpregs_invalidate(struct task *t)
+{
+	t->fpu_cpu = -1;
 }
 
 /* The registers into fps (fnsave also reinitializes the FPU). */

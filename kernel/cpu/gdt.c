@@ -9,6 +9,8 @@
  *   0x28 the TSS: where the CPU finds the kernel stack (esp0) on entry
  *        from ring 3; its I/O bitmap is empty, so user in/out faults
  *   0x30 the per-CPU segment: base = this struct cpu, kept in %fs
+ *   0x38 the double-fault TSS: vector 8's task gate switches to it, onto
+ *        a stack of its own (kernel/cpu/doublefault.c)
  */
 #include <stdint.h>
 #include <ronx/compiler.h>
@@ -16,6 +18,7 @@
 #include <ronx/segment.h>
 #include <ronx/pti.h>
 #include <ronx/cpu_entry_area.h>
+#include <ronx/doublefault.h>
 
 struct cpu cpus[NR_CPUS];
 /* Mapped in the user set too when PTI is on: see ronx/pti.h. */
@@ -49,6 +52,8 @@ static void fill_gdt(struct cpu *c)
 	c->cea->gdt[GDT_ENTRY_USER_DS] = gdt_entry(0, 0xfffff, ACC_DATA(3), SEG_4G);
 	c->cea->gdt[GDT_ENTRY_TSS] = gdt_entry((uint32_t)&c->cea->tss, sizeof(c->cea->tss) - 1, ACC_TSS, 0);
 	c->cea->gdt[GDT_ENTRY_PERCPU] = gdt_entry((uint32_t)c, sizeof(*c) - 1, ACC_DATA(0), SEG_BYTES);
+	c->cea->gdt[GDT_ENTRY_DOUBLEFAULT_TSS] = gdt_entry((uint32_t)setup_doublefault_tss(c),
+							    sizeof(struct tss_struct) - 1, ACC_TSS, 0);
 }
 
 /* Loads c's GDT, reloads every segment register from it, and its TSS. */

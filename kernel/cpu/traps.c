@@ -3,7 +3,7 @@
  * The IDT and trap_dispatch(), where every vector arrives (boot/traps.asm):
  *
  *   0x00-0x1f  CPU exceptions          interrupt gates, DPL 0
- *   0x20-0x2f  the 8259's IRQs 0-15    (kernel/irq.c)
+ *   0x20-0x2f  the 8259's IRQs 0-15    (kernel/cpu/irq.c)
  *   0x80       the system call         DPL 3: int $0x80 is allowed from
  *                                      ring 3; every other gate is not, and
  *                                      "int N" from user mode gets a #GP
@@ -24,6 +24,7 @@
 #include <ronx/syscall.h>
 #include <ronx/process.h>
 #include <ronx/cpu_entry_area.h>
+#include <ronx/doublefault.h>
 
 struct desc_ptr {
 	uint16_t limit;
@@ -56,6 +57,8 @@ void __init trap_init(void)
 
 	for (int i = 0; i < NR_VECTORS; i++)
 		idt[i] = interrupt_gate(trap_stubs[i], i == IA32_SYSCALL_VECTOR ? 3 : 0);
+	/* a double fault switches task, onto a stack of its own (kernel/cpu/doublefault.c) */
+	idt[X86_TRAP_DF] = task_gate(DOUBLEFAULT_TSS_SEL);
 	__asm__ volatile("lidt %0" : : "m"(p));
 }
 
@@ -72,8 +75,10 @@ static void do_trap(struct trap_frame *f)
 	const char *name = f->vector < 32 && trap_names[f->vector] ? trap_names[f->vector] :
 			   "exception";
 
-	if (user_mode(f))
-		user_trap(f, name);
+	if (user_mode(f)) {
+		user_trap(f, name);	/* returns only to deliver to a handler */
+		return;
+	}
 	if (fixup_exception(f))
 		return;
 	recover_quietly(f, 0);

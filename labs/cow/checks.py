@@ -26,6 +26,8 @@ LAB = "cow"
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAME = 0x000FFFFFFFFFF000
 _RW = 2
+# every bit of a PTE but the frame and the CPU's own A and D
+_BITS = ~FRAME & ~0x60 & (1 << 64) - 1
 
 # -- the steps: each verb of labs/cow/strip's hints -------------------------
 GET = step("get_user_frame", "count one more PTE on the frame", wrong="get-forgotten")
@@ -45,6 +47,8 @@ COPY = step("do_wp_page", "a shared frame: copy it, move the PTE, flush, put the
             wrong="old-frame-kept")
 KERNEL = step("do_wp_page", "the kernel's writes (copy_to_user, CR0.WP) alike",
               wrong="kernel-write-in-place")
+NXKEPT = step("do_wp_page", "the copy's PTE from the area's protection (NX kept), not by hand",
+              wrong="cow-break-drops-nx")
 ZAP = step("zap_pte_range", "put the frame of every PTE that has one", wrong="exit-leaks")
 
 
@@ -244,6 +248,9 @@ class HoldRun:
                       past=ENDED_CHILD)
         child, parent = int(m.group(1)), int(m.group(2))
         va0 = int(re.search(r"cowprobe: pages at (?:0x)?([0-9a-f]+)", gst.out[mark:]).group(1), 16)
+        m = re.search(r"cowprobe: zero page read at (?:0x)?([0-9a-f]+); PROT_NONE frame at "
+                      r"(?:0x)?([0-9a-f]+)", gst.out[mark:])
+        self.zero, self.pnone = int(m.group(1), 16), int(m.group(2), 16)
         procs = ps(gst)
         if parent not in procs or child not in procs:
             raise CheckFailed("expected parent %d and child %d in ps, found:\n%s"
@@ -252,7 +259,7 @@ class HoldRun:
         self.pages = [va0 + i * PAGE for i in range(s.n)]
         self.image = p.image_pages()
         stack = [STACK_TOP - i * PAGE for i in range(1, 9)]
-        self.seen["forked"] = Walked(g, self, self.pages + sorted(self.image) + stack)
+        self.seen["forked"] = Walked(g, self, self.pages + sorted(self.image) + stack + [self.zero])
         self.seen["free1"] = free_pages(gst)
         step_on(g, spins[0], r"cowprobe: child wrote; the kernel's write returned (-?\d+)",
                 "the child to write its pages", past=ENDED_CHILD)
@@ -268,7 +275,7 @@ class HoldRun:
         self.seen["free3"] = free_pages(gst)
         out = g.sh("run cowprobe fill 2048", timeout=60)
         self.seen["fill"] = "cowprobe: filled 2048 pages" in out
-        self.seen["after_fill"] = Walked(g, self, self.pages + sorted(self.image))
+        self.seen["after_fill"] = Walked(g, self, self.pages + sorted(self.image) + [self.zero])
         self.seen["free4"] = free_pages(gst)
         # a parent that died (fill took its frames) writes nothing
         step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages",
@@ -303,6 +310,29 @@ def hold_run(ctx):
     return g, run
 
 
+def shared_at_fork(run, what):
+    """The probe's pages the walk after fork found on one frame, read-only
+    in both. None is no point: the step the check grades never happened."""
+    w, = run.need("forked")
+    out = [i for i, va in enumerate(run.pages)
+           if w.p[va] is not None and w.c[va] is not None and w.p[va] & FRAME == w.c[va] & FRAME
+           and not (w.p[va] | w.c[va]) & _RW]
+    if not out:
+        raise CheckFailed("expected the probe's pages shared read-only after fork, found none of "
+                          "the %d shared: %s never happened" % (len(run.pages), what))
+    return out
+
+
+def same_bits(va, who, want, found):
+    """"" or the line that names the bits found differs in from want."""
+    diff = (want ^ found) & _BITS
+    if not diff:
+        return ""
+    return ("%#x (%s): expected PTE bits %#x (the area's: the entry at fork, writable), found "
+            "%#x (bits %#x differ%s)" % (va, who, want & _BITS, found & _BITS, diff,
+                                         ", NX lost" if diff >> 63 else ""))
+
+
 def lines(bad, more=8):
     out = bad[:more]
     if len(bad) > more:
@@ -334,6 +364,11 @@ def after_fork(ctx):
         elif pp is not None and not writable and (pp & FRAME != cp & FRAME or cp & _RW):
             bad.append("%#x (read-only): expected the parent's frame, shared read-only; found "
                        "parent %s, child %s" % (va, show(pp), show(cp)))
+    zp, zc = w.p[run.zero], w.c[run.zero]
+    if zp is None or zc is None or zp & FRAME != zc & FRAME or (zp | zc) & _RW \
+            or w.first(zp) != bytes(8):
+        bad.append("%#x (read, never written: the zero page): expected one zeroed frame, RO in "
+                   "both; found parent %s, child %s" % (run.zero, show(zp), show(zc)))
     for va in range(STACK_TOP - 8 * PAGE, STACK_TOP, PAGE):
         if w.p.get(va) is not None and w.c.get(va) is None:
             bad.append("%#x (stack): mapped in the parent, not in the child" % va)
@@ -343,12 +378,16 @@ def after_fork(ctx):
 
 @check(points=20, name="the child's write copies: its own frame with its bytes, the parent's "
        "frame and bytes unchanged, one frame spent per page written, none per page read",
-       steps=[GET, COPY])
+       steps=[GET, COPY, NXKEPT])
 def child_write(ctx):
     g, run = hold_run(ctx)
     w0, w, f1, f2, spin = run.need("forked", "wrote", "free1", "free2", "spin")
     f2 -= spin      # the spin that let the child go on
     s, bad = run.scn, []
+    shared = shared_at_fork(run, "a write into a shared page")
+    if not set(s.written()) & set(shared):
+        raise CheckFailed("expected pages the child writes shared at fork, found only pages %s "
+                          "shared: no write into a shared page happened" % shared)
     for i in s.written():
         va = run.pages[i]
         pp, cp = w.p[va], w.c[va]
@@ -363,6 +402,9 @@ def child_write(ctx):
         if not w.filled(cp, 0x43 ^ i):
             bad.append("page %d: expected the child's frame to hold its bytes %#x, found %s"
                        % (i, 0x43 ^ i, w.first(cp).hex()))
+        diff = same_bits(va, "the child's copy of page %d" % i, w0.p[va] | _RW, cp)
+        if diff:
+            bad.append(diff)
     for i in s.untouched():
         va = run.pages[i]
         pp, cp = w.p[va], w.c[va]
@@ -388,6 +430,9 @@ def kernel_write(ctx):
     w, kret = run.need("wrote", "kret")
     s = run.scn
     va = run.pages[s.k]
+    if s.k not in shared_at_fork(run, "the kernel's write into a shared page"):
+        raise CheckFailed("expected page %d at %#x shared read-only after fork, found it was not: "
+                          "the kernel's write into a shared page never happened" % (s.k, va))
     pp, cp = w.p[va], w.c[va]
     bad = []
     if kret != 0:
@@ -402,6 +447,10 @@ def kernel_write(ctx):
         if w.first(cp) != b"cow-chil":
             bad.append("the child's frame %#x: expected the name the kernel wrote, found %s"
                        % (cp & FRAME, w.first(cp)))
+        diff = same_bits(va, "the child's copy the kernel wrote", run.need("forked")[0].p[va] | _RW,
+                         cp)
+        if diff:
+            bad.append(diff)
     if bad:
         raise CheckFailed(lines(bad))
 
@@ -413,9 +462,15 @@ def last_user(ctx):
     w, w2, f4, f5, spin = run.need("after_fill", "parent_wrote", "free4", "free5", "spin")
     f5 -= spin      # the spin that let the parent go on
     s, bad = run.scn, []
+    shared_at_fork(run, "the last user's write into a page shared once")
     for i in s.written():
         va = run.pages[i]
         before, after = w.p[va], w2.p[va]
+        if before is not None and before & _RW:
+            bad.append("page %d at %#x: expected it read-only until the parent's write (the "
+                       "child wrote its copy), found %s: the parent's write never faulted"
+                       % (i, va, show(before)))
+            continue
         if before is None or after is None or before & FRAME != after & FRAME or not after & _RW:
             bad.append("page %d at %#x (only the parent maps its frame now): expected the same "
                        "frame, RW, after its write; found %s before, %s after"
@@ -423,6 +478,10 @@ def last_user(ctx):
         elif not w2.filled(after, 0x50 ^ i):
             bad.append("page %d: expected the parent's new bytes %#x, found %s"
                        % (i, 0x50 ^ i, w2.first(after).hex()))
+        else:
+            diff = same_bits(va, "the parent's page %d taken back" % i, before | _RW, after)
+            if diff:
+                bad.append(diff)
     if f4 != f5:
         bad.append("PagesFree: expected no frame spent on writes to pages no one else maps, "
                    "found %d (%d -> %d)" % (f4 - f5, f4, f5))
@@ -437,6 +496,7 @@ def nothing_freed_early(ctx):
     g, run = hold_run(ctx)
     w, w0, fill, (status, differ) = run.need("after_fill", "forked", "fill", "child_end")
     s, bad = run.scn, []
+    shared_at_fork(run, "a frame mapped by two processes")
     if status != 0 or differ != 0:
         bad.append("the child: expected exit status 0 and the parent's pages all its own, found "
                    "status %d and %d pages differ" % (status, differ))
@@ -457,6 +517,14 @@ def nothing_freed_early(ctx):
             bad.append("%#x (read-only, shared at fork): expected frame %#x holding %s, found %s%s"
                        % (va, before & FRAME, w0.first(before).hex(), show(now),
                           "" if now is None else " holding " + w.first(now).hex()))
+    zp, z0 = w.p.get(run.zero), w0.p.get(run.zero)
+    if zp is None or z0 is None or zp & FRAME != z0 & FRAME or zp & _RW \
+            or w.bytes[zp & FRAME] != (bytes(8),) * 2:
+        bad.append("%#x (the zero page, read before fork): expected frame %s still zero and "
+                   "read-only after the child's exit and the fill, found %s%s: the zero page was "
+                   "freed or written" % (run.zero, "none" if z0 is None else "%#x" % (z0 & FRAME),
+                                         show(zp), "" if zp is None
+                                         else " holding " + w.first(zp).hex()))
     end, left = run.need("parent_end")[0]
     if end != "exit status 0" or left != 0:
         bad.append("the parent: expected exit status 0 with all its pages its own, found %s (%s "
@@ -470,6 +538,7 @@ def nothing_freed_early(ctx):
 def frames_back(ctx):
     g, run = hold_run(ctx)
     f0, f6 = run.need("free0", "free6")
+    shared_at_fork(run, "the put of a frame two processes shared")
     if f0 != f6:
         raise CheckFailed("expected PagesFree %d again once cowprobe, its child and the spins had "
                           "exited, found %d (%+d)" % (f0, f6, f6 - f0))
@@ -516,6 +585,12 @@ def stale_tlb(ctx):
                 continue
             cp = leaf(g, procs[child][1], va)
             cb = xp64(g.monitor, cp & FRAME) & 0xff if cp is not None else None
+            if cp is not None and cp & _RW:
+                # a page not shared copy-on-write needed no flush: no point
+                bad.append("round %d, page %d at %#x: expected child %d's entry read-only (shared "
+                           "at fork), found %s: no entry lost RW, no flush was needed"
+                           % (i, i, va, child, show(cp)))
+                continue
             if cp is None or pp is None or cp & FRAME == pp & FRAME or cb != s.tlb_byte:
                 bad.append("round %d, page %d at %#x: expected child %d's frame still %#x and not "
                            "the parent's, found %s%s (parent %s)%s"

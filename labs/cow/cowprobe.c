@@ -9,7 +9,9 @@
  * bytes) comes from the grade's seed, on the command line:
  *
  *   cowprobe hold N MASK K BYTE S1 S2 S3 S4
- *        the parent fills pages 0..N-1 (page i with BYTE+i) and forks;
+ *        the parent fills pages 0..N-1 (page i with BYTE+i), reads a
+ *        fresh page (the zero page) and writes one it then makes
+ *        PROT_NONE (a frame no PTE maps present), and forks;
  *        the child writes 'C'^i into each page of MASK, and asks the
  *        kernel to write its name into page K (prctl PR_GET_NAME, a
  *        copy_to_user()) when S1 is gone, reads every page back, and
@@ -67,12 +69,23 @@ static int hold(char **argv)
 {
 	unsigned int n = arg(argv, 2), mask = arg(argv, 3), k = arg(argv, 4), byte = arg(argv, 5);
 	unsigned int bad = 0, i;
+	volatile unsigned char *edge;
 	int pid, status;
 
 	if (n > MAXPAGES || k >= n)
 		return 2;
 	for (i = 0; i < n; i++)
 		fill_page(i, byte + i);
+	/* the edges fork and exit meet: the zero page, a PROT_NONE page's frame */
+	edge = mmap(0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (edge == MAP_FAILED)
+		return 1;
+	(void)edge[0];
+	edge[PAGE_SIZE] = byte;
+	if (mprotect((void *)(edge + PAGE_SIZE), PAGE_SIZE, PROT_NONE))
+		return 1;
+	printf("cowprobe: zero page read at %p; PROT_NONE frame at %p\n", (void *)edge,
+	       (void *)(edge + PAGE_SIZE));
 	printf("cowprobe: pages at %p, %u of them; rodata at %p\n", (void *)pages[0], n, (void *)ro);
 	pid = fork();
 	if (pid < 0) {

@@ -293,7 +293,11 @@ TEST(regions_of_the_policy)
 	CHECK(region_is(&l, 0xf8009000, "module user: init rodata"));
 	CHECK(region_is(&l, 0xf800b000, "module area (no module here)"));
 	CHECK(region_is(&l, 0xfc000000, "text patching alias area"));
-	CHECK(region_is(&l, 0xfe000000, "unmapped: nothing is mapped here"));
+	CHECK(region_is(&l, 0xfe000000, "kernel stack area: a guard page (never mapped)"));
+	CHECK(region_is(&l, 0xfe001000, "kernel stack area: a slot's stack pages (mapped while a task has the slot)"));
+	CHECK(region_is(&l, 0xfe007fff, "kernel stack area: a slot's stack pages (mapped while a task has the slot)"));
+	CHECK(region_is(&l, 0xfe008fff, "kernel stack area: a guard page (never mapped)"));
+	CHECK(region_is(&l, 0xfe200000, "unmapped: nothing is mapped here"));
 	l.init_freed = false;
 	l.bios_hole_x = false;
 	CHECK(region_is(&l, 0xc011a000, "kernel init (not freed yet)"));

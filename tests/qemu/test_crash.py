@@ -61,3 +61,108 @@ def test_crash_without_nx(t):
                 "EXEC_DATA runs and reports FAIL on a CPU without NX", out)
         out = g.command("crash WRITE_RO")
         t.check(all(l in out for l in WRITE), "WRITE_RO still faults without NX", out)
+
+
+GUARD_HIT = re.compile(r"^BUG: stack guard page was hit at ([0-9a-f]{8}) \(stack is ([0-9a-f]{8})\.\.([0-9a-f]{8})\)$",
+                       re.M)
+STACK_CASES = [  # name, Linux's die() line, where the hit must be: below or above the stack
+    ("STACK_GUARD_PAGE_LEADING", "kernel stack overflow (page fault)", "below"),
+    ("STACK_GUARD_PAGE_TRAILING", "kernel stack overflow (page fault)", "above"),
+    ("EXHAUST_STACK", "kernel stack overflow (double-fault)", "below"),
+]
+
+
+def monitor_word(g, va):
+    """The 32-bit word at kernel virtual address va, as QEMU reads guest
+    memory: gva2gpa (the CPU's own page tables), then xp."""
+    out = g.monitor("gva2gpa 0x%x" % va)
+    m = re.search(r"gpa: 0x([0-9a-f]+)", out)
+    assert m, "gva2gpa 0x%x: %r" % (va, out)
+    out = g.monitor("xp /1wx 0x%s" % m.group(1))
+    return int(re.search(r":\s*0x([0-9a-f]+)", out).group(1), 16)
+
+
+OOPS_CPU = re.compile(r"^CPU: (\d+)$", re.M)  # die() names the CPU when more than one is online
+
+
+def check_doublefault_gate(t, g, tag, cpu):
+    """From outside, after EXHAUST_STACK on CPU cpu: that CPU's IDT vector
+    8 is a task gate to GDT entry 7, an available 32-bit TSS (its iret
+    took it back) whose saved eip is just past that iret and whose CR3 is
+    the kernel's page tables. Each CPU has its own double-fault TSS, and
+    the shell may run on any CPU: the monitor reads the one that faulted."""
+    g.monitor("cpu %d" % cpu)
+    regs = g.monitor("info registers")
+    g.monitor("cpu 0")
+    idt = int(re.search(r"^IDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
+    gdt = int(re.search(r"^GDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
+    lo, hi = monitor_word(g, idt + 8 * 8), monitor_word(g, idt + 8 * 8 + 4)
+    t.check(lo >> 16 == 0x38 and (hi >> 8) & 0xff == 0x85,
+            tag + "IDT vector 8 is a task gate (type 0x85) to selector 0x38",
+            "gate %08x:%08x" % (hi, lo))
+    dlo, dhi = monitor_word(g, gdt + 7 * 8), monitor_word(g, gdt + 7 * 8 + 4)
+    base = (dlo >> 16) | (dhi & 0xff) << 16 | (dhi & 0xff000000)
+    t.check((dhi >> 8) & 0xff == 0x89, tag + "GDT entry 7 is an available 32-bit TSS (not busy after the double fault)",
+            "descriptor %08x:%08x" % (dhi, dlo))
+    eip, cr3 = monitor_word(g, base + 0x20), monitor_word(g, base + 0x1c)
+    want = g.symbols().get("doublefault_resume")
+    t.check(want is not None and eip == want,
+            tag + "the double-fault task ran and went back by its iret: its TSS's eip is doublefault_resume",
+            "eip %08x, doublefault_resume %s" % (eip, want and "%08x" % want))
+    swapper = g.symbols().get("swapper_pg_dir")
+    t.check(swapper is not None and cr3 == swapper - 0xc0000000,
+            tag + "the double-fault TSS's CR3 is the kernel's page tables (swapper_pg_dir)",
+            "cr3 %08x" % cr3)
+
+
+def stack_guard_lane(t, tag, cmdline="", extra=()):
+    with Guest("crash stacks " + tag, cmdline=cmdline, extra=list(extra)) as g:
+        g.wait_ready()
+        tag = "[%s] " % tag
+        before = free_pages(g)
+        listing = g.command("crash")
+        df_cpu = None
+        for n, (name, line, where) in enumerate(STACK_CASES, 1):
+            t.check(re.search(r"^\s+%s\s" % name, listing, re.M), tag + "crash lists " + name)
+            out = g.command("crash " + name, timeout=120)
+            if "double-fault" in line:
+                cpu = OOPS_CPU.search(out)
+                df_cpu = int(cpu.group(1)) if cpu else None if "-smp" in extra else 0
+            m = GUARD_HIT.search(out)
+            t.check(m and "%s: 0000 [#%d]" % (line, n) in out and "oopsed as it should" in out,
+                    tag + "%s: Linux's guard-page line, '%s', the shell comes back" % (name, line),
+                    out[-1200:])
+            if not m:
+                continue
+            hit, bottom, top = (int(x, 16) for x in m.groups())
+            inside = bottom - 4096 <= hit < bottom if where == "below" else top < hit <= top + 4096
+            t.check(inside, tag + "%s: the address hit is in the page %s the stack" % (name, where), m.group(0))
+            pt = PageTables(g.monitor("info tlb"))
+            t.check(pt.lookup(bottom - 4096) is None and pt.lookup(top + 1) is None
+                    and all(pt.lookup(va) for va in range(bottom, top, 4096)),
+                    tag + "%s: from outside (info tlb) the stack %08x..%08x is mapped, the page below and above it not"
+                    % (name, bottom, top))
+        if "-smp" in extra:
+            t.check(df_cpu is not None, tag + "the double fault's oops names the CPU it ran on")
+        if df_cpu is not None:
+            check_doublefault_gate(t, g, tag, df_cpu)
+        out = g.command("run hello")
+        t.check("exit status 0" in out, tag + "a process still runs after the overflows (FPU and CR0.TS intact)", out)
+        t.check(free_pages(g) == before, tag + "no page leaked by the stack crashes (PagesFree %d)" % before)
+        t.check(g.poweroff() == 1, tag + "the kernel still powers off cleanly")
+
+
+def test_crash_stack_guard(t):
+    stack_guard_lane(t, "1 CPU")
+
+
+def test_crash_stack_guard_smp2(t):
+    stack_guard_lane(t, "smp 2", extra=["-smp", "2"])
+
+
+def test_crash_stack_guard_pti(t):
+    stack_guard_lane(t, "pti", cmdline="pti=on")
+
+
+def test_crash_stack_guard_kaslr(t):
+    stack_guard_lane(t, "kaslr", cmdline="kaslr")

@@ -14,7 +14,7 @@ Outside: CR0 (MP, NE set; EM, TS clear) and CR4 (OSFXSR, OSXMMEXCPT as
 the CPU allows) on every CPU, and the FPU registers themselves, from
 QEMU's info registers, while `fpu clean spin` spins after `fpu secret` ran
 on the same CPU. And kernel.elf, disassembled: no x87/MMX/SSE instruction
-outside kernel/fpu.c."""
+outside kernel/cpu/fpu.c."""
 import os
 import re
 import subprocess
@@ -30,7 +30,7 @@ ROUNDS = int(os.environ.get("RONX_FPU_ROUNDS", "400"))
 KEEP_ROUNDS = 300
 SECRET = re.compile(r"^fpu secret: pid (\d+): st0-7.* hold ([0-9a-f]{16})", re.M)
 # the kernel's one file with FPU instructions
-FPU_FILE = os.path.join(BUILD, "kernel", "fpu.o")
+FPU_FILE = os.path.join(BUILD, "kernel", "cpu", "fpu.o")
 # x87 (every mnemonic starting with f but the fs prefix), MMX, SSE, their
 # state instructions and any x87/MMX/SSE/AVX register operand
 FPU_MNEMONIC = re.compile(r"^(f(?!s\b)\w+|wait|emms|femms|ldmxcsr|stmxcsr|x(save|rstor)\w*|"
@@ -65,10 +65,10 @@ def defined_functions(obj):
 def test_fpu_kernel_has_no_fpu_instructions(t):
     elf = os.path.join(BUILD, "kernel.elf")
     mine = defined_functions(FPU_FILE)
-    t.check({"fpu_save", "fpu_restore"} <= mine, "kernel/fpu.c defines fpu_save and fpu_restore",
+    t.check({"fpu_save", "fpu_restore"} <= mine, "kernel/cpu/fpu.c defines fpu_save and fpu_restore",
             sorted(mine))
     found = fpu_instructions(elf, mine)
-    t.check(not found, "kernel.elf: no x87/MMX/SSE instruction outside kernel/fpu.c (objdump -d)",
+    t.check(not found, "kernel.elf: no x87/MMX/SSE instruction outside kernel/cpu/fpu.c (objdump -d)",
             "; ".join("%s: %s" % f for f in found[:10]))
     # the check can fail: without the exception it finds fpu.c's own
     own = {fn for fn, _ in fpu_instructions(elf, set())}
@@ -161,7 +161,7 @@ def run_lane(t, lane, cpu, ncpus, sse, rounds):
     with Guest("fpu " + lane, cpu=cpu, extra=extra) as g:
         log = g.wait_ready()
         want = "FXSAVE (with SSE)" if sse else "FSAVE"
-        t.check("x86/fpu: x87 FPU will use %s; saved and restored on every task switch" % want
+        t.check("x86/fpu: x87 FPU will use %s; saved on every task switch, loaded unless still there" % want
                 in log, "[%s] the boot says the FPU uses %s" % (lane, want), log[-800:])
         check_cpu_bits(t, lane, g, ncpus, sse)
         mark = len(g.out)

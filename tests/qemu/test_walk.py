@@ -32,7 +32,10 @@ def image_cases(s, hole):
         # above 64 MiB (KASLR_MAX): a whole 2M page wherever kaslr puts the image
         ("direct map 2M page", PAGE_OFFSET + 0x4400000, "direct map"),
         ("user space", 0x10000000, "unmapped: user space (ronx maps nothing below 0xc0000000)"),
-        ("past the alias area", 0xFE000000, "unmapped: nothing is mapped here"),
+        ("a kernel stack's guard page", 0xFE000000, "kernel stack area: a guard page (never mapped)"),
+        ("a kernel stack slot", 0xFE001000,
+         "kernel stack area: a slot's stack pages (mapped while a task has the slot)"),
+        ("past the stack area", 0xFE200000, "unmapped: nothing is mapped here"),
         ("module area hole", 0xFB000000, "module area (no module here)"),
     ]
 

@@ -6,7 +6,8 @@
  * kernel left it, and looks at every 32-bit word it got back: the return
  * value, the six other registers, and each buffer the kernel filled
  * (uname, prctl's name, getcpu, wait4's status and rusage, nanosleep's
- * remainder, read's line), plus what exec left on the initial stack
+ * remainder, read's line, the old sigaction and mask, the signal frame a
+ * handler gets: siginfo, ucontext and FPU state), plus what exec left on the initial stack
  * (argv, envp, auxv). Each word >= 0xc0000000 that is not an -errno
  * (-4095..-1) is printed as
  *	kleak: CALL WHERE 0xWORD
@@ -198,6 +199,41 @@ static void processes(void)
 	call("waitpid", __NR_waitpid, pid, (long)&status, 0, 0, 0);
 }
 
+static volatile int handled;
+
+/* The handler's view: every word of the frame the kernel wrote. */
+static void on_usr1(int sig, struct siginfo *si, void *uc)
+{
+	const struct ucontext *u = uc;
+
+	handled = 1;
+	word("signal", "sig", 0, (uint32_t)sig);
+	buffer("signal", "siginfo", si, sizeof(*si));
+	buffer("signal", "ucontext", u, sizeof(*u));
+	if (u->uc_mcontext.fpstate)
+		buffer("signal", "fpstate", (const void *)u->uc_mcontext.fpstate, 112);
+}
+
+/* rt_sigaction, rt_sigprocmask, gettid, tgkill to a handler, and its rt_sigreturn. */
+static void signals(void)
+{
+	static struct k_sigaction act, old;
+	static sigset_t set, oldset;
+
+	act = (struct k_sigaction){ (uint32_t)on_usr1, SA_SIGINFO | SA_RESTORER,
+				    (uint32_t)__restore_rt, 0 };
+	call("rt_sigaction", __NR_rt_sigaction, SIGUSR1, (long)&act, (long)&old, 8, 0);
+	call("rt_sigaction", __NR_rt_sigaction, SIGUSR1, 0, (long)&old, 8, 0);
+	buffer("rt_sigaction", "old", &old, sizeof(old));
+	call("rt_sigprocmask", __NR_rt_sigprocmask, SIG_BLOCK, (long)&set, (long)&oldset, 8, 0);
+	buffer("rt_sigprocmask", "old", &oldset, sizeof(oldset));
+	long tid = call("gettid", __NR_gettid, 0, 0, 0, 0, 0);
+	/* the handler runs and returns through rt_sigreturn: kcall sees the registers it restored */
+	call("tgkill", __NR_tgkill, getpid(), tid, SIGUSR1, 0, 0);
+	if (handled)	/* it ran, and came back: rt_sigreturn worked */
+		called[__NR_rt_sigreturn] = 1;
+}
+
 /* The control: kernel addresses ring 3 can read without a system call. */
 static void control_leak(void)
 {
@@ -219,6 +255,7 @@ int main(int argc, char **argv, char **envp)
 	job_control();
 	memory();
 	processes();
+	signals();
 	if (argc > 1 && strcmp(argv[1], "leak") == 0)
 		control_leak();
 	called[__NR_exit_group] = 1;	/* the last call, below */

@@ -139,4 +139,20 @@ void wait_gone(const char *pid_arg);
 #define SIGKILL		9
 #define SIGSEGV		11
 #define SIGTERM		15
+
+/*
+ * Signals, Linux's i386 ABI (the kernel's include/ronx/signal.h has the
+ * siginfo and ucontext layouts): sigaction() always passes SA_RESTORER
+ * with __restore_rt (crt0.asm), which calls rt_sigreturn, as glibc.
+ */
+#include <ronx/signal.h>
+#define SIGUSR1		10
+#define SIGUSR2		12
+typedef void (*sighandler_t)(int, struct siginfo *, void *);
+int sigaction_k(int sig, const struct k_sigaction *act, struct k_sigaction *old);
+int sigaction_handler(int sig, sighandler_t h, unsigned flags);
+int sigprocmask(int how, const sigset_t *set, sigset_t *old);
+int tgkill(int tgid, int tid, int sig);
+int gettid(void);
+void __restore_rt(void);
 #endif

@@ -16,6 +16,7 @@
 global _start
 global syscall6
 global raw_vfork_execve
+global __restore_rt
 extern main
 extern exit
 
@@ -84,3 +85,10 @@ raw_vfork_execve:
 
 ; no executable stack (the linker script also says so with PT_GNU_STACK)
 section .note.GNU-stack noalloc noexec nowrite progbits
+
+; A signal handler's return address (sigaction's SA_RESTORER): esp is then
+; just above the frame's return-address slot, where rt_sigreturn finds it.
+section .text
+__restore_rt:
+	mov	eax, 173		; __NR_rt_sigreturn
+	int	0x80

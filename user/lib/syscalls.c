@@ -204,3 +204,32 @@ const char *errno_name(int e)
 	snprintf(other, sizeof(other), "errno %d", e);
 	return other;
 }
+
+int sigaction_k(int sig, const struct k_sigaction *act, struct k_sigaction *old)
+{
+	return (int)ret(syscall6(__NR_rt_sigaction, sig, (long)act, (long)old, sizeof(sigset_t), 0, 0));
+}
+
+/* h with SA_SIGINFO|flags, and __restore_rt to come back through */
+int sigaction_handler(int sig, sighandler_t h, unsigned flags)
+{
+	struct k_sigaction ka = { (uint32_t)h, flags | SA_SIGINFO | SA_RESTORER,
+				  (uint32_t)__restore_rt, 0 };
+
+	return sigaction_k(sig, &ka, 0);
+}
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return (int)ret(syscall6(__NR_rt_sigprocmask, how, (long)set, (long)old, sizeof(sigset_t), 0, 0));
+}
+
+int tgkill(int tgid, int tid, int sig)
+{
+	return (int)ret(SYSCALL(__NR_tgkill, tgid, tid, sig));
+}
+
+int gettid(void)
+{
+	return (int)SYSCALL(__NR_gettid, 0, 0, 0);
+}

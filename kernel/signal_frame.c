@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The signal frame on the user stack, and rt_sigreturn (Linux:
+ * arch/x86/kernel/signal_32.c). From the interrupted esp down: the FPU
+ * state (struct _fpstate_32, 64-byte aligned), then struct rt_sigframe
+ * (the handler's return address, its three arguments, the siginfo, the
+ * ucontext with the saved registers and mask), placed so that the
+ * handler starts with esp + 4 16-byte aligned, as a call would leave it.
+ *
+ * The frame is an attack surface both ways. It is written with
+ * copy_to_user() (SMAP holds; a stack the process cannot write ends it
+ * with SIGSEGV). rt_sigreturn reads back whatever ring 3 left there, so
+ * it takes only what ring 3 may set itself: cs and ss must be the user
+ * selectors, ds/es/fs/gs the user data selector or null, EFLAGS only the
+ * bits popf may change in ring 3 (never IOPL, VM, NT, IF or a reserved
+ * bit), MXCSR only its defined bits (fxrstor faults on the others, and
+ * it runs in the kernel). Anything else is a forged frame: the process
+ * dies with SIGSEGV and a line, as Linux's "bad frame".
+ */
+#include <stddef.h>
+#include <ronx/compiler.h>
+#include <ronx/printk.h>
+#include <ronx/string.h>
+#include <ronx/spinlock.h>
+#include <ronx/uaccess.h>
+#include <ronx/fpu.h>
+#include <ronx/process.h>
+#include <ronx/signal.h>
+
+#define X86_EFLAGS_TF	0x100u
+#define X86_EFLAGS_DF	0x400u
+/* the EFLAGS bits a frame may set (Linux's FIX_EFLAGS): CF PF AF ZF SF TF DF OF RF AC */
+#define FIX_EFLAGS	(0x0001u | 0x0004u | 0x0010u | 0x0040u | 0x0080u | 0x0100u | \
+			 0x0400u | 0x0800u | 0x10000u | 0x40000u)
+
+/* fxsave's 512 bytes, or fnsave's 108, and the 112-byte fnsave view in front. */
+static unsigned long fpstate_size(void)
+{
+	return boot_cpu_has_fxsr ? FPSTATE_SIZE : FPSTATE_HDR;
+}
+
+/*
+ * The fnsave view of an fxsave image (Linux's convert_from_fxsr()): the
+ * environment in 32-bit slots and the eight registers packed to 10
+ * bytes. The tag is simplified to "valid" or "empty" per register: a
+ * handler reading it sees which registers hold values.
+ */
+static void fxsave_to_header(uint8_t *hdr, const struct fxregs_state *fx)
+{
+	uint32_t env[7], tag = 0;
+
+	for (int i = 0; i < 8; i++)
+		tag |= (fx->twd & (1u << i) ? 0u : 3u) << (2 * i);
+	env[0] = 0xffff0000u | fx->cwd;
+	env[1] = 0xffff0000u | fx->swd;
+	env[2] = 0xffff0000u | tag;
+	env[3] = fx->fip;
+	env[4] = (fx->fcs & 0xffff) | ((uint32_t)(fx->fop & 0x7ff) << 16);
+	env[5] = fx->foo;
+	env[6] = 0xffff0000u | fx->fos;
+	memcpy(hdr, env, sizeof(env));
+	for (int i = 0; i < 8; i++)
+		memcpy(hdr + 28 + 10 * i, fx->st_space + 16 * i, 10);
+	memcpy(hdr + 108, &fx->swd, 2);			/* status */
+}
+
+/* The process's FPU registers into the frame at ufp; the handler starts from fninit's. */
+static bool save_fpstate(uint32_t ufp)
+{
+	union fpregs_state *fps = current->fpu;	/* free while it runs: the switch's save area */
+	uint8_t hdr[FPSTATE_HDR];
+	uint16_t magic = boot_cpu_has_fxsr ? X86_FXSR_MAGIC : FPSTATE_FSAVE_MAGIC;
+
+	fpu_save(fps);
+	memset(hdr, 0, sizeof(hdr));
+	if (boot_cpu_has_fxsr) {
+		fxsave_to_header(hdr, &fps->fxsave);
+		memset(fps->fxsave.padding, 0, sizeof(fps->fxsave.padding));	/* no xsave magic */
+	} else {
+		memcpy(hdr, &fps->fsave, sizeof(fps->fsave));
+		memcpy(hdr + 108, &fps->fsave.swd, 2);
+	}
+	memcpy(hdr + 110, &magic, 2);
+	if (copy_to_user((void __user *)ufp, hdr, sizeof(hdr)) ||
+	    (boot_cpu_has_fxsr && copy_to_user((void __user *)(ufp + FPSTATE_HDR), fps, 512))) {
+		fpu_restore(fps);	/* fnsave cleared them: the process dies with its own */
+		return false;
+	}
+	fpstate_init(fps);
+	fpu_restore(fps);
+	return true;
+}
+
+static uint32_t mxcsr_mask(void)
+{
+	static uint32_t mask;
+
+	if (!mask) {
+		union fpregs_state tmp;
+
+		fpu_save(&tmp);		/* fxsave: the registers stay as they are */
+		mask = tmp.fxsave.mxcsr_mask ? tmp.fxsave.mxcsr_mask : 0xffbf;
+	}
+	return mask;
+}
+
+/* The FPU registers from a frame; false if they cannot be read. */
+static bool restore_fpstate(uint32_t ufp)
+{
+	union fpregs_state *fps = current->fpu;
+
+	if (!ufp) {
+		fpstate_init(fps);
+	} else if (boot_cpu_has_fxsr) {
+		if (copy_from_user(fps, (const void __user *)(ufp + FPSTATE_HDR), 512))
+			return false;
+		fps->fxsave.mxcsr &= mxcsr_mask();	/* a reserved bit: fxrstor's #GP in the kernel */
+	} else if (copy_from_user(&fps->fsave, (const void __user *)ufp, sizeof(fps->fsave))) {
+		return false;
+	}
+	fpu_restore(fps);
+	return true;
+}
+
+static void fill_sigcontext(struct sigcontext *sc, const struct trap_frame *f, uint32_t ufp,
+			    sigset_t mask, const struct siginfo *info)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->gs = f->gs;
+	sc->fs = f->fs;
+	sc->es = f->es;
+	sc->ds = f->ds;
+	sc->di = f->edi;
+	sc->si = f->esi;
+	sc->bp = f->ebp;
+	sc->sp = f->esp;
+	sc->bx = f->ebx;
+	sc->dx = f->edx;
+	sc->cx = f->ecx;
+	sc->ax = f->eax;
+	sc->trapno = f->vector;
+	sc->err = f->error_code;
+	sc->ip = f->eip;
+	sc->cs = f->cs;
+	sc->flags = f->eflags;
+	sc->sp_at_signal = f->esp;
+	sc->ss = f->ss;
+	sc->fpstate = ufp;
+	sc->oldmask = (uint32_t)mask;
+	sc->cr2 = info->si_signo == SIGSEGV ? info->fault.addr : 0;
+}
+
+/*
+ * The frame for handler ka on the user stack, and the registers that
+ * enter it: eip the handler, esp the frame, eax/edx/ecx its arguments
+ * (Linux passes them in registers too, for regparm handlers).
+ */
+bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
+		    const struct siginfo *info, sigset_t oldmask)
+{
+	struct rt_sigframe fr;
+	uint32_t ufp = (f->esp - fpstate_size()) & ~63u;
+	uint32_t uf = ((ufp - sizeof(fr) + 4) & ~15u) - 4;
+	static const uint8_t retcode[8] = { 0xb8, 173, 0, 0, 0, 0xcd, 0x80, 0 };
+
+	if (ufp > f->esp)
+		return false;			/* wrapped below 0 */
+	memset(&fr, 0, sizeof(fr));
+	fr.sig = sig;
+	fr.pinfo = uf + offsetof(struct rt_sigframe, info);
+	fr.puc = uf + offsetof(struct rt_sigframe, uc);
+	fr.info = *info;
+	/* without SA_RESTORER: Linux's retcode, run from the stack (NX stops it: use a restorer) */
+	fr.pretcode = ka->flags & SA_RESTORER ? ka->restorer :
+		      uf + offsetof(struct rt_sigframe, retcode);
+	memcpy(fr.retcode, retcode, sizeof(retcode));
+	fr.uc.ss_flags = 2;			/* SS_DISABLE: no alternate stack */
+	fill_sigcontext(&fr.uc.uc_mcontext, f, ufp, oldmask, info);
+	fr.uc.uc_sigmask = oldmask;
+	if (!save_fpstate(ufp) || copy_to_user((void __user *)uf, &fr, sizeof(fr)))
+		return false;
+	f->esp = uf;
+	f->eip = ka->handler;
+	f->eax = (uint32_t)sig;
+	f->edx = fr.pinfo;
+	f->ecx = fr.puc;
+	f->eflags &= ~(X86_EFLAGS_DF | X86_EFLAGS_TF | X86_EFLAGS_AC);
+	f->ds = f->es = f->ss = USER_DS;
+	f->cs = USER_CS;
+	return true;
+}
+
+/* A data selector ring 3 could have loaded itself and iret can put back: null or USER_DS. */
+static bool data_sel_ok(uint16_t sel)
+{
+	return sel < 4 || sel == USER_DS;
+}
+
+/* The frame's registers, if every one is one ring 3 may hold; false: forged. */
+static bool restore_sigcontext(struct trap_frame *f, const struct sigcontext *sc)
+{
+	if ((sc->cs | 3) != USER_CS || (sc->ss | 3) != USER_DS || !data_sel_ok(sc->ds) ||
+	    !data_sel_ok(sc->es) || !data_sel_ok(sc->fs) || !data_sel_ok(sc->gs))
+		return false;
+	f->gs = sc->gs;
+	f->fs = sc->fs;
+	f->es = sc->es;
+	f->ds = sc->ds;
+	f->edi = sc->di;
+	f->esi = sc->si;
+	f->ebp = sc->bp;
+	f->ebx = sc->bx;
+	f->edx = sc->dx;
+	f->ecx = sc->cx;
+	f->eax = sc->ax;
+	f->eip = sc->ip;
+	f->esp = sc->sp;
+	f->cs = USER_CS;
+	f->ss = USER_DS;
+	/* IF, IOPL, NT, VM and the reserved bits stay the kernel's: what entry saved */
+	f->eflags = (f->eflags & ~FIX_EFLAGS) | (sc->flags & FIX_EFLAGS);
+	return true;
+}
+
+/* Linux's signal_fault() line, then SIGSEGV: the frame was unreadable or forged. */
+static void __noreturn bad_frame(const struct trap_frame *f, uint32_t frame)
+{
+	printk(KERN_INFO "%pE[%d] bad frame in rt_sigreturn frame:%08x ip:%x sp:%x\n",
+	       current->comm, current->pid, frame, f->eip, f->esp);
+	do_exit(SIGSEGV);
+}
+
+long sys_rt_sigreturn(void)
+{
+	struct trap_frame *f = current->regs;
+	uint32_t uf = f->esp - 4;	/* the handler's ret took pretcode */
+	struct rt_sigframe fr;
+	struct task_signals *s = task_signals(current);
+	unsigned long flags;
+
+	if (copy_from_user(&fr, (const void __user *)uf, sizeof(fr)))
+		bad_frame(f, uf);
+	if (!restore_sigcontext(f, &fr.uc.uc_mcontext))
+		bad_frame(f, uf);
+	if (!restore_fpstate(fr.uc.uc_mcontext.fpstate))
+		bad_frame(f, uf);
+	spin_lock_irqsave(&tasks_lock, flags);
+	s->blocked = fr.uc.uc_sigmask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return (long)f->eax;		/* the syscall path writes it back unchanged */
+}

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Signal handlers on Linux's i386 ABI (issue 30, items 1-2): user/bin/sigtest
+runs in ring 3 and reports each case in TAP (kill and tgkill to a handler,
+the mask, SIGSEGV with si_code and si_addr repaired by its handler, the
+x87 state across a handler, fork's inheritance, and forged sigreturn
+frames that must never gain ring 0 or IOPL). Every case is checked here by
+its line; then, from outside, the kernel is intact (it still answers and
+runs a program) and the forged frames' deaths are Linux's SIGSEGV. Once
+with FXSR (fxsave frames) and once without (fnsave frames)."""
+import re
+
+from guest import CPU_NX, Guest
+
+CPU_FSAVE = "qemu32,+nx,+pae,-fxsr,-sse,-sse2"
+CASES = 11
+TAP = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
+
+
+def run_sigtest(t, lane, cpu):
+    with Guest("signals " + lane, cpu=cpu) as g:
+        g.wait_ready()
+        out = g.command("run sigtest", timeout=120)
+        lines = TAP.findall(out)
+        t.check(len(lines) == CASES, "%s: sigtest reported %d cases" % (lane, CASES), out)
+        for neg, n, what in lines:
+            t.check(not neg, "%s: %s. %s" % (lane, n, what), out)
+        t.check("sigtest: %d passed, 0 failed" % CASES in out and "exit status 0" in out,
+                "%s: sigtest exit status 0" % lane, out)
+        t.check(not re.search(r"Oops|BUG|general protection fault.*kernel", out),
+                "%s: no kernel oops on the forged frames" % lane, out)
+        out = g.command("run hello")
+        t.check("exit status 0" in out, "%s: the kernel still runs a program afterwards" % lane, out)
+
+
+def test_signals_fxsave(t):
+    run_sigtest(t, "fxsave", CPU_NX)
+
+
+def test_signals_fsave(t):
+    run_sigtest(t, "fnsave", CPU_FSAVE)

@@ -207,6 +207,7 @@ test:
 	timed docs $(PYTHON) tests/docs/check_docs.py || status=1; \
 	timed printers $(PYTHON) tests/docs/check_printers.py || status=1; \
 	timed rooms $(PYTHON) tests/docs/check_rooms.py || status=1; \
+	timed benchchart $(PYTHON) tests/docs/check_benchchart.py || status=1; \
 	timed tree $(PYTHON) tests/tree_check.py compare $(B)/tree-before.json $(B)/results/tree.ktap || status=1; \
 	$(PYTHON) tests/summary.py $(B)/results || status=1; \
 	exit $$status

@@ -50,7 +50,10 @@ void signals_fork(struct task *child, const struct task *parent)
 	memset(&c->fault, 0, sizeof(c->fault));
 }
 
-/* execve: the old program's handlers are gone; ignored stays ignored, the mask stays. */
+/*
+ * execve: the old program's handlers and alternate stack are gone;
+ * ignored stays ignored, the mask stays.
+ */
 void signals_exec(struct task *t)
 {
 	struct task_signals *s = task_signals(t);
@@ -60,6 +63,7 @@ void signals_exec(struct task *t)
 	for (int i = 0; i < _NSIG; i++)
 		if (s->action[i].handler != SIG_IGN)
 			memset(&s->action[i], 0, sizeof(s->action[i]));
+	s->sas_ss_sp = s->sas_ss_size = s->sas_ss_flags = 0;
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 

@@ -150,21 +150,54 @@ static void fill_sigcontext(struct sigcontext *sc, const struct trap_frame *f, u
 	sc->cr2 = info->si_signo == SIGSEGV ? info->fault.addr : 0;
 }
 
+/* sp is on the alternate stack (Linux's __on_sig_stack(): it grows down from its top) */
+static bool on_sig_stack(const struct task_signals *s, uint32_t sp)
+{
+	return sp > s->sas_ss_sp && sp - s->sas_ss_sp <= s->sas_ss_size;
+}
+
+/* What sigaltstack() and uc_stack report for sp: none, on it, or set but not on it. */
+static int sas_ss_flags(const struct task_signals *s, uint32_t sp)
+{
+	if (!s->sas_ss_size)
+		return SS_DISABLE;
+	if (s->sas_ss_flags & SS_AUTODISARM)
+		return 0;		/* handlers may nest on it: each starts at its top */
+	return on_sig_stack(s, sp) ? SS_ONSTACK : 0;
+}
+
 /*
- * The frame for handler ka on the user stack, and the registers that
- * enter it: eip the handler, esp the frame, eax/edx/ecx its arguments
- * (Linux passes them in registers too, for regparm handlers).
+ * The frame for handler ka, and the registers that enter it: eip the
+ * handler, esp the frame, eax/edx/ecx its arguments (Linux passes them in
+ * registers too, for regparm handlers). The frame goes below the
+ * interrupted esp, or at the top of the alternate stack for an SA_ONSTACK
+ * handler when the process is not on it yet (a handler for a stack
+ * overflow has no stack of its own to run on). A frame that would run off
+ * the bottom of the alternate stack is refused, with Linux's line: it
+ * would write whatever lies below.
  */
 bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 		    const struct siginfo *info, sigset_t oldmask)
 {
+	struct task_signals *s = task_signals(current);
 	struct rt_sigframe fr;
-	uint32_t ufp = (f->esp - fpstate_size()) & ~63u;
-	uint32_t uf = ((ufp - sizeof(fr) + 4) & ~15u) - 4;
+	uint32_t sp = f->esp;
+	bool alt = on_sig_stack(s, sp) && !(s->sas_ss_flags & SS_AUTODISARM);
 	static const uint8_t retcode[8] = { 0xb8, 173, 0, 0, 0, 0xcd, 0x80, 0 };
 
-	if (ufp > f->esp)
+	if ((ka->flags & SA_ONSTACK) && sas_ss_flags(s, sp) == 0) {
+		sp = s->sas_ss_sp + s->sas_ss_size;
+		alt = true;
+	}
+	uint32_t ufp = (sp - fpstate_size()) & ~63u;
+	uint32_t uf = ((ufp - sizeof(fr) + 4) & ~15u) - 4;
+
+	if (ufp > sp)
 		return false;			/* wrapped below 0 */
+	if (alt && !on_sig_stack(s, uf)) {
+		printk(KERN_INFO "%pE[%d] overflowed sigaltstack\n", current->comm, current->pid);
+		return false;
+	}
 	memset(&fr, 0, sizeof(fr));
 	fr.sig = sig;
 	fr.pinfo = uf + offsetof(struct rt_sigframe, info);
@@ -174,11 +207,14 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	fr.pretcode = ka->flags & SA_RESTORER ? ka->restorer :
 		      uf + offsetof(struct rt_sigframe, retcode);
 	memcpy(fr.retcode, retcode, sizeof(retcode));
-	fr.uc.ss_flags = 2;			/* SS_DISABLE: no alternate stack */
+	fr.uc.uc_stack = (struct sigaltstack){ s->sas_ss_sp,
+		sas_ss_flags(s, f->esp) | (int32_t)(s->sas_ss_flags & SS_AUTODISARM), s->sas_ss_size };
 	fill_sigcontext(&fr.uc.uc_mcontext, f, ufp, oldmask, info);
 	fr.uc.uc_sigmask = oldmask;
 	if (!save_fpstate(ufp) || copy_to_user((void __user *)uf, &fr, sizeof(fr)))
 		return false;
+	if (alt && (s->sas_ss_flags & SS_AUTODISARM))
+		s->sas_ss_sp = s->sas_ss_size = s->sas_ss_flags = 0;	/* rt_sigreturn sets it again */
 	f->esp = uf;
 	f->eip = ka->handler;
 	f->eax = (uint32_t)sig;
@@ -188,6 +224,50 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	f->ds = f->es = f->ss = USER_DS;
 	f->cs = USER_CS;
 	return true;
+}
+
+/*
+ * sigaltstack's change (Linux's do_sigaltstack()), sp the process's esp:
+ * not while it runs on the alternate stack, only the flags Linux knows,
+ * at least MINSIGSTKSZ bytes unless it is SS_DISABLE.
+ */
+static long set_altstack(const struct sigaltstack *ss, uint32_t sp)
+{
+	struct task_signals *s = task_signals(current);
+	uint32_t mode = (uint32_t)ss->ss_flags & ~SS_AUTODISARM;
+
+	if (on_sig_stack(s, sp) && !(s->sas_ss_flags & SS_AUTODISARM))
+		return -EPERM;
+	if (mode != 0 && mode != SS_ONSTACK && mode != SS_DISABLE)
+		return -EINVAL;
+	if (mode == SS_DISABLE) {
+		s->sas_ss_sp = s->sas_ss_size = s->sas_ss_flags = 0;
+		return 0;
+	}
+	if (ss->ss_size < MINSIGSTKSZ)
+		return -ENOMEM;
+	s->sas_ss_sp = ss->ss_sp;
+	s->sas_ss_size = ss->ss_size;
+	s->sas_ss_flags = (uint32_t)ss->ss_flags & SS_AUTODISARM;
+	return 0;
+}
+
+long sys_sigaltstack(uint32_t uss, uint32_t uoss)
+{
+	struct task_signals *s = task_signals(current);
+	uint32_t sp = current->regs->esp;
+	struct sigaltstack ss, old = { s->sas_ss_sp,
+		sas_ss_flags(s, sp) | (int32_t)(s->sas_ss_flags & SS_AUTODISARM), s->sas_ss_size };
+	long err = 0;
+
+	if (uss) {
+		if (copy_from_user(&ss, (const void __user *)uss, sizeof(ss)))
+			return -EFAULT;
+		err = set_altstack(&ss, sp);
+	}
+	if (!err && uoss && copy_to_user((void __user *)uoss, &old, sizeof(old)))
+		err = -EFAULT;
+	return err;
 }
 
 /* A data selector ring 3 could have loaded itself and iret can put back: null or USER_DS. */
@@ -244,6 +324,8 @@ long sys_rt_sigreturn(void)
 		bad_frame(f, uf);
 	if (!restore_fpstate(fr.uc.uc_mcontext.fpstate))
 		bad_frame(f, uf);
+	/* the alternate stack as it was, checked as sigaltstack() checks it; refused: left alone */
+	(void)set_altstack(&fr.uc.uc_stack, f->esp);
 	spin_lock_irqsave(&tasks_lock, flags);
 	s->blocked = fr.uc.uc_sigmask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
 	spin_unlock_irqrestore(&tasks_lock, flags);

@@ -197,6 +197,7 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_rt_sigreturn, sys_rt_sigreturn),
 	SYSCALL(__NR_rt_sigaction, sys_rt_sigaction),
 	SYSCALL(__NR_rt_sigprocmask, sys_rt_sigprocmask),
+	SYSCALL(__NR_sigaltstack, sys_sigaltstack),
 	SYSCALL(__NR_vfork, sys_vfork),
 	SYSCALL(__NR_gettid, sys_gettid),
 	SYSCALL(__NR_exit_group, sys_exit),

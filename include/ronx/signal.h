@@ -24,6 +24,12 @@ struct trap_frame;
 #define SA_RESETHAND	0x80000000u
 #define SA_RESTORER	0x04000000u
 
+/* sigaltstack's ss_flags, and the least stack it takes (i386: 2048) */
+#define SS_ONSTACK	1
+#define SS_DISABLE	2
+#define SS_AUTODISARM	(1u << 31)
+#define MINSIGSTKSZ	2048
+
 #define SIG_BLOCK	0
 #define SIG_UNBLOCK	1
 #define SIG_SETMASK	2
@@ -71,11 +77,16 @@ struct sigcontext {
 	uint32_t oldmask, cr2;
 };
 
-struct ucontext {
-	uint32_t uc_flags, uc_link;
+/* stack_t: an alternate signal stack */
+struct sigaltstack {
 	uint32_t ss_sp;
 	int32_t ss_flags;
 	uint32_t ss_size;
+};
+
+struct ucontext {
+	uint32_t uc_flags, uc_link;
+	struct sigaltstack uc_stack;	/* the alternate stack when the signal came */
 	struct sigcontext uc_mcontext;
 	sigset_t uc_sigmask;
 };
@@ -113,6 +124,8 @@ struct task_signals {
 	int sender[_NSIG];		/* si_pid of a pending kill */
 	bool tkill[_NSIG];		/* sent by tgkill: SI_TKILL */
 	struct fault_sig fault;		/* a fault's signal, pending: its siginfo */
+	/* sigaltstack's: the task's own, no lock (Linux's sas_ss_*) */
+	uint32_t sas_ss_sp, sas_ss_size, sas_ss_flags;
 };
 
 struct task;
@@ -129,6 +142,7 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 long sys_rt_sigaction(uint32_t sig, uint32_t act, uint32_t oact, uint32_t size);
 long sys_rt_sigprocmask(uint32_t how, uint32_t set, uint32_t oset, uint32_t size);
 long sys_rt_sigreturn(void);
+long sys_sigaltstack(uint32_t uss, uint32_t uoss);
 long sys_tgkill(uint32_t tgid, uint32_t pid, uint32_t sig);
 long sys_gettid(void);
 #endif

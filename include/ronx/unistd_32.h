@@ -33,6 +33,7 @@
 #define __NR_rt_sigreturn	173
 #define __NR_rt_sigaction	174
 #define __NR_rt_sigprocmask	175
+#define __NR_sigaltstack	186
 #define __NR_vfork		190
 #define __NR_mmap2		192
 #define __NR_gettid		224

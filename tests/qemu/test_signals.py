@@ -2,8 +2,10 @@
 """Signal handlers on Linux's i386 ABI (issue 30, items 1-2): user/bin/sigtest
 runs in ring 3 and reports each case in TAP (kill and tgkill to a handler,
 the mask, SIGSEGV with si_code and si_addr repaired by its handler, the
-x87 state across a handler, fork's inheritance, and forged sigreturn
-frames that must never gain ring 0 or IOPL). Every case is checked here by
+x87 state across a handler, fork's inheritance, forged sigreturn
+frames that must never gain ring 0 or IOPL, and the alternate stack:
+sigaltstack's errors, SA_ONSTACK, a stack overflow caught there, nested
+frames that would overflow it). Every case is checked here by
 its line; then, from outside, the kernel is intact (it still answers and
 runs a program) and the forged frames' deaths are Linux's SIGSEGV. Once
 with FXSR (fxsave frames) and once without (fnsave frames)."""
@@ -12,7 +14,7 @@ import re
 from guest import CPU_NX, Guest
 
 CPU_FSAVE = "qemu32,+nx,+pae,-fxsr,-sse,-sse2"
-CASES = 11
+CASES = 16
 TAP = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
 
 
@@ -26,6 +28,9 @@ def run_sigtest(t, lane, cpu):
             t.check(not neg, "%s: %s. %s" % (lane, n, what), out)
         t.check("sigtest: %d passed, 0 failed" % CASES in out and "exit status 0" in out,
                 "%s: sigtest exit status 0" % lane, out)
+        t.check(re.search(r"^sigtest\[\d+\] overflowed sigaltstack$", out, re.M),
+                "%s: the frame that would run off the alternate stack is refused with Linux's line"
+                % lane, out)
         t.check(not re.search(r"Oops|BUG|general protection fault.*kernel", out),
                 "%s: no kernel oops on the forged frames" % lane, out)
         out = g.command("run hello")

@@ -14,6 +14,9 @@
  *   forged frames (SROP): ring-0 cs or ss, kernel ds, IOPL 3 + VM + NT:
  *     the process never gets more than ring 3 (killed by SIGSEGV, or goes
  *     on with IOPL 0, where cli faults)
+ *   the alternate stack (sigaltstack, SA_ONSTACK): its errors, a handler
+ *     on it, a stack overflow caught there (and fatal without it), and
+ *     nested handlers that would run off its bottom: SIGSEGV instead
  */
 #include <ulib.h>
 
@@ -197,15 +200,152 @@ static void test_forged(void)
 	       "forged frame, EFLAGS IOPL=3 VM NT: still IOPL 0 in ring 3, cli faults (SIGSEGV)");
 }
 
+static char altstack[16384] __attribute__((aligned(16)));
+static volatile uint32_t handler_sp;
+static volatile int uc_ss_flags, inner_flags, inner_err;
+
+static int on_altstack_sp(void)
+{
+	return handler_sp > (uint32_t)altstack && handler_sp <= (uint32_t)altstack + sizeof(altstack);
+}
+
+static void on_where(int sig, struct siginfo *si, void *uc)
+{
+	stack_t now, again = { (uint32_t)altstack, 0, sizeof(altstack) };
+	int here;
+
+	(void)sig; (void)si;
+	hits++;
+	handler_sp = (uint32_t)&here;
+	uc_ss_flags = ((struct ucontext *)uc)->uc_stack.ss_flags;
+	sigaltstack(0, &now);
+	inner_flags = now.ss_flags;
+	inner_err = sigaltstack(&again, 0) == -1 ? errno : 0;
+}
+
+static void test_altstack(void)
+{
+	stack_t ss = { (uint32_t)altstack, 0, MINSIGSTKSZ - 1 }, old = { 1, 0, 1 };
+	int first = sigaltstack(0, &old) == 0 && old.ss_flags == SS_DISABLE && old.ss_size == 0;
+	int small = sigaltstack(&ss, 0) == -1 && errno == ENOMEM;
+
+	ss.ss_size = sizeof(altstack);
+	ss.ss_flags = 4;
+	int badflag = sigaltstack(&ss, 0) == -1 && errno == EINVAL;
+	report(first && small && badflag,
+	       "sigaltstack: none at first (SS_DISABLE); below MINSIGSTKSZ ENOMEM, an unknown flag EINVAL");
+
+	ss.ss_flags = 0;
+	sigaltstack(&ss, 0);
+	sigaction_handler(SIGUSR1, on_where, SA_ONSTACK);
+	hits = 0;
+	kill(getpid(), SIGUSR1);
+	int on = hits == 1 && on_altstack_sp() && uc_ss_flags == 0 && inner_flags == SS_ONSTACK &&
+		 inner_err == EPERM;
+	sigaction_handler(SIGUSR1, on_where, 0);
+	kill(getpid(), SIGUSR1);
+	report(on && hits == 2 && !on_altstack_sp() && inner_flags == 0 && inner_err == 0,
+	       "SA_ONSTACK: the handler runs on the alternate stack, sigaltstack() there says SS_ONSTACK "
+	       "and refuses a change (EPERM); without SA_ONSTACK it runs on the process's stack");
+	sigaction_handler(SIGUSR1, on_signal, 0);
+}
+
+/* A stack overflow: esp in page 0, which nothing maps, and a push. */
+static volatile uint32_t saved_esp;
+extern char overflow_resume[];
+
+static void __attribute__((noinline)) overflow_stack(void)
+{
+	__asm__ volatile("movl %%esp, saved_esp\n\t"
+			 "movl $0x1000, %%esp\n\t"
+			 "pushl %%eax\n\t"		/* faults: 0xffc */
+			 ".globl overflow_resume\n"
+			 "overflow_resume:\n\t"
+			 "movl saved_esp, %%esp" ::: "memory");
+}
+
+static void on_overflow(int sig, struct siginfo *si, void *uc)
+{
+	int here;
+
+	hits++;
+	last_sig = sig;
+	last_code = si->si_code;
+	last_addr = si->fault.addr;
+	handler_sp = (uint32_t)&here;
+	/* on past the push, where esp is put back */
+	((struct ucontext *)uc)->uc_mcontext.ip = (uint32_t)overflow_resume;
+}
+
+/* Nested handlers on a small alternate stack, in a shared page whose first half must stay intact. */
+static volatile int *nest_depth;
+
+static void on_nest(int sig, struct siginfo *si, void *uc)
+{
+	(void)si; (void)uc;
+	(*nest_depth)++;
+	kill(getpid(), sig);		/* SA_NODEFER: the next frame goes below this one */
+}
+
+static int killed_by_segv(int pid)
+{
+	int status = -1;
+
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+}
+
+static void test_overflow(void)
+{
+	sigaction_handler(SIGSEGV, on_overflow, SA_ONSTACK);
+	hits = 0;
+	overflow_stack();
+	report(hits == 1 && last_sig == SIGSEGV && last_code == SEGV_MAPERR && last_addr == 0xffc &&
+	       on_altstack_sp(),
+	       "a stack overflow (esp 0x1000, a push): SIGSEGV at 0xffc, handled on the alternate stack, and on");
+
+	int pid = fork();
+	if (pid == 0) {
+		stack_t none = { 0, SS_DISABLE, 0 };
+		sigaltstack(&none, 0);
+		overflow_stack();
+		_exit(0);
+	}
+	report(killed_by_segv(pid),
+	       "the same overflow without an alternate stack: no room for the frame, killed by SIGSEGV");
+
+	uint8_t *area = mmap(0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	nest_depth = (volatile int *)(area + PAGE_SIZE);
+	memset(area, 0x5a, PAGE_SIZE / 2);
+	pid = fork();
+	if (pid == 0) {
+		stack_t small = { (uint32_t)area + PAGE_SIZE - MINSIGSTKSZ, 0, MINSIGSTKSZ };
+		sigaltstack(&small, 0);
+		sigaction_handler(SIGUSR2, on_nest, SA_ONSTACK | SA_NODEFER);
+		kill(getpid(), SIGUSR2);
+		_exit(0);
+	}
+	int dead = killed_by_segv(pid), intact = 1;
+	for (unsigned i = 0; i < PAGE_SIZE / 2; i++)
+		intact &= area[i] == 0x5a;
+	report(dead && *nest_depth >= 1 && intact,
+	       "nested handlers run off a MINSIGSTKSZ alternate stack: killed by SIGSEGV, nothing written below it");
+	munmap(area, 2 * PAGE_SIZE);
+	struct k_sigaction dfl = { 0 };
+	sigaction_k(SIGSEGV, &dfl, 0);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..11\n");
+	printf("TAP version 13\n1..16\n");
 	test_kill();
 	test_mask();
 	test_segv();
 	test_fpu();
 	test_fork();
 	test_forged();
+	test_altstack();
+	test_overflow();
 	printf("sigtest: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

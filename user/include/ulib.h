@@ -154,5 +154,7 @@ int sigaction_handler(int sig, sighandler_t h, unsigned flags);
 int sigprocmask(int how, const sigset_t *set, sigset_t *old);
 int tgkill(int tgid, int tid, int sig);
 int gettid(void);
+typedef struct sigaltstack stack_t;
+int sigaltstack(const stack_t *ss, stack_t *old);
 void __restore_rt(void);
 #endif

@@ -229,6 +229,11 @@ int tgkill(int tgid, int tid, int sig)
 	return (int)ret(SYSCALL(__NR_tgkill, tgid, tid, sig));
 }
 
+int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	return (int)ret(SYSCALL(__NR_sigaltstack, (long)ss, (long)old, 0));
+}
+
 int gettid(void)
 {
 	return (int)SYSCALL(__NR_gettid, 0, 0, 0);

@@ -74,17 +74,19 @@ static noinline void __noreturn rest_init(void)
 
 	print_policy();
 	wx_plant();
-	free_initmem();
-	mark_rodata_ro();
-	module_autoload();
 	/*
 	 * The boot stack's frames again in the stack area, below a guard page
 	 * (mm/vmap_stack.c), and the shell on them from their top: what boot
-	 * left there is never returned to.
+	 * left there is never returned to. Mapped before init is freed, so
+	 * that the area's page table is not made of a freed init page: those
+	 * stay int3-poisoned until a process or a module needs them.
 	 */
 	stack = map_thread_stack(__pa(boot_stack_top - BOOT_STACK_SIZE), BOOT_STACK_SIZE);
 	if (!stack)
 		refuse_boot(KERN_ERR "ronx: cannot boot: no page table for the kernel stack area\n");
+	free_initmem();
+	mark_rodata_ro();
+	module_autoload();
 	__asm__ volatile("mov %0, %%esp\n\t"
 			 "push %1\n\t"
 			 "call *%2\n\t"

@@ -122,26 +122,51 @@ KTEST(pageattr, unmapped_range_changes_nothing)
 }
 
 /*
+ * A page of three contiguous ones (pa) in a 4K mapping, for a test that
+ * needs one: the middle page, whose neighbour in the same 2 MiB is made
+ * read-only if the middle one is 2M-mapped, which splits the 2M page
+ * (the low, 4K-mapped pages may all be taken). *neighbour: that page, to
+ * give back with set_memory_rw(), or 0.
+ */
+static unsigned long split_middle_page(unsigned long pa, unsigned long *neighbour)
+{
+	unsigned long va = (unsigned long)__va(pa) + PAGE_SIZE;
+	enum pg_level level;
+
+	*neighbour = 0;
+	if (lookup_address(va, &level) && level == PG_LEVEL_4K)
+		return va;
+	*neighbour = va & (PMD_SIZE - 1) ? va - PAGE_SIZE : va + PAGE_SIZE;
+	if (set_memory_ro(*neighbour, 1))
+		return 0;
+	return lookup_address(va, &level) && level == PG_LEVEL_4K ? va : 0;
+}
+
+/*
  * The CPU caches translations: a change is only in force once the TLB
  * entry is flushed. Load the entry first (write, execute), then change
  * the page and use it again at once.
  */
 KTEST(pageattr, ro_takes_effect_at_once)
 {
-	unsigned long pa = alloc_page(), va = (unsigned long)__va(pa);
-	enum pg_level level;
+	unsigned long pa = alloc_pages(3), neighbour, va;
 
-	if (!lookup_address(va, &level) || level != PG_LEVEL_4K) {
-		free_page(pa);
-		return kt_skip(t, "no page in a 4K mapping");
+	KT_EXPECT(t, pa, "no three free pages");
+	if (!pa)
+		return;
+	va = split_middle_page(pa, &neighbour);
+	KT_EXPECT(t, va, "no page of %08lx-%08lx in a 4K mapping", pa, pa + 3 * PAGE_SIZE);
+	if (va) {
+		KT_EXPECT(t, probe_write_same((void *)va) == 0, "fresh page not writable");
+		KT_EXPECT(t, set_memory_ro(va, 1) == 0, "set_memory_ro failed");
+		KT_EXPECT(t, probe_write_same((void *)va) == -EFAULT,
+			  "page %08lx still writable after set_memory_ro: stale TLB entry?", va);
+		KT_EXPECT(t, set_memory_rw(va, 1) == 0, "set_memory_rw failed");
+		KT_EXPECT(t, probe_write_same((void *)va) == 0, "page %08lx not writable again", va);
 	}
-	KT_EXPECT(t, probe_write_same((void *)va) == 0, "fresh page not writable");
-	KT_EXPECT(t, set_memory_ro(va, 1) == 0, "set_memory_ro failed");
-	KT_EXPECT(t, probe_write_same((void *)va) == -EFAULT,
-		  "page %08lx still writable after set_memory_ro: stale TLB entry?", va);
-	KT_EXPECT(t, set_memory_rw(va, 1) == 0, "set_memory_rw failed");
-	KT_EXPECT(t, probe_write_same((void *)va) == 0, "page %08lx not writable again", va);
-	free_page(pa);
+	if (neighbour)
+		set_memory_rw(neighbour, 1);
+	free_pages(pa, 3);
 }
 
 KTEST(pageattr, nx_takes_effect_at_once)

@@ -24,9 +24,21 @@ lists_ok() {
 	apt-cache show linux-image-686-pae:i386 >/dev/null 2>&1 || return 1
 	for v in "${SERIES[@]}"; do apt-cache show "linux-source-$v" >/dev/null 2>&1 || return 1; done
 }
+# A mirror in the middle of a sync fails an index now and then ("File has
+# unexpected size"): try again, and go on if the lists hold what is needed.
+apt_update() {
+	local try
+	for try in 1 2 3; do
+		say "apt-get update"
+		apt-get update 2>&1 | sed 's/^/[linux]   apt: /' >&2 && return 0
+		say "apt-get update failed (try $try of 3)"
+		[ "$try" = 3 ] || sleep $((try * 30))
+	done
+	lists_ok || die "apt-get update failed 3 times, and the package lists lack the kernel packages"
+	say "going on with the package lists as they are: they have the kernel packages"
+}
 if [ "${updated:-}" = no ] || ! lists_ok || [ ${#need[@]} -gt 0 ]; then
-	say "apt-get update"
-	apt-get update 2>&1 | sed 's/^/[linux]   apt: /' >&2
+	apt_update
 fi
 if [ ${#need[@]} -gt 0 ]; then
 	say "installing build tools: ${need[*]}"

@@ -2,8 +2,9 @@
 """Crash demos (`crash NAME`, LKDTM's names): each must oops with the right
 reason, the shell must come back, and nothing may be left behind."""
 import re
+import time
 
-from guest import CPU_NO_NX, Guest
+from guest import CPU_NO_NX, PROMPT, Guest
 from tlb import PageTables
 
 WRITE = ["#PF: supervisor write access in kernel mode", "permissions violation"]
@@ -166,3 +167,87 @@ def test_crash_stack_guard_pti(t):
 
 def test_crash_stack_guard_kaslr(t):
     stack_guard_lane(t, "kaslr", cmdline="kaslr")
+
+
+# The stack protector (kernel/stackprotector.c): Linux's panic line, naming
+# the function whose canary was overwritten, as %pB names it
+CORRUPTED = re.compile(r"^Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: "
+                       r"(\w+)\+0x([0-9a-f]+)/0x([0-9a-f]+)$", re.M)
+
+
+def cpu_stopped(g, cpu, tries=100):
+    """From outside: the CPU sits in hlt with IF clear (a stopped CPU, not
+    the idle loop, which halts with interrupts on). The IPI is sent without
+    a wait, so look again a few times (a bound, not a timing condition)."""
+    for _ in range(tries):
+        regs = g.monitor("info registers", cpu=cpu)
+        eflags = re.search(r"EFL=([0-9a-f]+)", regs)
+        if "HLT=1" in regs and eflags and not int(eflags.group(1), 16) & 0x200:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def wait_panic_end(g, start, timeout=60):
+    """The output from start to the end of a panic (Linux's "---[ end
+    Kernel panic" line): Guest.wait_for gives up at the first panic line."""
+    end = re.compile(r"^---\[ end Kernel panic - not syncing: .* \]---$", re.M)
+    deadline = time.monotonic() + timeout
+    with g.lock:
+        while not end.search(g.out, start) and time.monotonic() < deadline and g.proc.poll() is None:
+            g.lock.wait(0.5)
+        return g.out[start:]
+
+
+def corrupt_stack_lane(t, tag, extra=()):
+    """CORRUPT_STACK in a boot of its own: a panic ends it, the shell does not come back."""
+    with Guest("crash CORRUPT_STACK " + tag, extra=list(extra)) as g:
+        g.wait_ready()
+        tag = "[%s] " % tag
+        t.check(re.search(r"^\s+CORRUPT_STACK\s", g.command("crash"), re.M), tag + "crash lists CORRUPT_STACK")
+        start = len(g.out)
+        g.send(b"crash CORRUPT_STACK\r")
+        out = wait_panic_end(g, start)
+        m = CORRUPTED.search(out)
+        t.check(m and m.group(1) == "lkdtm_CORRUPT_STACK",
+                tag + "Linux's stack-protector panic line names lkdtm_CORRUPT_STACK", out[-900:])
+        if m:
+            t.check(0 < int(m.group(2), 16) <= int(m.group(3), 16),
+                    tag + "the offset named is inside the function (%s)" % m.group(0).split()[-1])
+        t.check("Corrupting stack containing char array" in out and "FAIL" not in out,
+                tag + "the demo found its canary and overwrote it", out[-900:])
+        t.check(PROMPT not in out, tag + "the shell does not come back after the panic", out[-600:])
+        if "-smp" in extra:
+            ncpus = int(extra[extra.index("-smp") + 1])
+            t.check(all(cpu_stopped(g, c) for c in range(ncpus)),
+                    tag + "panic stopped every CPU: from outside, each halted with interrupts off")
+
+
+def test_crash_corrupt_stack(t):
+    corrupt_stack_lane(t, "1 CPU")
+
+
+def test_crash_corrupt_stack_smp2(t):
+    corrupt_stack_lane(t, "smp 2", extra=["-smp", "2"])
+
+
+def test_crash_stack_canary_from_outside(t):
+    """From outside, in three boots (one with kaslr, its symbols moved by its
+    offset): __stack_chk_guard lies in ro_after_init, its page is read-only
+    once boot is done, and its value is nonzero and differs every boot."""
+    values = []
+    for n, cmdline in enumerate(["", "", "kaslr"], 1):
+        with Guest("stack canary %d" % n, cmdline=cmdline) as g:
+            g.wait_ready()
+            s = g.symbols()
+            va = s["__stack_chk_guard"]
+            t.check(s["__start_ro_after_init"] <= va < s["__end_ro_after_init"],
+                    "boot %d: __stack_chk_guard (%08x) is in .data..ro_after_init" % (n, va))
+            m = PageTables(g.monitor("info tlb")).lookup(va)
+            t.check(m and not m.rw and m.nx, "boot %d%s: its page is RO+NX in info tlb" %
+                    (n, " (kaslr)" if cmdline else ""), m and m.perm())
+            values.append(monitor_word(g, va))
+            t.check(g.poweroff() == 1, "boot %d: powers off cleanly" % n)
+    t.check(all(values), "the canary is never 0: %s" % ["%08x" % v for v in values])
+    t.check(len(set(values)) == len(values), "the canary differs in each of 3 boots: %s"
+            % ["%08x" % v for v in values])

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Crash demos (`crash NAME`, LKDTM's names): each must oops with the right
 reason, the shell must come back, and nothing may be left behind."""
+import os
 import re
+import subprocess
+import tempfile
 import time
 
-from guest import CPU_NO_NX, PROMPT, Guest
+from guest import BUILD, CPU_NO_NX, PROMPT, ROOT, Guest
 from tlb import PageTables
 
 WRITE = ["#PF: supervisor write access in kernel mode", "permissions violation"]
@@ -251,3 +254,48 @@ def test_crash_stack_canary_from_outside(t):
     t.check(all(values), "the canary is never 0: %s" % ["%08x" % v for v in values])
     t.check(len(set(values)) == len(values), "the canary differs in each of 3 boots: %s"
             % ["%08x" % v for v in values])
+
+
+def canary_checkers(path):
+    """The functions in path (an object, or kernel.relocs.elf, which keeps
+    its relocations) that compare something with __stack_chk_guard: a sub,
+    xor or cmp whose operand the linker resolves to it (objdump -dr); a
+    plain mov, as boot_init_stack_canary()'s store, is no check."""
+    out = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", path], capture_output=True,
+                         text=True, check=True).stdout
+    found, fn, insn = set(), None, ""
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            fn = m.group(1).split(".")[0]     # recursive_loop.isra.0: recursive_loop
+        elif re.search(r"\sR_386_32\s+__stack_chk_guard$", line):
+            if re.match(r"^\s*[0-9a-f]+:\s+(sub|xor|cmp)\b", insn):
+                found.add(fn)
+        elif line.strip():
+            insn = line
+    return found
+
+
+def test_crash_stack_protector_objdump(t):
+    """No boot: the built kernel's functions really check the canary."""
+    elf = os.path.join(BUILD, "kernel.relocs.elf")
+    fns = canary_checkers(elf)
+    t.check(len(fns) >= 100, "kernel.relocs.elf: %d functions compare with __stack_chk_guard (>= 100)" % len(fns))
+    for fn, why in (("lkdtm_CORRUPT_STACK", "a char array"), ("recursive_loop", "a 1K array"),
+                    ("lkdtm_EXEC_STACK", "an array of code bytes")):
+        t.check(fn in fns, "%s (%s) checks its canary" % (fn, why))
+    for fn in ("kaslr_relocate", "boot_init_stack_canary"):
+        t.check(fn not in fns, "%s, which runs before the canary is set, has no check" % fn)
+    # the check can fail: lkdtm_stack.c built with the same flags but -fno-stack-protector
+    flags = open(os.path.join(BUILD, ".cflags")).read().split()
+    off = [f for f in flags if "stack-protector" not in f] + ["-fno-stack-protector"]
+    with tempfile.TemporaryDirectory() as d:
+        seen = {}
+        for name, cflags in (("on", flags), ("off", off)):
+            obj = os.path.join(d, name + ".o")
+            subprocess.run(["gcc"] + cflags + ["-c", "kernel/shell/lkdtm_stack.c", "-o", obj], cwd=ROOT,
+                           check=True)
+            seen[name] = "lkdtm_CORRUPT_STACK" in canary_checkers(obj)
+    t.check(seen == {"on": True, "off": False},
+            "and it sees no check in lkdtm_stack.c built with -fno-stack-protector (it does with the kernel's flags)",
+            repr(seen))

@@ -10,15 +10,23 @@
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
 #include <ronx/x86.h>
+#include <ronx/spinlock.h>
 #include <ronx/smp.h>
 #include <ronx/panic.h>
 
+/* The CPU that panics first; a second one (or a panic within the panic) just halts. */
+static int panic_cpu = -1;
+
 void panic(const char *fmt, ...)
 {
+	int none = -1;
 	char buf[160];
 	va_list ap;
 
-	__asm__ volatile("cli");
+	local_irq_disable();
+	if (!__atomic_compare_exchange_n(&panic_cpu, &none, smp_processor_id(), false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		halt_forever();
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);

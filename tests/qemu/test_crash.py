@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import time
 
-from guest import BUILD, CPU_NO_NX, PROMPT, ROOT, Guest
+from guest import BUILD, CPU_NO_NX, CPU_NX, PROMPT, ROOT, Guest
 from tlb import PageTables
 
 WRITE = ["#PF: supervisor write access in kernel mode", "permissions violation"]
@@ -236,11 +236,12 @@ def test_crash_corrupt_stack_smp2(t):
 
 def test_crash_stack_canary_from_outside(t):
     """From outside, in three boots (one with kaslr, its symbols moved by its
-    offset): __stack_chk_guard lies in ro_after_init, its page is read-only
-    once boot is done, and its value is nonzero and differs every boot."""
+    offset; one on a CPU with RDRAND, the canary's other source):
+    __stack_chk_guard lies in ro_after_init, its page is read-only once
+    boot is done, and its value is nonzero and differs every boot."""
     values = []
-    for n, cmdline in enumerate(["", "", "kaslr"], 1):
-        with Guest("stack canary %d" % n, cmdline=cmdline) as g:
+    for n, (cmdline, cpu) in enumerate([("", CPU_NX), ("", CPU_NX + ",+rdrand"), ("kaslr", CPU_NX)], 1):
+        with Guest("stack canary %d" % n, cmdline=cmdline, cpu=cpu) as g:
             g.wait_ready()
             s = g.symbols()
             va = s["__stack_chk_guard"]

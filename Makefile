@@ -34,7 +34,7 @@ CMDLINE ?=
 # function with an array or a local whose address is taken, compared
 # with the one global __stack_chk_guard (-mstack-protector-guard=global:
 # ronx has no per-CPU %gs canary). STACKPROTECTOR=off builds without it
-# (tests/host/stackprotector_objdump.py shows its check failing then).
+# (tests/qemu/test_crash.py shows its objdump check failing then).
 STACKPROTECTOR ?= on
 ifeq ($(STACKPROTECTOR),off)
 CC_STACKPROTECTOR := -fno-stack-protector

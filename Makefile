@@ -30,8 +30,19 @@ QEMU_CPU ?= qemu32,+nx,+pae,+smep,+smap
 SMP ?= 1
 CMDLINE ?=
 
+# The stack protector (kernel/stackprotector.c): a canary in every
+# function with an array or a local whose address is taken, compared
+# with the one global __stack_chk_guard (-mstack-protector-guard=global:
+# ronx has no per-CPU %gs canary). STACKPROTECTOR=off builds without it
+# (tests/qemu/test_crash.py shows its objdump check failing then).
+STACKPROTECTOR ?= on
+ifeq ($(STACKPROTECTOR),off)
+CC_STACKPROTECTOR := -fno-stack-protector
+else
+CC_STACKPROTECTOR := -fstack-protector-strong -mstack-protector-guard=global
+endif
 CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
-	-ffreestanding -fno-pic -fno-pie -fno-stack-protector \
+	-ffreestanding -fno-pic -fno-pie $(CC_STACKPROTECTOR) \
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 \
 	-Iinclude -Imodload
@@ -70,7 +81,15 @@ $(SETUP): tools/setup.sh
 	@bash tools/setup.sh
 	@mkdir -p $(B) && touch $@
 
-$(B)/%.o: %.c | $(SETUP)
+# Changing CFLAGS (STACKPROTECTOR=off, an edit here) must rebuild every
+# object, which make alone does not know: build/.cflags holds the flags
+# and is rewritten only when they change, and every object depends on it.
+CFLAGS_STAMP := $(B)/.cflags
+$(CFLAGS_STAMP): FORCE | $(SETUP)
+	@echo '$(CFLAGS)' | cmp -s - $@ || echo '$(CFLAGS)' > $@
+FORCE:
+
+$(B)/%.o: %.c $(CFLAGS_STAMP) | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -269,6 +288,6 @@ ronx-checks: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all run run-bochs run-kernel debug test test-kaslr clean docs map ronx-checks bench lab-start grade grade-class autograder
+.PHONY: FORCE all run run-bochs run-kernel debug test test-kaslr clean docs map ronx-checks bench lab-start grade grade-class autograder
 
 -include $(OBJS:.o=.d)

@@ -61,13 +61,32 @@ unsigned long kallsyms_lookup_name(const char *name)
 	return 0;
 }
 
-void sprint_symbol(char *buf, size_t size, unsigned long addr)
+/* "name+0x12/0x40" for the function that holds addr - back (0 or 1). */
+static void __sprint_symbol(char *buf, size_t size, unsigned long addr, unsigned long back)
 {
 	unsigned long symsize, offset;
-	const char *name = kallsyms_lookup(addr, &symsize, &offset);
+	const char *name = kallsyms_lookup(addr - back, &symsize, &offset);
 
 	if (name)
-		snprintf(buf, size, "%s+0x%lx/0x%lx", name, offset, symsize);
+		snprintf(buf, size, "%s+0x%lx/0x%lx", name, offset + back, symsize);
 	else if (!module_address_name(addr, buf, size))
 		snprintf(buf, size, "(no symbol)");
+}
+
+/* Linux's %pS: the symbol an address (an EIP) is in. */
+void sprint_symbol(char *buf, size_t size, unsigned long addr)
+{
+	__sprint_symbol(buf, size, addr, 0);
+}
+
+/*
+ * Linux's %pB, for a return address: the call before it may be the last
+ * instruction of a function that never returns (__stack_chk_fail(),
+ * panic()), so the address itself is the next function's first byte.
+ * Looking up the byte before it names the caller; the offset printed is
+ * still the return address's.
+ */
+void sprint_backtrace(char *buf, size_t size, unsigned long addr)
+{
+	__sprint_symbol(buf, size, addr, 1);
 }

@@ -66,7 +66,12 @@ static unsigned long __init move_image(uint64_t base)
 	return delta;
 }
 
-unsigned long __init kaslr_relocate(uint32_t magic, uint32_t info)
+/*
+ * No canary: early boot code, run before boot_init_stack_canary(), from
+ * the image that is about to be left behind (Linux builds its
+ * decompressor, which does this there, without the protector too).
+ */
+__no_stack_protector unsigned long __init kaslr_relocate(uint32_t magic, uint32_t info)
 {
 	struct phys_range busy[2 + MAX_BOOT_MODS + MAX_LOADER_RANGES];
 	struct kaslr_mem m = { .busy = busy, .lo = KASLR_MIN, .hi = KASLR_MAX,

@@ -32,6 +32,7 @@
 #include <ronx/umip.h>
 #include <ronx/cpu_entry_area.h>
 #include <ronx/vmap_stack.h>
+#include <ronx/stackprotector.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -95,8 +96,13 @@ static noinline void __noreturn rest_init(void)
 	__builtin_unreachable();
 }
 
+/*
+ * Never returns: its frame's copy of the canary, taken before
+ * boot_init_stack_canary() sets it, is never compared.
+ */
 void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 {
+	boot_init_stack_canary();
 	cpu_init(&cpus[0], 0);		/* GDT, TSS, %fs: this_cpu() works from here */
 	serial_init();
 	vga_init();

@@ -15,15 +15,17 @@
 #include <ronx/traps.h>
 #include <ronx/smp.h>
 #include <ronx/process.h>
+#include <ronx/panic.h>
 
 unsigned long oops_count;
 
-static void print_symbol(const char *prefix, unsigned long addr)
+/* One return address of a call trace, named as %pB does (sprint_backtrace). */
+static void print_return_address(unsigned long addr)
 {
 	char buf[96];
 
-	sprint_symbol(buf, sizeof(buf), addr);
-	printk(KERN_EMERG "%s%08lx %s\n", prefix, addr, buf);
+	sprint_backtrace(buf, sizeof(buf), addr);
+	printk(KERN_EMERG " %08lx %s\n", addr, buf);
 }
 
 /* Follow saved frame pointers (the kernel keeps them) while they look sane. */
@@ -41,7 +43,7 @@ static void show_trace(uint32_t ebp)
 		ret = b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24;
 		if (!ret)
 			return;
-		print_symbol(" ", ret);
+		print_return_address(ret);
 		if (next <= ebp)
 			return;
 		ebp = next;
@@ -90,6 +92,5 @@ void die(const char *what, struct trap_frame *f, unsigned long cr2)
 		       current->comm, current->pid);
 		do_exit(SIGSEGV);
 	}
-	printk(KERN_EMERG "Kernel panic - not syncing: Fatal exception\n");
-	halt_forever();
+	panic("Fatal exception");
 }

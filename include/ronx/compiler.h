@@ -10,6 +10,11 @@
 #define __maybe_unused	__attribute__((unused))
 #define noinline	__attribute__((noinline))
 #define __noreturn	__attribute__((noreturn))
+/*
+ * No canary in this function (kernel/stackprotector.c): for the frames
+ * that are live while the canary changes at boot, whose check would fail.
+ */
+#define __no_stack_protector __attribute__((no_stack_protector))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __aligned(x)	__attribute__((aligned(x)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -11,5 +11,6 @@ extern const unsigned long kallsyms_num;
 const char *kallsyms_lookup(unsigned long addr, unsigned long *size,
 			    unsigned long *offset);
 void sprint_symbol(char *buf, size_t size, unsigned long addr);
+void sprint_backtrace(char *buf, size_t size, unsigned long addr);
 unsigned long kallsyms_lookup_name(const char *name);
 #endif

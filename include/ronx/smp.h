@@ -54,6 +54,7 @@ void wait_cpu_work(int cpu);
 void run_cpu_work(void);
 void smp_reschedule_ipi(struct trap_frame *f);
 void smp_send_reschedule(int cpu);
+void smp_send_stop(void);
 
 /* kernel/cpu/smpboot.c */
 void smp_init(void);

@@ -43,6 +43,7 @@
 #include <ronx/vmap_stack.h>
 #include <ronx/fpu.h>
 #include <ronx/doublefault.h>
+#include <ronx/panic.h>
 
 static char doublefault_stack[NR_CPUS][DOUBLEFAULT_STACK_SIZE] __aligned(16);
 extern char doublefault_entry[];	/* boot/doublefault.asm */
@@ -100,9 +101,7 @@ static void __noreturn no_room(const struct task *t, unsigned long addr)
 {
 	printk(KERN_EMERG "BUG: stack guard page was hit at %p (stack is %p..%p)\n", (void *)addr,
 	       (void *)t->stack, (void *)(t->stack + t->stack_size - 1));
-	printk(KERN_EMERG "Kernel panic - not syncing: kernel stack overflow with no room left below its recovery to report it\n");
-	halt_forever();
-	__builtin_unreachable();
+	panic("kernel stack overflow with no room left below its recovery to report it");
 }
 
 /* From the page-fault handler, on the stack that overflowed: the rest runs further up. */
@@ -193,6 +192,5 @@ void doublefault_shim(void)
 	printk(KERN_EMERG "PANIC: double fault, error_code: 0x0\n");
 	printk(KERN_EMERG "EIP: %04x:%08x ESP: %08x CR2: %08lx CPU: %d task: %pE[%d]\n", old->cs,
 	       old->eip, old->esp, cr2, c->id, t ? t->comm : "(none)", t ? t->pid : -1);
-	printk(KERN_EMERG "Kernel panic - not syncing: Machine halted.\n");
-	halt_forever();
+	panic("Machine halted.");
 }

@@ -122,6 +122,28 @@ void call_function_end(void)
 	spin_unlock_irqrestore(&call_lock, flags);
 }
 
+/* What a CPU told to stop runs: it leaves the online mask and halts for good. */
+static void stop_this_cpu(void *unused)
+{
+	(void)unused;
+	__atomic_fetch_and(&cpu_online_mask, ~(1UL << smp_processor_id()), __ATOMIC_RELEASE);
+	halt_forever();
+}
+
+/*
+ * Linux's smp_send_stop(), for panic(): every other CPU halts. Neither
+ * call_lock nor a wait: the panicking CPU may hold the lock, and a CPU
+ * that stops never acknowledges. A call in flight is overwritten; nothing
+ * runs after a panic to miss it.
+ */
+void smp_send_stop(void)
+{
+	cpumask_t others = cpu_online_mask & ~(1UL << smp_processor_id());
+
+	if (others)
+		call_function_send(others, stop_this_cpu, 0);
+}
+
 int smp_call_function_single(int cpu, smp_call_func_t func, void *info, bool wait)
 {
 	unsigned long flags;

@@ -31,7 +31,8 @@ import nasmlab  # noqa: E402
 DOCS = os.path.join(ROOT, "docs", "labs")
 FENCE = re.compile(r"^```[ \t]*(nasm|c)[ \t]+suggestion[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 CFLAGS = ["-m32", "-march=i686", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
-          "-ffreestanding", "-fno-pic", "-fno-pie", "-fno-stack-protector",
+          "-ffreestanding", "-fno-pic", "-fno-pie",
+          "-fstack-protector-strong", "-mstack-protector-guard=global",   # the kernel's, as the Makefile's
           "-fno-strict-aliasing", "-mno-sse", "-mno-mmx", "-mno-80387",
           "-I" + os.path.join(ROOT, "include"), "-I" + os.path.join(ROOT, "modload")]
 

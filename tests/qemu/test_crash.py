@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Crash demos (`crash NAME`, LKDTM's names): each must oops with the right
 reason, the shell must come back, and nothing may be left behind."""
+import os
 import re
+import subprocess
+import tempfile
+import time
 
-from guest import CPU_NO_NX, Guest
+from guest import BUILD, CPU_NO_NX, CPU_NX, PROMPT, ROOT, Guest
 from tlb import PageTables
 
 WRITE = ["#PF: supervisor write access in kernel mode", "permissions violation"]
@@ -166,3 +170,133 @@ def test_crash_stack_guard_pti(t):
 
 def test_crash_stack_guard_kaslr(t):
     stack_guard_lane(t, "kaslr", cmdline="kaslr")
+
+
+# The stack protector (kernel/stackprotector.c): Linux's panic line, naming
+# the function whose canary was overwritten, as %pB names it
+CORRUPTED = re.compile(r"^Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: "
+                       r"(\w+)\+0x([0-9a-f]+)/0x([0-9a-f]+)$", re.M)
+
+
+def cpu_stopped(g, cpu, tries=100):
+    """From outside: the CPU sits in hlt with IF clear (a stopped CPU, not
+    the idle loop, which halts with interrupts on). The IPI is sent without
+    a wait, so look again a few times (a bound, not a timing condition)."""
+    for _ in range(tries):
+        regs = g.monitor("info registers", cpu=cpu)
+        eflags = re.search(r"EFL=([0-9a-f]+)", regs)
+        if "HLT=1" in regs and eflags and not int(eflags.group(1), 16) & 0x200:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def wait_panic_end(g, start, timeout=60):
+    """The output from start to the end of a panic (Linux's "---[ end
+    Kernel panic" line): Guest.wait_for gives up at the first panic line."""
+    end = re.compile(r"^---\[ end Kernel panic - not syncing: .* \]---$", re.M)
+    deadline = time.monotonic() + timeout
+    with g.lock:
+        while not end.search(g.out, start) and time.monotonic() < deadline and g.proc.poll() is None:
+            g.lock.wait(0.5)
+        return g.out[start:]
+
+
+def corrupt_stack_lane(t, tag, extra=()):
+    """CORRUPT_STACK in a boot of its own: a panic ends it, the shell does not come back."""
+    with Guest("crash CORRUPT_STACK " + tag, extra=list(extra)) as g:
+        g.wait_ready()
+        tag = "[%s] " % tag
+        t.check(re.search(r"^\s+CORRUPT_STACK\s", g.command("crash"), re.M), tag + "crash lists CORRUPT_STACK")
+        start = len(g.out)
+        g.send(b"crash CORRUPT_STACK\r")
+        out = wait_panic_end(g, start)
+        m = CORRUPTED.search(out)
+        t.check(m and m.group(1) == "lkdtm_CORRUPT_STACK",
+                tag + "Linux's stack-protector panic line names lkdtm_CORRUPT_STACK", out[-900:])
+        if m:
+            t.check(0 < int(m.group(2), 16) <= int(m.group(3), 16),
+                    tag + "the offset named is inside the function (%s)" % m.group(0).split()[-1])
+        t.check("Corrupting stack containing char array" in out and "FAIL" not in out,
+                tag + "the demo found its canary and overwrote it", out[-900:])
+        t.check(PROMPT not in out, tag + "the shell does not come back after the panic", out[-600:])
+        if "-smp" in extra:
+            ncpus = int(extra[extra.index("-smp") + 1])
+            t.check(all(cpu_stopped(g, c) for c in range(ncpus)),
+                    tag + "panic stopped every CPU: from outside, each halted with interrupts off")
+
+
+def test_crash_corrupt_stack(t):
+    corrupt_stack_lane(t, "1 CPU")
+
+
+def test_crash_corrupt_stack_smp2(t):
+    corrupt_stack_lane(t, "smp 2", extra=["-smp", "2"])
+
+
+def test_crash_stack_canary_from_outside(t):
+    """From outside, in three boots (one with kaslr, its symbols moved by its
+    offset; one on a CPU with RDRAND, the canary's other source):
+    __stack_chk_guard lies in ro_after_init, its page is read-only once
+    boot is done, and its value is nonzero and differs every boot."""
+    values = []
+    for n, (cmdline, cpu) in enumerate([("", CPU_NX), ("", CPU_NX + ",+rdrand"), ("kaslr", CPU_NX)], 1):
+        with Guest("stack canary %d" % n, cmdline=cmdline, cpu=cpu) as g:
+            g.wait_ready()
+            s = g.symbols()
+            va = s["__stack_chk_guard"]
+            t.check(s["__start_ro_after_init"] <= va < s["__end_ro_after_init"],
+                    "boot %d: __stack_chk_guard (%08x) is in .data..ro_after_init" % (n, va))
+            m = PageTables(g.monitor("info tlb")).lookup(va)
+            t.check(m and not m.rw and m.nx, "boot %d%s: its page is RO+NX in info tlb" %
+                    (n, " (kaslr)" if cmdline else ""), m and m.perm())
+            values.append(monitor_word(g, va))
+            t.check(g.poweroff() == 1, "boot %d: powers off cleanly" % n)
+    t.check(all(values), "the canary is never 0: %s" % ["%08x" % v for v in values])
+    t.check(len(set(values)) == len(values), "the canary differs in each of 3 boots: %s"
+            % ["%08x" % v for v in values])
+
+
+def canary_checkers(path):
+    """The functions in path (an object, or kernel.relocs.elf, which keeps
+    its relocations) that compare something with __stack_chk_guard: a sub,
+    xor or cmp whose operand the linker resolves to it (objdump -dr); a
+    plain mov, as boot_init_stack_canary()'s store, is no check."""
+    out = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", path], capture_output=True,
+                         text=True, check=True).stdout
+    found, fn, insn = set(), None, ""
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            fn = m.group(1).split(".")[0]     # recursive_loop.isra.0: recursive_loop
+        elif re.search(r"\sR_386_32\s+__stack_chk_guard$", line):
+            if re.match(r"^\s*[0-9a-f]+:\s+(sub|xor|cmp)\b", insn):
+                found.add(fn)
+        elif line.strip():
+            insn = line
+    return found
+
+
+def test_crash_stack_protector_objdump(t):
+    """No boot: the built kernel's functions really check the canary."""
+    elf = os.path.join(BUILD, "kernel.relocs.elf")
+    fns = canary_checkers(elf)
+    t.check(len(fns) >= 100, "kernel.relocs.elf: %d functions compare with __stack_chk_guard (>= 100)" % len(fns))
+    for fn, why in (("lkdtm_CORRUPT_STACK", "a char array"), ("recursive_loop", "a 1K array"),
+                    ("lkdtm_EXEC_STACK", "an array of code bytes")):
+        t.check(fn in fns, "%s (%s) checks its canary" % (fn, why))
+    for fn in ("kaslr_relocate", "boot_init_stack_canary"):
+        t.check(fn not in fns, "%s, which runs before the canary is set, has no check" % fn)
+    # the check can fail: lkdtm_stack.c built with the same flags but -fno-stack-protector
+    flags = open(os.path.join(BUILD, ".cflags")).read().split()
+    off = [f for f in flags if "stack-protector" not in f] + ["-fno-stack-protector"]
+    with tempfile.TemporaryDirectory() as d:
+        seen = {}
+        for name, cflags in (("on", flags), ("off", off)):
+            obj = os.path.join(d, name + ".o")
+            subprocess.run(["gcc"] + cflags + ["-c", "kernel/shell/lkdtm_stack.c", "-o", obj], cwd=ROOT,
+                           check=True)
+            seen[name] = "lkdtm_CORRUPT_STACK" in canary_checkers(obj)
+    t.check(seen == {"on": True, "off": False},
+            "and it sees no check in lkdtm_stack.c built with -fno-stack-protector (it does with the kernel's flags)",
+            repr(seen))

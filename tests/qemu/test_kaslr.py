@@ -134,14 +134,24 @@ def xp_bytes(g, phys, n):
 
 
 def relocated_page(elf, offs, text, va, delta):
-    """kernel.elf's page at link address va, as the moved image must hold it."""
-    data = bytearray(elf.read_va(va, 4096))
+    """kernel.elf's page at link address va, as the moved image must hold it.
+    A relocated word may straddle either edge of the page (an instruction's
+    operand): relocate the page with 3 bytes more on each side, where the
+    section has them, and keep the page."""
+    def read(lo, n):
+        try:
+            return elf.read_va(lo, n)
+        except Exception:       # the section's first or last page: no word crosses its edge
+            return None
+    before = 3 if va - 3 >= text and read(va - 3, 4096 + 3) else 0
+    after = 3 if read(va - before, before + 4096 + 3) else 0
+    data = bytearray(read(va - before, before + 4096 + after))
     for off in offs:
-        at = text + off - va
-        if 0 <= at <= 4096 - 4:
+        at = text + off - (va - before)
+        if 0 <= at <= len(data) - 4:
             w = (int.from_bytes(data[at:at + 4], "little") + delta) & 0xFFFFFFFF
             data[at:at + 4] = w.to_bytes(4, "little")
-    return bytes(data)
+    return bytes(data[before:before + 4096])
 
 
 def image_checks(t, g, tag, log, s, elf, offs):

@@ -214,7 +214,7 @@ static void on_usr1(int sig, struct siginfo *si, void *uc)
 		buffer("signal", "fpstate", (const void *)u->uc_mcontext.fpstate, 112);
 }
 
-/* rt_sigaction, rt_sigprocmask, gettid, tgkill to a handler, and its rt_sigreturn. */
+/* rt_sigaction, rt_sigprocmask, gettid, sigaltstack, tgkill to a handler, and its rt_sigreturn. */
 static void signals(void)
 {
 	static struct k_sigaction act, old;
@@ -228,7 +228,16 @@ static void signals(void)
 	call("rt_sigprocmask", __NR_rt_sigprocmask, SIG_BLOCK, (long)&set, (long)&oldset, 8, 0);
 	buffer("rt_sigprocmask", "old", &oldset, sizeof(oldset));
 	long tid = call("gettid", __NR_gettid, 0, 0, 0, 0, 0);
-	/* the handler runs and returns through rt_sigreturn: kcall sees the registers it restored */
+	/* the handler runs on an alternate stack (its uc_stack too) and returns through rt_sigreturn */
+	static char alt[MINSIGSTKSZ * 2];
+	static stack_t ss, oldss;
+	ss = (stack_t){ (uint32_t)alt, 0, sizeof(alt) };
+	call("sigaltstack", __NR_sigaltstack, (long)&ss, (long)&oldss, 0, 0, 0);
+	call("sigaltstack", __NR_sigaltstack, 0, (long)&oldss, 0, 0, 0);
+	buffer("sigaltstack", "old", &oldss, sizeof(oldss));
+	act.flags |= SA_ONSTACK;
+	call("rt_sigaction", __NR_rt_sigaction, SIGUSR1, (long)&act, 0, 8, 0);
+	/* kcall sees the registers rt_sigreturn restored */
 	call("tgkill", __NR_tgkill, getpid(), tid, SIGUSR1, 0, 0);
 	if (handled)	/* it ran, and came back: rt_sigreturn worked */
 		called[__NR_rt_sigreturn] = 1;

@@ -76,10 +76,10 @@ STACK_CASES = [  # name, Linux's die() line, where the hit must be: below or abo
 ]
 
 
-def monitor_word(g, va):
+def monitor_word(g, va, cpu=None):
     """The 32-bit word at kernel virtual address va, as QEMU reads guest
-    memory: gva2gpa (the CPU's own page tables), then xp."""
-    out = g.monitor("gva2gpa 0x%x" % va)
+    memory: gva2gpa (CPU cpu's own page tables), then xp."""
+    out = g.monitor("gva2gpa 0x%x" % va, cpu=cpu)
     m = re.search(r"gpa: 0x([0-9a-f]+)", out)
     assert m, "gva2gpa 0x%x: %r" % (va, out)
     out = g.monitor("xp /1wx 0x%s" % m.group(1))
@@ -94,21 +94,21 @@ def check_doublefault_gate(t, g, tag, cpu):
     8 is a task gate to GDT entry 7, an available 32-bit TSS (its iret
     took it back) whose saved eip is just past that iret and whose CR3 is
     the kernel's page tables. Each CPU has its own double-fault TSS, and
-    the shell may run on any CPU: the monitor reads the one that faulted."""
-    g.monitor("cpu %d" % cpu)
-    regs = g.monitor("info registers")
-    g.monitor("cpu 0")
+    the shell may run on any CPU: the monitor reads the one that faulted.
+    Each QMP command is a monitor of its own, where a `cpu N` before does
+    not hold: the CPU goes with each command (cpu-index)."""
+    regs = g.monitor("info registers", cpu=cpu)
     idt = int(re.search(r"^IDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
     gdt = int(re.search(r"^GDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
-    lo, hi = monitor_word(g, idt + 8 * 8), monitor_word(g, idt + 8 * 8 + 4)
+    lo, hi = monitor_word(g, idt + 8 * 8, cpu), monitor_word(g, idt + 8 * 8 + 4, cpu)
     t.check(lo >> 16 == 0x38 and (hi >> 8) & 0xff == 0x85,
             tag + "IDT vector 8 is a task gate (type 0x85) to selector 0x38",
             "gate %08x:%08x" % (hi, lo))
-    dlo, dhi = monitor_word(g, gdt + 7 * 8), monitor_word(g, gdt + 7 * 8 + 4)
+    dlo, dhi = monitor_word(g, gdt + 7 * 8, cpu), monitor_word(g, gdt + 7 * 8 + 4, cpu)
     base = (dlo >> 16) | (dhi & 0xff) << 16 | (dhi & 0xff000000)
     t.check((dhi >> 8) & 0xff == 0x89, tag + "GDT entry 7 is an available 32-bit TSS (not busy after the double fault)",
             "descriptor %08x:%08x" % (dhi, dlo))
-    eip, cr3 = monitor_word(g, base + 0x20), monitor_word(g, base + 0x1c)
+    eip, cr3 = monitor_word(g, base + 0x20, cpu), monitor_word(g, base + 0x1c, cpu)
     want = g.symbols().get("doublefault_resume")
     t.check(want is not None and eip == want,
             tag + "the double-fault task ran and went back by its iret: its TSS's eip is doublefault_resume",

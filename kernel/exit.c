@@ -26,6 +26,7 @@
 #include <ronx/uaccess.h>
 #include <ronx/irq.h>
 #include <ronx/process.h>
+#include <ronx/signal.h>
 
 #define WNOHANG		0x00000001
 #define WUNTRACED	0x00000002
@@ -144,7 +145,7 @@ long sys_wait4(uint32_t upid, uint32_t stat_addr, uint32_t options, uint32_t ru)
 			wait_ready(&wo);
 			spin_unlock_irqrestore(&tasks_lock, flags);
 		} else {
-			sleep_on_until(current, wait_ready, &wo);
+			sleep_on_until_signal(current, wait_ready, &wo, true);
 		}
 		if (wo.zombie)
 			break;
@@ -152,8 +153,8 @@ long sys_wait4(uint32_t upid, uint32_t stat_addr, uint32_t options, uint32_t ru)
 			return -ECHILD;
 		if (options & WNOHANG)
 			return 0;
-		if (current->killed)
-			return -EINTR;
+		if (signal_pending(current))
+			return -ERESTARTSYS;	/* a kill, or a handler's signal */
 	}
 	pid = wo.zombie->pid;
 	status = wo.zombie->exit_code;

@@ -222,6 +222,6 @@ void exit_to_user_mode(struct trap_frame *f)
 		if (current->killed)
 			do_exit(current->killed);
 	}
-	if (signal_pending(current))
-		do_signal(f);		/* a handler's frame, or the default action */
+	if (signal_pending(current) || syscall_restart_pending(current))
+		do_signal(f);		/* a handler's frame, the default action, a restart */
 }

@@ -49,6 +49,7 @@
 #include <ronx/mm.h>
 #include <ronx/spinlock.h>
 #include <ronx/sched.h>
+#include <ronx/signal.h>
 #include <ronx/process.h>
 #include <ronx/pgd.h>
 #include <ronx/apic.h>
@@ -520,14 +521,25 @@ void sleep_on_unless(void *chan, bool (*ready)(void))
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
-/* The same, with an argument for ready() (wait4's what-to-wait-for). */
+/* The same, with an argument for ready(): what to wait for. */
 void sleep_on_until(void *chan, bool (*ready)(void *), void *arg)
+{
+	sleep_on_until_signal(chan, ready, arg, false);
+}
+
+/*
+ * The same, and with interruptible set a signal to act on ends the sleep
+ * too (Linux's TASK_INTERRUPTIBLE: wait4's, whose caller then returns
+ * -ERESTARTSYS). Asked under tasks_lock, which kill takes to queue the
+ * signal and wake the task: none comes between the question and the sleep.
+ */
+void sleep_on_until_signal(void *chan, bool (*ready)(void *), void *arg, bool interruptible)
 {
 	struct task *t = current;
 	unsigned long flags;
 
 	spin_lock_irqsave(&tasks_lock, flags);
-	if (!ready(arg) && !t->killed) {
+	if (!ready(arg) && !t->killed && !(interruptible && signal_pending(t))) {
 		t->chan = chan;
 		t->state = TASK_SLEEPING;
 		__schedule();

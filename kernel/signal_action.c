@@ -47,6 +47,7 @@ void signals_fork(struct task *child, const struct task *parent)
 
 	*c = *task_signals(parent);
 	c->pending = 0;
+	c->restart_nr = 0;
 	memset(&c->fault, 0, sizeof(c->fault));
 }
 
@@ -121,6 +122,38 @@ bool signal_pending(const struct task *t)
 	return t->killed || (s->pending & ~s->blocked);
 }
 
+void syscall_set_restart(int nr)
+{
+	task_signals(current)->restart_nr = nr;
+}
+
+bool syscall_restart_pending(const struct task *t)
+{
+	return task_signals(t)->restart_nr != 0;
+}
+
+/*
+ * A system call that a signal ended (-ERESTARTSYS) is called again: eip
+ * back onto its 2-byte int 0x80, eax its number again; or, for a handler
+ * without SA_RESTART, it fails with -EINTR (Linux: handle_signal()'s
+ * switch, and arch_do_signal_or_restart() when no handler runs). Done
+ * before the frame is written, so that rt_sigreturn comes back to it.
+ */
+static void syscall_restart(struct trap_frame *f, const struct k_sigaction *ka)
+{
+	struct task_signals *s = task_signals(current);
+
+	if (!s->restart_nr)
+		return;
+	if (ka && !(ka->flags & SA_RESTART)) {
+		f->eax = (uint32_t)-EINTR;
+	} else {
+		f->eax = (uint32_t)s->restart_nr;
+		f->eip -= 2;
+	}
+	s->restart_nr = 0;
+}
+
 /* The lowest pending unblocked signal and its siginfo, taken off; 0 if none. */
 static int dequeue_signal(struct siginfo *info, struct k_sigaction *ka)
 {
@@ -175,6 +208,7 @@ void do_signal(struct trap_frame *f)
 				do_exit(sig);
 			continue;
 		}
+		syscall_restart(f, &ka);
 		if (!setup_rt_frame(f, sig, &ka, &info, s->blocked))
 			do_exit(SIGSEGV);	/* no room for the frame: Linux's force_sigsegv() */
 		s->blocked |= ka.mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
@@ -182,6 +216,7 @@ void do_signal(struct trap_frame *f)
 			s->blocked |= sigmask(sig);
 		return;		/* one frame a return; the next on the handler's way back */
 	}
+	syscall_restart(f, NULL);	/* no handler ran: the call goes on */
 }
 
 long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)

@@ -218,4 +218,7 @@ void do_int80_syscall(struct trap_frame *f)
 		local_irq_disable();
 	}
 	f->eax = (uint32_t)ret;
+	/* a sleep a signal ended: called again or made -EINTR on the way out (do_signal()) */
+	if (ret == -ERESTARTSYS && nr != __NR_rt_sigreturn)
+		syscall_set_restart((int)nr);
 }

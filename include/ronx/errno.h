@@ -35,4 +35,7 @@
 #define EOVERFLOW	75
 #define EOPNOTSUPP	95
 
+/* the kernel's own: a sleep a signal ended, never seen by ring 3 (kernel/signal_action.c) */
+#define ERESTARTSYS	512
+
 #endif

@@ -86,6 +86,7 @@ void cond_resched(void);
 void sleep_on(void *chan);
 void sleep_on_unless(void *chan, bool (*ready)(void));
 void sleep_on_until(void *chan, bool (*ready)(void *), void *arg);
+void sleep_on_until_signal(void *chan, bool (*ready)(void *), void *arg, bool interruptible);
 void wakeup(void *chan);
 void wake_up_task(struct task *t);
 void wake_up_task_locked(struct task *t);

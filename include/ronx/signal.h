@@ -126,6 +126,7 @@ struct task_signals {
 	struct fault_sig fault;		/* a fault's signal, pending: its siginfo */
 	/* sigaltstack's: the task's own, no lock (Linux's sas_ss_*) */
 	uint32_t sas_ss_sp, sas_ss_size, sas_ss_flags;
+	int restart_nr;			/* a system call that returned -ERESTARTSYS, 0: none */
 };
 
 struct task;
@@ -136,6 +137,8 @@ void signals_exec(struct task *t);			/* handlers back to default */
 bool signal_queue_locked(struct task *t, int sig, int sender, bool tkill);
 bool force_sig_handled(int sig, int code, uint32_t addr, const struct trap_frame *f);
 bool signal_pending(const struct task *t);		/* a signal to act on now */
+void syscall_set_restart(int nr);			/* nr returned -ERESTARTSYS */
+bool syscall_restart_pending(const struct task *t);
 void do_signal(struct trap_frame *f);			/* exit_to_user_mode(): deliver */
 bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 		    const struct siginfo *info, sigset_t oldmask);

@@ -17,6 +17,8 @@
  *   the alternate stack (sigaltstack, SA_ONSTACK): its errors, a handler
  *     on it, a stack overflow caught there (and fatal without it), and
  *     nested handlers that would run off its bottom: SIGSEGV instead
+ *   SA_RESTART: a waitpid a handled signal interrupts is called again;
+ *     without SA_RESTART it fails with EINTR
  */
 #include <ulib.h>
 
@@ -335,9 +337,71 @@ static void test_overflow(void)
 	sigaction_k(SIGSEGV, &dfl, 0);
 }
 
+/*
+ * A child signals its parent, again and again, until the parent's handler
+ * finds that the signal came while the parent slept in waitpid: the
+ * handler's sigcontext then shows the call being restarted (eax its
+ * number, eip on its int 0x80) or failed (eax -EINTR, just after it). So
+ * the case does not hang on when the signal happens to land.
+ */
+static volatile int *waitcase;		/* [0] seen in waitpid, [1] the ax the handler saw */
+
+static void on_wait_signal(int sig, struct siginfo *si, void *uc)
+{
+	const struct sigcontext *sc = &((const struct ucontext *)uc)->uc_mcontext;
+	const uint8_t *ip = (const uint8_t *)sc->ip;
+
+	(void)sig; (void)si;
+	if ((sc->ax == __NR_waitpid && ip[0] == 0xcd && ip[1] == 0x80) ||
+	    (sc->ax == (uint32_t)-EINTR && ip[-2] == 0xcd && ip[-1] == 0x80)) {
+		waitcase[1] = (int)sc->ax;
+		waitcase[0] = 1;
+	}
+}
+
+/* waitpid for a child that signals until the handler saw the wait; its EINTRs counted. */
+static int wait_while_signalled(unsigned flags, int *eintr, int *status)
+{
+	struct timespec ms = { 0, 5000000 };
+	int pid, r;
+
+	waitcase[0] = waitcase[1] = 0;
+	sigaction_handler(SIGUSR1, on_wait_signal, flags);
+	pid = fork();
+	if (pid == 0) {
+		while (!waitcase[0]) {
+			kill(getppid(), SIGUSR1);
+			nanosleep(&ms, 0);
+		}
+		_exit(7);
+	}
+	*eintr = 0;
+	while ((r = waitpid(pid, status, 0)) == -1 && errno == EINTR)
+		(*eintr)++;
+	sigaction_handler(SIGUSR1, on_signal, 0);
+	return r == pid;
+}
+
+static void test_restart(void)
+{
+	int eintr, status = -1, got;
+
+	waitcase = mmap(0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	got = wait_while_signalled(SA_RESTART, &eintr, &status);
+	report(got && eintr == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 7 &&
+	       waitcase[1] == __NR_waitpid,
+	       "SA_RESTART: a waitpid the handler's signal interrupted is called again (eax its number, "
+	       "eip on its int 0x80) and returns the child");
+	got = wait_while_signalled(0, &eintr, &status);
+	report(got && eintr >= 1 && WIFEXITED(status) && WEXITSTATUS(status) == 7 &&
+	       waitcase[1] == -EINTR,
+	       "without SA_RESTART: the interrupted waitpid fails with EINTR, and the next one returns the child");
+	munmap((void *)waitcase, PAGE_SIZE);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..16\n");
+	printf("TAP version 13\n1..18\n");
 	test_kill();
 	test_mask();
 	test_segv();
@@ -346,6 +410,7 @@ int main(void)
 	test_forged();
 	test_altstack();
 	test_overflow();
+	test_restart();
 	printf("sigtest: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

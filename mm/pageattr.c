@@ -30,6 +30,7 @@
 #include <ronx/mm.h>
 #include <ronx/pageattr.h>
 #include <ronx/shell.h>
+#include <ronx/debug_pagealloc.h>
 
 #define CPA_FLUSH_CEILING	TLB_FLUSH_CEILING	/* more pages than this: flush everything */
 
@@ -198,10 +199,12 @@ static void count_flush(const struct cpa_request *cpa, uint64_t cycles)
  * whose ptes are uniform again becomes one large page. Only the direct
  * map outside the first 2 MiB and the kernel image's regions, which
  * always need ptes (mm/init.c; the image sits anywhere under KASLR).
+ * Never under debug_pagealloc: each page of the direct map must keep a
+ * pte of its own to leave the map when it is freed (mm/debug_pagealloc.c).
  */
 static bool collapsible_region(unsigned long va)
 {
-	return va >= PAGE_OFFSET + PMD_SIZE && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
+	return !debug_pagealloc_enabled() && va >= PAGE_OFFSET + PMD_SIZE && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
 	       (va + PMD_SIZE <= (unsigned long)_text || va >= PFN_ALIGN(_end));
 }
 

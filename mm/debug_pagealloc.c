@@ -147,3 +147,13 @@ bool debug_pagealloc_free_page_hit(unsigned long va)
 	return _debug_pagealloc_armed && va >= PAGE_OFFSET &&
 	       PFN_DOWN(__pa(va)) < max_low_pfn && page_is_free(PFN_DOWN(__pa(va)));
 }
+
+/* CPA: the absent pte of a free page at va, whose attributes may change too; or NULL. */
+pteval_t *debug_pagealloc_lookup(unsigned long va)
+{
+	pteval_t *pte;
+
+	if (!debug_pagealloc_free_page_hit(va) || !(pte = direct_map_pte(__pa(va))))
+		return 0;
+	return (*pte & _PAGE_PRESENT) ? 0 : pte;
+}

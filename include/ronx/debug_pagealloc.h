@@ -36,6 +36,9 @@ static inline void debug_pagealloc_unmap_pages(unsigned long pa, unsigned long n
 
 /* The oops: is va a direct-map address of a page that is free (and so unmapped)? */
 bool debug_pagealloc_free_page_hit(unsigned long va);
+#include <ronx/pgtable_types.h>
+/* CPA (mm/pageattr.c): the pte of a free page taken out of the direct map at va, or NULL */
+pteval_t *debug_pagealloc_lookup(unsigned long va);
 
 /* What it has done since boot (meminfo). */
 struct debug_pagealloc_stats {

@@ -49,12 +49,16 @@ def check_absent_is_free(t, g, tag, when):
             "%d absent, PagesFree %d" % (len(absent), free))
 
 
-def crash_lane(t, tag, cmdline, extra=()):
+def crash_lane(t, tag, cmdline, extra=(), suites=""):
+    """suites: the self-tests to run in this boot ("": every one)."""
     with Guest("pagealloc " + tag, cmdline=cmdline, extra=list(extra)) as g:
         g.wait_ready()
-        tag = "[%s] " % tag
+        label, tag = tag, "[%s] " % tag
         armed = ARMED.search(g.out)
         t.check(armed, tag + "the boot says debug_pagealloc unmapped the free pages", g.out[-1500:])
+        # CPA over a range holding free pages (mark_nxdata_nx() after free_initmem()) once left data W+X
+        t.check("W+X check: FAILED" not in g.out, tag + "the boot's W+X check passes",
+                "\n".join(l for l in g.out.splitlines() if "W+X" in l))
         pt, _ = direct_map_view(g)
         start, end = direct_map(g)
         large = [m for m in pt.maps if start <= m.va < end and m.pse]
@@ -84,6 +88,8 @@ def crash_lane(t, tag, cmdline, extra=()):
         t.check("exit status 0" in out, tag + "a process runs after the oopses (its pages come and go)", out)
         check_absent_is_free(t, g, tag, "after a process came and went")
         t.check(pages_free(g) == before, tag + "no page leaked by the crashes (PagesFree %d)" % before)
+        t.ktap(g.command(("selftest " + suites).strip(), timeout=300), "selftest[%s]" % label)
+        check_absent_is_free(t, g, tag, "after the self-tests")
         t.check(g.poweroff() == 1, tag + "the kernel still powers off cleanly")
 
 
@@ -92,11 +98,11 @@ def test_pagealloc_1cpu(t):
 
 
 def test_pagealloc_smp2(t):
-    crash_lane(t, "smp 2", "debug_pagealloc", ["-smp", "2"])
+    crash_lane(t, "smp 2", "debug_pagealloc", ["-smp", "2"], "debug_pagealloc")
 
 
 def test_pagealloc_kaslr_smp2(t):
-    crash_lane(t, "kaslr smp 2", "debug_pagealloc kaslr", ["-smp", "2"])
+    crash_lane(t, "kaslr smp 2", "debug_pagealloc kaslr", ["-smp", "2"], "debug_pagealloc")
 
 
 def test_pagealloc_off(t):

@@ -31,8 +31,8 @@ static bool is_kernel_text(unsigned long addr)
  */
 static bool needs_ptes(unsigned long pa, unsigned long end)
 {
-	return debug_pagealloc_enabled() || pa < PMD_SIZE || (pa < __pa(_end) && pa + PMD_SIZE > __pa(_text)) ||
-	       pa + PMD_SIZE > end;
+	return debug_pagealloc_enabled() || pa < PMD_SIZE ||
+	       (pa < __pa(_end) && pa + PMD_SIZE > __pa(_text)) || pa + PMD_SIZE > end;
 }
 
 static void __init map_region_ptes(unsigned long pa, unsigned long end)

@@ -16,6 +16,7 @@
 #include <ronx/x86.h>
 #include <ronx/mm.h>
 #include <ronx/init.h>
+#include <ronx/debug_pagealloc.h>
 
 static bool is_kernel_text(unsigned long addr)
 {
@@ -24,12 +25,14 @@ static bool is_kernel_text(unsigned long addr)
 
 /*
  * The first 2 MiB (the low 1 MiB), the 2 MiB regions the image touches
- * (anywhere under KASLR) and a last partial region.
+ * (anywhere under KASLR) and a last partial region; under debug_pagealloc
+ * every region, so that any single free page can leave the map (it costs
+ * a page table per 2 MiB of RAM: 64 pages for 128 MiB).
  */
 static bool needs_ptes(unsigned long pa, unsigned long end)
 {
-	return pa < PMD_SIZE || (pa < __pa(_end) && pa + PMD_SIZE > __pa(_text)) ||
-	       pa + PMD_SIZE > end;
+	return debug_pagealloc_enabled() || pa < PMD_SIZE ||
+	       (pa < __pa(_end) && pa + PMD_SIZE > __pa(_text)) || pa + PMD_SIZE > end;
 }
 
 static void __init map_region_ptes(unsigned long pa, unsigned long end)
@@ -71,6 +74,7 @@ void __init paging_init(void)
 	load_page_tables();
 	pr_info("Direct map: 0x%08lx-0x%08lx (%luM of low memory)\n",
 		PAGE_OFFSET, PAGE_OFFSET + end, end >> 20);
+	debug_pagealloc_init();
 }
 
 /* The highest 2 MiB page of the direct map (the self-tests use one), or 0. */

@@ -18,6 +18,7 @@
 #include <ronx/pfn_bitmap.h>
 #include <ronx/spinlock.h>
 #include <ronx/mm.h>
+#include <ronx/debug_pagealloc.h>
 
 static uint32_t pfn_bits[MAXMEM / PAGE_SIZE / 32];
 static struct pfn_bitmap frames;
@@ -92,7 +93,11 @@ unsigned long __alloc_pages(unsigned long n)
 	spin_lock_irqsave(&zone_lock, flags);
 	pfn = n == 1 ? pfn_bitmap_alloc(&frames) : pfn_bitmap_alloc_range(&frames, n);
 	spin_unlock_irqrestore(&zone_lock, flags);
-	return pfn < 0 ? 0 : (unsigned long)pfn << PAGE_SHIFT;
+	if (pfn < 0)
+		return 0;
+	/* debug_pagealloc: back in the direct map before anyone writes it */
+	debug_pagealloc_map_pages((unsigned long)pfn << PAGE_SHIFT, n);
+	return (unsigned long)pfn << PAGE_SHIFT;
 }
 
 /* n physically contiguous pages, zeroed (a kernel stack); 0 when there are none. */
@@ -105,13 +110,7 @@ unsigned long alloc_pages(unsigned long n)
 	return pa;
 }
 
-void free_pages(unsigned long phys, unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		free_page(phys + i * PAGE_SIZE);
-}
-
-void free_page(unsigned long phys)
+static void __free_one_page(unsigned long phys)
 {
 	unsigned long flags;
 	int bad;
@@ -121,6 +120,24 @@ void free_page(unsigned long phys)
 	spin_unlock_irqrestore(&zone_lock, flags);
 	if (bad)
 		pr_err("free_page: bad or double free of page %#lx\n", phys);
+}
+
+/*
+ * debug_pagealloc: the pages leave the direct map, with one shootdown
+ * for all n, before they are free: unmapped after, a page could be
+ * another CPU's already, and we would unmap it under its new owner.
+ * So the shootdown's call_lock is never taken inside zone_lock.
+ */
+void free_pages(unsigned long phys, unsigned long n)
+{
+	debug_pagealloc_unmap_pages(phys, n);
+	for (unsigned long i = 0; i < n; i++)
+		__free_one_page(phys + i * PAGE_SIZE);
+}
+
+void free_page(unsigned long phys)
+{
+	free_pages(phys, 1);
 }
 
 /* Is this frame the allocator's, free? (memview's picture: a snapshot, no lock) */

@@ -28,46 +28,59 @@ unsigned long zero_page_pa;
 /* guards nr_mms, and the table and the zero page coming and going; taken before zone_lock */
 static DEFINE_SPINLOCK(refs_lock);
 
-/* A new mm: the first makes the table and the zero page; -ENOMEM if it cannot. */
+/*
+ * A new mm: the first makes the table and the zero page; -ENOMEM if it
+ * cannot. Pages are freed after refs_lock is given back (here and in
+ * page_ref_mm_put()): under debug_pagealloc a free sends a shootdown,
+ * and call_lock comes before refs_lock in docs/design.md's order.
+ */
 int page_ref_mm_get(void)
 {
-	unsigned long flags;
+	unsigned long flags, pa = 0, pages = 0;
 	int ret = 0;
 
 	spin_lock_irqsave(&refs_lock, flags);
 	if (!nr_mms) {
-		unsigned long pages = PFN_UP(max_low_pfn), pa = alloc_pages(pages);
-		unsigned long zero = pa ? alloc_page() : 0;
+		unsigned long zero;
 
+		pages = PFN_UP(max_low_pfn);
+		pa = alloc_pages(pages);
+		zero = pa ? alloc_page() : 0;
 		if (zero) {
 			frame_refs = __va(pa);
 			refs_pages = pages;
 			zero_page_pa = zero;
+			pa = 0;		/* kept */
 		} else {
-			if (pa)
-				free_pages(pa, pages);
 			ret = -ENOMEM;
 		}
 	}
 	if (!ret)
 		nr_mms++;
 	spin_unlock_irqrestore(&refs_lock, flags);
+	if (pa)
+		free_pages(pa, pages);
 	return ret;
 }
 
 /* An mm is gone, every frame of it put: the last one takes the table and the zero page. */
 void page_ref_mm_put(void)
 {
-	unsigned long flags;
+	unsigned long flags, table = 0, pages = 0, zero = 0;
 
 	spin_lock_irqsave(&refs_lock, flags);
 	if (!--nr_mms) {
-		free_pages(__pa(frame_refs), refs_pages);
-		free_page(zero_page_pa);
+		table = __pa(frame_refs);
+		pages = refs_pages;
+		zero = zero_page_pa;
 		frame_refs = 0;
 		zero_page_pa = 0;
 	}
 	spin_unlock_irqrestore(&refs_lock, flags);
+	if (zero) {
+		free_pages(table, pages);
+		free_page(zero);
+	}
 }
 
 /* Frames mapped by more than one PTE (meminfo); 0 while no mm exists. */

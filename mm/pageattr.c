@@ -30,6 +30,7 @@
 #include <ronx/mm.h>
 #include <ronx/pageattr.h>
 #include <ronx/shell.h>
+#include <ronx/debug_pagealloc.h>
 
 #define CPA_FLUSH_CEILING	TLB_FLUSH_CEILING	/* more pages than this: flush everything */
 
@@ -106,13 +107,47 @@ static bool is_wx(pteval_t prot)
 	return (prot & _PAGE_RW) && !(prot & _PAGE_NX) && nx_enabled;
 }
 
+/*
+ * The entry that maps va; under debug_pagealloc also the absent pte of a
+ * free page (mm/debug_pagealloc.c): a range of the direct map may hold
+ * free pages (the freed init memory inside mark_nxdata_nx()'s), and their
+ * attributes change with the rest, to hold when they are mapped back.
+ */
+static pteval_t *cpa_lookup(unsigned long va, enum pg_level *level)
+{
+	pteval_t *pte = lookup_address(va, level);
+
+	if (!pte && (pte = debug_pagealloc_lookup(va)) != 0)
+		*level = PG_LEVEL_4K;
+	return pte;
+}
+
+/*
+ * prot's attributes with the present bit as the pte has it now: another
+ * CPU's debug_pagealloc may flip that bit meanwhile (an allocation or a
+ * free of the page), and one cmpxchg keeps either change from being lost.
+ */
+static void cpa_set_pte(pteval_t *pte, pteval_t prot)
+{
+	pteval_t old = *(volatile pteval_t *)pte, seen;
+
+	for (;;) {
+		pteval_t new = (prot & ~(pteval_t)_PAGE_PRESENT) | (old & _PAGE_PRESENT);
+
+		seen = __sync_val_compare_and_swap(pte, old, new);
+		if (seen == old)
+			return;
+		old = seen;
+	}
+}
+
 /* Pass 1: every page must be mapped and must not become W+X. */
 static int cpa_check(struct cpa_request *cpa)
 {
 	for (int i = 0; i < cpa->numpages; i++) {
 		unsigned long va = cpa->start + i * PAGE_SIZE;
 		enum pg_level level;
-		pteval_t *pte = lookup_address(va, &level), prot;
+		pteval_t *pte = cpa_lookup(va, &level), prot;
 
 		if (!pte) {
 			pr_warn("CPA: %08lx is not mapped; nothing changed\n", va);
@@ -149,7 +184,7 @@ static int cpa_apply(struct cpa_request *cpa, int i)
 {
 	unsigned long va = cpa->start + i * PAGE_SIZE;
 	enum pg_level level;
-	pteval_t *pte = lookup_address(va, &level), prot;
+	pteval_t *pte = cpa_lookup(va, &level), prot;
 
 	if (level == PG_LEVEL_2M) {
 		if (large_page_stays(cpa, va, *pte)) {
@@ -167,7 +202,7 @@ static int cpa_apply(struct cpa_request *cpa, int i)
 	}
 	prot = new_prot(cpa, *pte, va);
 	if (prot != *pte) {
-		set_pte_atomic(pte, prot);
+		cpa_set_pte(pte, prot);
 		cpa->changed++;
 	}
 	return 1;
@@ -198,10 +233,12 @@ static void count_flush(const struct cpa_request *cpa, uint64_t cycles)
  * whose ptes are uniform again becomes one large page. Only the direct
  * map outside the first 2 MiB and the kernel image's regions, which
  * always need ptes (mm/init.c; the image sits anywhere under KASLR).
+ * Never under debug_pagealloc: each page of the direct map must keep a
+ * pte of its own to leave the map when it is freed (mm/debug_pagealloc.c).
  */
 static bool collapsible_region(unsigned long va)
 {
-	return va >= PAGE_OFFSET + PMD_SIZE && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
+	return !debug_pagealloc_enabled() && va >= PAGE_OFFSET + PMD_SIZE && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
 	       (va + PMD_SIZE <= (unsigned long)_text || va >= PFN_ALIGN(_end));
 }
 

@@ -141,6 +141,34 @@ def pagetables_and_flushes():
     return used, 1 + mixed, stat
 
 
+def pagealloc_costs(cmdline, runs=5):
+    """debug_pagealloc's price on 2 CPUs: (PageTables at the prompt,
+    shootdowns by then, shootdowns per `run hello`), from meminfo and cpastat."""
+    def counts(g):
+        tables = int(re.search(r"PageTables:\s+(\d+)", g.command("meminfo")).group(1))
+        # cpastat's per-CPU rows: CPU, shootdowns, IPIs sent, ...
+        sent = sum(int(n) for n in re.findall(r"^\s*\d+\s+(\d+)\s+\d+\s+\d+", g.command("cpastat"), re.M))
+        return tables, sent
+    with Guest("bench pagealloc " + (cmdline or "off"), cmdline=cmdline, extra=["-smp", "2"]) as g:
+        g.wait_ready()
+        tables, before = counts(g)
+        for _ in range(runs):
+            g.command("run hello")
+        after = counts(g)[1]
+        g.poweroff()
+    return tables, before, (after - before) / runs
+
+
+def pagealloc_rows():
+    off, on = pagealloc_costs(""), pagealloc_costs("debug_pagealloc")
+    row("debug_pagealloc: page-table pages, shootdowns at boot and per process (-smp 2)",
+        "PageTables %d (off %d); shootdowns by the prompt %d (off %d); per `run hello` %.0f (off %.0f)"
+        % (on[0], off[0], on[1], off[1], on[2], off[2]),
+        "(none: a debug option; 4K ptes for all of RAM and a shootdown per free are its price)",
+        "meminfo PageTables and the sum of cpastat's per-CPU shootdowns, booted with and "
+        "without debug_pagealloc on 2 CPUs, at the prompt and after 5 runs of bin/hello")
+
+
 BENCH = os.path.join(BUILD, "bench")
 MOD_CFLAGS = ["-m32", "-ffreestanding", "-fno-pic", "-fno-pie", "-fno-stack-protector",
               "-mno-sse", "-mno-mmx", "-fno-asynchronous-unwind-tables", "-fno-common",
@@ -461,6 +489,9 @@ def main():
            stat.get("full TLB flushes", 0)),
         "one invlpg per page of a request up to 32 pages, then one full flush",
         "the kernel's own counters (shell 'cpastat') after boot")
+
+    print("bench: debug_pagealloc with and without (2 CPUs)", flush=True)
+    pagealloc_rows()
 
     print("bench: the loader's cost under callgrind (a minute)", flush=True)
     loader_rows()

@@ -29,6 +29,7 @@
 #include <ronx/process.h>
 #include <ronx/memory.h>
 #include <ronx/stagestat.h>
+#include <ronx/debug_pagealloc.h>
 
 unsigned long page_fault_count;
 
@@ -93,6 +94,10 @@ static void show_fault_oops(const struct trap_frame *f, unsigned long address)
 	} else {
 		printk(KERN_ALERT "ronx: nothing is mapped at that address\n");
 	}
+	/* debug_pagealloc took it out of the direct map when it was freed (mm/debug_pagealloc.c) */
+	if (debug_pagealloc_free_page_hit(address))
+		printk(KERN_ALERT "ronx: %08lx is in a free page: debug_pagealloc unmapped it when it was freed (a use after free)\n",
+		       address);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <ronx/recovery.h>
 #include <ronx/mm.h>
 #include <ronx/ktest.h>
+#include <ronx/debug_pagealloc.h>
 
 KTEST(paging, alloc_free_balance)
 {
@@ -40,6 +41,8 @@ KTEST(paging, direct_map_uses_2m_pages)
 
 	if (first + PMD_SIZE > end)
 		return kt_skip(t, "no whole 2M of RAM above the kernel image");
+	if (debug_pagealloc_enabled())
+		return kt_skip(t, "debug_pagealloc maps RAM with 4K ptes");
 	KT_EXPECT(t, lookup_address(PAGE_OFFSET + first, &level) && level == PG_LEVEL_2M,
 		  "0x%08lx: level %d", PAGE_OFFSET + first, level);
 	KT_EXPECT(t, direct_map_large_page() != 0, "no 2M page anywhere in the direct map");

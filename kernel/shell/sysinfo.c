@@ -8,6 +8,7 @@
 #include <ronx/shell.h>
 #include <ronx/mm.h>
 #include <ronx/page_ref.h>
+#include <ronx/debug_pagealloc.h>
 
 static void print_log_line(const char *line, int level)
 {
@@ -38,6 +39,10 @@ static int cmd_meminfo(int argc, char **argv)
 	cprintf("PageTables: %8lu\n", nr_pagetable_pages);
 	cprintf("PageFaults: %8lu\n", page_fault_count);
 	cprintf("Oopses:     %8lu\n", oops_count);
+	if (debug_pagealloc_enabled())
+		cprintf("DebugPagealloc: on: %lu pages unmapped, %lu mapped back, %lu shootdowns\n",
+			debug_pagealloc_stats.unmapped, debug_pagealloc_stats.mapped,
+			debug_pagealloc_stats.shootdowns);
 	meminfo_sharing();
 	return 0;
 }

@@ -844,7 +844,8 @@ def main(argv):
                         with tempfile.TemporaryDirectory() as tmp:
                             stub |= set(labinspect.stub_description(ROOT, rel, text, tmp)
                                         ["undefined"])
-                lacks = [x for x in syms if x not in have.symbols | stub] + \
+                lacks = [x for x in syms if x not in have.symbols | stub |
+                         labinspect.COMPILER_SYMBOLS] + \
                     ["insn " + x for x in insns if x not in have.insns]
                 print("labs/%s/interface %s" % (lab, "lacks: " + " ".join(lacks) if lacks else
                                                 "covers what the solved files use"))

@@ -40,6 +40,7 @@ labs/<lab>/interface, one item a line (# comments):
     nasm-entry MACRO ...          its macros that are entry code (memory
                                   through ss: or esp only: tools/nasmlab.py)
     NAME NAME ...                 symbols its files may reference
+                                  (and always COMPILER_SYMBOLS: gcc's own)
 
     refused = inspect_lab(lab, tree, ref_root)   {lab file: one-line reason}
     derive_interface(lab, root)                  what the solved files use today
@@ -100,6 +101,13 @@ class InspectError(Exception):
 
 
 # -- the lab's interface -------------------------------------------------------
+# What gcc itself puts into a function with an array or a local whose
+# address escapes, under the kernel's -fstack-protector-strong (the
+# canary's check): any lab file may reference them, the student's own
+# code included, whatever the solved one happens to need.
+COMPILER_SYMBOLS = frozenset(("__stack_chk_fail", "__stack_chk_guard"))
+
+
 class Interface:
     def __init__(self, symbols=(), insns=(), sections=()):
         self.symbols, self.insns, self.sections = set(symbols), set(insns), set(sections)
@@ -329,7 +337,7 @@ def object_problems(desc, stub, iface, lab):
         if name not in stub["defined"]:
             problems.append("defines the global symbol %s, which the lab's stub does not "
                             "(make it static)" % name)
-    allowed = iface.symbols | set(stub["undefined"]) | set(stub["defined"])
+    allowed = iface.symbols | COMPILER_SYMBOLS | set(stub["undefined"]) | set(stub["defined"])
     for name in desc["undefined"]:
         if name not in allowed:
             problems.append("references %s, which is outside lab %s's interface "

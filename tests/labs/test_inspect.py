@@ -28,13 +28,13 @@ int lab_fn(int x) { return twice(helper(x)) + 1; }
 IFACE = labinspect.Interface(symbols=["helper"])
 
 
-def problems(src, iface=IFACE, stub=STUB):
+def problems(src, iface=IFACE, stub=STUB, cflags=CFLAGS):
     with tempfile.TemporaryDirectory(prefix="ronx-inspect-test-") as d:
         descs = []
         for name, text in (("stub", stub), ("sub", src)):
             with open(os.path.join(d, name + ".c"), "w") as f:
                 f.write(text)
-            subprocess.run(["gcc"] + CFLAGS + [os.path.join(d, name + ".c"), "-o",
+            subprocess.run(["gcc"] + cflags + [os.path.join(d, name + ".c"), "-o",
                                                os.path.join(d, name + ".o")], check=True)
             descs.append(labinspect.describe(os.path.join(d, name + ".o")))
         return labinspect.object_problems(descs[1], descs[0], iface, "demo") + \
@@ -86,6 +86,29 @@ def test_reference_outside_interface_refused():
 void kt_fail(void *t, const char *f, int l, const char *fmt, ...);
 int lab_fn(int x) { kt_fail(0, "f", 1, "x"); return x; }
 """, ["references kt_fail", "outside lab demo's interface"])
+
+
+def test_stack_protector_check_allowed():
+    """The kernel's -fstack-protector-strong puts __stack_chk_guard and
+    __stack_chk_fail into a student's function with an array: no lab lists
+    them, none may refuse them; any other outside name still is."""
+    flags = [f for f in CFLAGS if f != "-fno-stack-protector"] + \
+        ["-fstack-protector-strong", "-mstack-protector-guard=global"]
+    src = """
+int helper(int x);
+int lab_fn(int x) { volatile char buf[16]; buf[x & 15] = 1; return helper(buf[3]); }
+"""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "a.c")
+        with open(path, "w") as f:
+            f.write(src)
+        subprocess.run(["gcc"] + flags + [path, "-o", path + ".o"], check=True)
+        used = labinspect.describe(path + ".o")["undefined"]
+    assert "__stack_chk_fail" in used and "__stack_chk_guard" in used, used
+    assert problems(src, cflags=flags) == [], problems(src, cflags=flags)
+    expect_one(src.replace("helper(buf[3])", "helper(buf[3]) + (int)&kt_fail").replace(
+        "int helper(int x);", "int helper(int x); extern char kt_fail;"), ["references kt_fail"],
+        cflags=flags)
 
 
 def test_inline_asm_call_outside_interface_refused():

@@ -79,7 +79,11 @@ def stress_lane(t, smp):
     t.check(o and o.group(1) == "0", tag + "no oops in %d rounds" % ROUNDS, out[-800:])
     bad = [l for l in console.splitlines() if re.search(r"BUG|Oops|oops above|not syncing|WARNING", l)]
     t.check(not bad, tag + "no BUG, Oops or WARNING line on the console", "\n".join(bad[:10]))
-    t.check(m and int(m.group(3)) > ROUNDS // 4,
+    # churn, not a rate: how many victims end by themselves in a round
+    # depends on how much host CPU the other vCPUs get (321 of 2000 rounds
+    # with four guests on two cores); one round in 8 kills its victim, so
+    # even a starved run collects more than one in 16
+    t.check(m and int(m.group(3)) > ROUNDS // 16,
             tag + "processes exited constantly (%s started and collected)" % (m and m.group(3)))
     gone = f and sum(int(f.group(i)) for i in (2, 4, 6, 8))
     read = f and sum(int(f.group(i)) for i in (1, 3, 5))

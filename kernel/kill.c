@@ -72,6 +72,12 @@ static int send_sig(struct task *t, int sig, int sender)
 	return 0;
 }
 
+/* The kernel's own signal to t (alarm's SIGALRM): SI_KERNEL; tasks_lock held. */
+void send_sig_kernel_locked(struct task *t, int sig)
+{
+	send_sig(t, sig, 0);
+}
+
 /* tgkill: one process, as kill(pid) but its siginfo says SI_TKILL. */
 int tkill_pid(int pid, int sig)
 {

@@ -177,6 +177,7 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_waitpid, sys_waitpid),
 	SYSCALL(__NR_execve, sys_execve),
 	SYSCALL(__NR_getpid, sys_getpid),
+	SYSCALL(__NR_alarm, sys_alarm),
 	SYSCALL(__NR_kill, sys_kill),
 	SYSCALL(__NR_brk, sys_brk),
 	SYSCALL(__NR_ioctl, sys_ioctl),

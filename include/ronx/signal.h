@@ -13,6 +13,7 @@
 struct trap_frame;
 
 #define _NSIG		64
+#define SIGALRM		14
 #define SIGSTOP		19
 #define SIG_DFL		0u
 #define SIG_IGN		1u
@@ -127,6 +128,7 @@ struct task_signals {
 	/* sigaltstack's: the task's own, no lock (Linux's sas_ss_*) */
 	uint32_t sas_ss_sp, sas_ss_size, sas_ss_flags;
 	int restart_nr;			/* a system call that returned -ERESTARTSYS, 0: none */
+	unsigned long alarm_at;		/* alarm()'s deadline in jiffies, 0: none (kernel/itimer.c) */
 };
 
 struct task;
@@ -146,6 +148,9 @@ long sys_rt_sigaction(uint32_t sig, uint32_t act, uint32_t oact, uint32_t size);
 long sys_rt_sigprocmask(uint32_t how, uint32_t set, uint32_t oset, uint32_t size);
 long sys_rt_sigreturn(void);
 long sys_sigaltstack(uint32_t uss, uint32_t uoss);
+long sys_alarm(uint32_t seconds);
+void itimer_tick(void);					/* the timer tick: alarms due */
+void send_sig_kernel_locked(struct task *t, int sig);	/* kernel/kill.c */
 long sys_tgkill(uint32_t tgid, uint32_t pid, uint32_t sig);
 long sys_gettid(void);
 #endif

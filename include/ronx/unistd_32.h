@@ -14,6 +14,7 @@
 #define __NR_waitpid		7
 #define __NR_execve		11
 #define __NR_getpid		20
+#define __NR_alarm		27
 #define __NR_kill		37
 #define __NR_brk		45
 #define __NR_ioctl		54

@@ -14,7 +14,7 @@ import re
 from guest import CPU_NX, Guest
 
 CPU_FSAVE = "qemu32,+nx,+pae,-fxsr,-sse,-sse2"
-CASES = 18
+CASES = 20
 TAP = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
 
 

@@ -228,6 +228,7 @@ static void signals(void)
 	call("rt_sigprocmask", __NR_rt_sigprocmask, SIG_BLOCK, (long)&set, (long)&oldset, 8, 0);
 	buffer("rt_sigprocmask", "old", &oldset, sizeof(oldset));
 	long tid = call("gettid", __NR_gettid, 0, 0, 0, 0, 0);
+	call("alarm", __NR_alarm, 0, 0, 0, 0, 0);
 	/* the handler runs on an alternate stack (its uc_stack too) and returns through rt_sigreturn */
 	static char alt[MINSIGSTKSZ * 2];
 	static stack_t ss, oldss;

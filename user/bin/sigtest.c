@@ -19,6 +19,9 @@
  *     nested handlers that would run off its bottom: SIGSEGV instead
  *   SA_RESTART: a waitpid a handled signal interrupts is called again;
  *     without SA_RESTART it fails with EINTR
+ *   alarm: SIGALRM to the handler ends a longer nanosleep (EINTR), and
+ *     alarm() says what was left of the one before; without a handler
+ *     SIGALRM ends the process; fork's child has no alarm
  */
 #include <ulib.h>
 
@@ -399,9 +402,52 @@ static void test_restart(void)
 	munmap((void *)waitcase, PAGE_SIZE);
 }
 
+/*
+ * Deadlines on one clock (jiffies): an alarm of 1 s always comes before
+ * the end of a 3 s nanosleep, however slow the machine.
+ */
+static void test_alarm(void)
+{
+	struct timespec three = { 3, 0 };
+	int status = -1, pid;
+
+	sigaction_handler(SIGALRM, on_signal, 0);
+	hits = 0;
+	unsigned none = alarm(5), was = alarm(1);
+	int r = nanosleep(&three, 0), err = errno;
+	report(none == 0 && was == 5 && r == -1 && err == EINTR && hits == 1 &&
+	       last_sig == SIGALRM && last_code == SI_KERNEL && alarm(0) == 0,
+	       "alarm(1): SIGALRM (SI_KERNEL) to the handler ends a 3 s nanosleep with EINTR; "
+	       "alarm() returns the seconds left of the one before, 0 once it fired");
+
+	pid = fork();
+	if (pid == 0) {
+		struct k_sigaction dfl = { 0 };
+		sigaction_k(SIGALRM, &dfl, 0);
+		alarm(1);
+		nanosleep(&three, 0);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	int killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+	sigaction_handler(SIGALRM, on_signal, SA_RESTART);	/* the parent's waitpid goes on */
+	alarm(1);
+	pid = fork();
+	if (pid == 0) {
+		struct timespec two = { 2, 0 };
+		nanosleep(&two, 0);		/* the parent's alarm fires meanwhile, not ours */
+		_exit(hits == 1 ? 0 : 1);	/* hits: the fork's copy, 1 from the case above */
+	}
+	waitpid(pid, &status, 0);		/* the alarm interrupts it, and it is restarted */
+	report(killed && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "without a handler SIGALRM ends the process (status SIGALRM); fork's child has no alarm");
+	sigaction_handler(SIGALRM, on_signal, 0);
+	alarm(0);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..18\n");
+	printf("TAP version 13\n1..20\n");
 	test_kill();
 	test_mask();
 	test_segv();
@@ -411,6 +457,7 @@ int main(void)
 	test_altstack();
 	test_overflow();
 	test_restart();
+	test_alarm();
 	printf("sigtest: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

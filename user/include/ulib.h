@@ -156,5 +156,6 @@ int tgkill(int tgid, int tid, int sig);
 int gettid(void);
 typedef struct sigaltstack stack_t;
 int sigaltstack(const stack_t *ss, stack_t *old);
+unsigned alarm(unsigned seconds);
 void __restore_rt(void);
 #endif

@@ -234,6 +234,11 @@ int sigaltstack(const stack_t *ss, stack_t *old)
 	return (int)ret(SYSCALL(__NR_sigaltstack, (long)ss, (long)old, 0));
 }
 
+unsigned alarm(unsigned seconds)
+{
+	return (unsigned)SYSCALL(__NR_alarm, seconds, 0, 0);
+}
+
 int gettid(void)
 {
 	return (int)SYSCALL(__NR_gettid, 0, 0, 0);

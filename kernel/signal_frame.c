@@ -166,6 +166,13 @@ static int sas_ss_flags(const struct task_signals *s, uint32_t sp)
 	return on_sig_stack(s, sp) ? SS_ONSTACK : 0;
 }
 
+/* The alternate stack as sigaltstack() reports it and uc_stack saves it, for a process at sp. */
+static struct sigaltstack altstack_seen_from(const struct task_signals *s, uint32_t sp)
+{
+	return (struct sigaltstack){ s->sas_ss_sp,
+		sas_ss_flags(s, sp) | (int32_t)(s->sas_ss_flags & SS_AUTODISARM), s->sas_ss_size };
+}
+
 /*
  * The frame for handler ka, and the registers that enter it: eip the
  * handler, esp the frame, eax/edx/ecx its arguments (Linux passes them in
@@ -207,8 +214,7 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	fr.pretcode = ka->flags & SA_RESTORER ? ka->restorer :
 		      uf + offsetof(struct rt_sigframe, retcode);
 	memcpy(fr.retcode, retcode, sizeof(retcode));
-	fr.uc.uc_stack = (struct sigaltstack){ s->sas_ss_sp,
-		sas_ss_flags(s, f->esp) | (int32_t)(s->sas_ss_flags & SS_AUTODISARM), s->sas_ss_size };
+	fr.uc.uc_stack = altstack_seen_from(s, f->esp);
 	fill_sigcontext(&fr.uc.uc_mcontext, f, ufp, oldmask, info);
 	fr.uc.uc_sigmask = oldmask;
 	if (!save_fpstate(ufp) || copy_to_user((void __user *)uf, &fr, sizeof(fr)))
@@ -256,8 +262,7 @@ long sys_sigaltstack(uint32_t uss, uint32_t uoss)
 {
 	struct task_signals *s = task_signals(current);
 	uint32_t sp = current->regs->esp;
-	struct sigaltstack ss, old = { s->sas_ss_sp,
-		sas_ss_flags(s, sp) | (int32_t)(s->sas_ss_flags & SS_AUTODISARM), s->sas_ss_size };
+	struct sigaltstack ss, old = altstack_seen_from(s, sp);
 	long err = 0;
 
 	if (uss) {

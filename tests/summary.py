@@ -3,8 +3,10 @@
 """Count the results of every build/results/*.ktap, one row per stage with
 its wall time (build/results/NAME.seconds, written by make test around
 each stage; "-" where a stage ran inside another: qemu-ronx-checks in
-linux); then the whole run's wall time (build/results/started, written
-when make test began). The last line printed is
+linux); then every failed test by name, so that the last lines of a long
+run (all a CI page may keep) say what broke; then the whole run's wall
+time (build/results/started, written when make test began). The last
+line printed is
 'N passed, N failed, N skipped'. Exits non-zero if anything failed."""
 import glob
 import os
@@ -15,7 +17,8 @@ import time
 LINE = re.compile(r"^\s*(not )?ok \d+ .*?(#\s*SKIP.*)?$")
 
 
-def count(path):
+def count(path, failures):
+    """Counts path's results; appends each failed line to failures."""
     passed = failed = skipped = 0
     with open(path) as f:
         for line in f:
@@ -24,6 +27,7 @@ def count(path):
                 continue
             if m.group(1):
                 failed += 1
+                failures.append(line.strip())
             elif m.group(2):
                 skipped += 1
             else:
@@ -50,11 +54,17 @@ def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "build/results"
     files = sorted(glob.glob(os.path.join(folder, "*.ktap")))
     total = [0, 0, 0]
+    failures = []
     for path in files:
-        p, f, s = count(path)
+        stage = os.path.basename(path)[:-5]
+        mine = []
+        p, f, s = count(path, mine)
         print("%-16s %5d passed, %d failed, %d skipped  %6s" % (
-            os.path.basename(path)[:-5], p, f, s, seconds(path[:-5] + ".seconds")))
+            stage, p, f, s, seconds(path[:-5] + ".seconds")))
+        failures += ["%s: %s" % (stage, line) for line in mine]
         total = [total[0] + p, total[1] + f, total[2] + s]
+    for line in failures:
+        print("failed: %s" % line[:300])
     if not files:
         print("no results found in %s" % folder)
         total[1] = 1

@@ -280,3 +280,28 @@ def test_user_loader_refusals(t):
                         "broken/%s is refused: %s" % (name, want), out)
         t.check(free_pages(g) == before, "no page left behind by %d refusals" % len(rows))
         t.check(g.poweroff() == 1, "poweroff after the refusals")
+
+
+# bench_appel's rows (user/bin/bench_appel.c): every one must be printed
+APPEL_ROWS = ("trap", "prot1+trap+unprot", "protN+trap+unprot", "appel1", "appel2",
+              "lat_sig install", "lat_sig catch", "lat_sig prot")
+
+
+def test_user_bench_appel(t):
+    """bench_appel runs to completion: its rows well-formed, and every
+    fault and signal its rows caused reached its handlers (no timing)."""
+    with Guest("user bench_appel") as g:
+        g.wait_ready()
+        out = g.command("run bench_appel 50", timeout=300)
+        got = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(
+            r"^bench_appel: (.+?): min (\d+) median (\d+) cycles$", out, re.M)}
+        t.check(list(got) == list(APPEL_ROWS) and all(0 < lo <= med for lo, med in got.values()),
+                "bench_appel: its 8 rows in order, each 0 < min <= median", out[-1200:])
+        # trap, prot1, protN, appel1: 50 faults each; appel2: 5 rounds of 100; lat_sig prot: 51
+        t.check(re.search(r"^bench_appel: 751 SIGSEGV handled \(expected 751\), "
+                          r"50 SIGUSR1 caught \(expected 50\)$", out, re.M) and
+                re.search(r"\[\d+\] bench_appel: exit status 0", out),
+                "bench_appel: every fault and signal reached its handler, exit status 0", out[-600:])
+        out = g.command("meminfo")
+        t.check("Oopses:            0" in out, "no oops from bench_appel", out)
+        t.check(g.poweroff() == 1, "poweroff after bench_appel")

@@ -86,6 +86,9 @@ static pteval_t *pdpt_of(const struct mm_struct *mm)
 	return __va(mm->pgd);
 }
 
+/* the struct and its areas are one page */
+_Static_assert(sizeof(struct mm_struct) <= PAGE_SIZE, "mm_struct outgrew its page");
+
 struct mm_struct *mm_alloc(void)
 {
 	unsigned long page;

@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 from guest import BUILD, Guest  # noqa: E402
 import user as linux_user  # noqa: E402
 import benchchart  # noqa: E402
+import bench_appel  # noqa: E402
 
 # (label, command line, boot name)
 LINUX_BOOTS = (("default", "", "bench-default"),
@@ -51,12 +52,13 @@ def medians(text):
     return [(m.group(1), int(m.group(3))) for m in LINE.finditer(text)]
 
 
-def linux_runs(kernel, initrd, name, cmdline):
-    """The bench runs (tests/user/progs.py's BENCH) in Debian's guest."""
+def linux_runs(kernel, initrd, name, cmdline, mode="bench"):
+    """The bench runs (tests/user/progs.py's BENCH, or the initramfs's
+    RUN.mode) in Debian's guest."""
     outdir = os.path.join(BUILD, "bench", "linux-user")
     subprocess.run([sys.executable, os.path.join(ROOT, "linux", "boot.py"), "--user",
                     "--name", name, "--kernel", kernel, "--initrd", initrd,
-                    "--append", (cmdline + " ronx_user=bench").strip(), "--outdir", outdir],
+                    "--append", (cmdline + " ronx_user=" + mode).strip(), "--outdir", outdir],
                    check=False)
     text, _ = linux_user.read_boot(outdir, name)
     return {k: r.output for k, r in linux_user.parse(text).items()}
@@ -89,6 +91,7 @@ def ronx_runs(cmdline=""):
         out["bench_yield-pair"] = ronx_yield_pair(g)
         out["bench_spawn"] = g.command("run bench_spawn 1000 /bin/true", timeout=600)
         out["bench_fork"] = g.command("run bench_fork 200", timeout=600)
+        out[bench_appel.KEY] = bench_appel.ronx_run(g)
         if re.search(r"^\s+cr3bench ", g.command("help"), re.M):
             out["cr3bench"] = g.command("cr3bench", timeout=300)
         g.poweroff()
@@ -150,6 +153,8 @@ def rows(row, kernel, initrd):
             "user/bin/%s in the guest, rdtsc around each call; Linux booted with and without "
             "PTI from build/linux/initrd-user.cpio.gz (linux/user-run.sh, ronx_user=bench), "
             "ronx with its shell's run, booted pti=on and pti=off" % key.split("-")[0], verdict)
+    # Appel and Li's rows and lat_sig's, from the same boots (tools/bench_appel.py)
+    chart += bench_appel.rows(row, linux, ronx)
     svg = benchchart.write(os.path.join(BUILD, "bench", "user.svg"), benchchart.ratio_svg(
         "User mode: ronx's cycles over Linux's, same binaries, same QEMU", chart,
         [OFF_PAIR, ON_PAIR]))

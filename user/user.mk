@@ -16,7 +16,7 @@ USER_MULTI := forktest cowtest zerotest stackgrow forkbomb oomtouch bench_fork s
 USER_PROGS := hello echo cat spin sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \
-	usertest fuzz bench_getpid bench_yield bench_spawn getcpu \
+	usertest fuzz bench_getpid bench_yield bench_spawn bench_appel guardpage writebarrier getcpu \
 	fpu mmapwrap evilname bigwrite readone pagespray \
 	aslrprobe kleak forkloop forkprogs sigtest $(USER_MULTI)
 UB := $(B)/user

@@ -23,7 +23,13 @@ struct vm_area_struct {
 	uint16_t kind;			/* enum vma_kind */
 };
 
-#define MAX_VMAS	64	/* Linux's max_map_count, small: more is -ENOMEM */
+/*
+ * Linux's max_map_count, small: more is -ENOMEM. 256, not fewer: a
+ * collector that unprotects pages of a 100-page heap one at a time, in
+ * any order (user/bin/bench_appel.c's appel2), needs up to 100 areas
+ * there alone. The struct still fits its page (mm_alloc()).
+ */
+#define MAX_VMAS	256
 
 struct vma_list {
 	int nr;

@@ -23,6 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 import bench_user  # noqa: E402
+import bench_appel  # noqa: E402
 import benchchart  # noqa: E402
 from results import Results  # noqa: E402
 
@@ -126,11 +127,42 @@ def check_make_bench_rows(t):
             "bars %r, expected %r" % ([(s, r) for s, r, _, _ in got], want))
 
 
+def appel_output(scale):
+    """bench_appel's lines, each row's median scale times its place (1, 2, ...)."""
+    return {"bench_appel": "".join("bench_appel: %s: min 1 median %d cycles\n" % (name, scale * (i + 1))
+                                   for i, (_, name) in enumerate(bench_appel.ROWS))}
+
+
+def check_appel_rows(t):
+    """bench_appel's rows through bench_user.rows(): two bars each, goal 0.5."""
+    linux = {"bench-default": appel_output(8000), "bench-nopti": appel_output(1000)}
+    ronx = {"pti=on": appel_output(2000), "pti=off": appel_output(2000)}
+    saved = bench_user.linux_runs, bench_user.ronx_runs
+    bench_user.linux_runs = lambda kernel, initrd, name, cmdline: linux[name]
+    bench_user.ronx_runs = lambda label: ronx[label]
+    try:
+        with tempfile.NamedTemporaryFile() as initrd:
+            bench_user.rows(lambda *r: None, "vmlinuz", initrd.name)
+    finally:
+        bench_user.linux_runs, bench_user.ronx_runs = saved
+    with open(os.path.join(ROOT, "build", "bench", "user.svg")) as f:
+        root, got = bars(f.read())
+    want = [(OFF, 2.0), (ON, 0.25)] * len(bench_appel.ROWS)
+    t.check([(s, r) for s, r, _, _ in got] == want,
+            "bench_appel's %d rows reach user.svg: ronx pti=off over Linux pti=off, pti=on over "
+            "Linux default" % len(bench_appel.ROWS), repr(got))
+    goals = [(e.get("data-series"), float(e.get("data-goal")))
+             for e in root.iter(NS + "line") if e.get("class") == "goal"]
+    t.check(goals[-2 * len(bench_appel.ROWS):] == [(OFF, 0.5), (ON, 0.5)] * len(bench_appel.ROWS),
+            "each bench_appel row's goal is 0.5 for both pairs", repr(goals))
+
+
 def main():
     t = Results()
     t.group = "benchchart"
     check_made_up_rows(t)
     check_make_bench_rows(t)
+    check_appel_rows(t)
     os.makedirs(os.path.join(ROOT, "build", "results"), exist_ok=True)
     t.write(os.path.join(ROOT, "build", "results", "benchchart.ktap"))
     print("benchchart: %d checks, %d failed" % (t.count, t.failed))

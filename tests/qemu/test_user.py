@@ -280,3 +280,57 @@ def test_user_loader_refusals(t):
                         "broken/%s is refused: %s" % (name, want), out)
         t.check(free_pages(g) == before, "no page left behind by %d refusals" % len(rows))
         t.check(g.poweroff() == 1, "poweroff after the refusals")
+
+
+# bench_appel's rows (user/bin/bench_appel.c): every one must be printed
+APPEL_ROWS = ("trap", "prot1+trap+unprot", "protN+trap+unprot", "appel1", "appel2",
+              "lat_sig install", "lat_sig catch", "lat_sig prot")
+
+
+def test_user_bench_appel(t):
+    """bench_appel runs to completion: its rows well-formed, and every
+    fault and signal its rows caused reached its handlers (no timing)."""
+    with Guest("user bench_appel") as g:
+        g.wait_ready()
+        out = g.command("run bench_appel 50", timeout=300)
+        got = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(
+            r"^bench_appel: (.+?): min (\d+) median (\d+) cycles$", out, re.M)}
+        t.check(list(got) == list(APPEL_ROWS) and all(0 < lo <= med for lo, med in got.values()),
+                "bench_appel: its 8 rows in order, each 0 < min <= median", out[-1200:])
+        # trap, prot1, protN, appel1: 50 faults each; appel2: 5 rounds of 100; lat_sig prot: 51
+        t.check(re.search(r"^bench_appel: 751 SIGSEGV handled \(expected 751\), "
+                          r"50 SIGUSR1 caught \(expected 50\)$", out, re.M) and
+                re.search(r"\[\d+\] bench_appel: exit status 0", out),
+                "bench_appel: every fault and signal reached its handler, exit status 0", out[-600:])
+        out = g.command("meminfo")
+        t.check("Oopses:            0" in out, "no oops from bench_appel", out)
+        t.check(g.poweroff() == 1, "poweroff after bench_appel")
+
+
+def test_user_vm_demos(t):
+    """guardpage and writebarrier (user/bin/): their verdicts, from the
+    fault addresses and counts their SIGSEGV handlers saw."""
+    with Guest("user vm demos") as g:
+        g.wait_ready()
+        out = g.command("run guardpage 100")
+        obj = re.search(r"^guardpage: a 100-byte object at (0x[0-9a-f]+), the guard page at "
+                        r"(0x[0-9a-f]+)$", out, re.M)
+        seg = re.search(r"^guardpage: SIGSEGV \(SEGV_ACCERR\) at (0x[0-9a-f]+): 0 bytes past the "
+                        r"end of the 100-byte object at (0x[0-9a-f]+)$", out, re.M)
+        t.check(obj and seg and int(obj.group(1), 16) + 100 == int(obj.group(2), 16) ==
+                int(seg.group(1), 16) and seg.group(2) == obj.group(1) and
+                "guardpage: wrote all 100 bytes: 0 faults" in out,
+                "guardpage: the object ends at the guard page; writing it all faults never, one "
+                "byte past faults at the guard page's first byte (SEGV_ACCERR, offset 0)", out)
+        t.check(re.search(r"^guardpage: SIGSEGV \(SEGV_ACCERR\) at 0x[0-9a-f]+: 7 bytes past the end",
+                          out, re.M) and
+                "guardpage: caught: each overflow faulted at the byte it wrote" in out and
+                re.search(r"\[\d+\] guardpage: exit status 0", out), "guardpage: a write 7 bytes past: si_addr that byte; caught, exit 0", out)
+        out = g.command("run writebarrier 64")
+        eps = re.findall(r"^writebarrier: epoch \d: \d+ writes to (\d+) of 64 pages; the handler saw "
+                         r"(\d+) first writes, dirty pages: (\d+)$", out, re.M)
+        t.check(eps == [("22", "22", "22"), ("13", "13", "13")],
+                "writebarrier: each epoch's dirty count is the pages written (22, then 13 of 64)", out)
+        t.check("the dirty set is exactly the pages written, both epochs" in out and
+                re.search(r"\[\d+\] writebarrier: exit status 0", out), "writebarrier: exit 0", out)
+        t.check(g.poweroff() == 1, "poweroff after the demos")

@@ -277,6 +277,7 @@ BENCH = [
     Run("bench_yield", ["20000"], pair=True, key="bench_yield-pair"),
     Run("bench_spawn", ["1000", "/ubin/true"]),
     Run("bench_fork", ["200"]),
+    Run("bench_appel", ["1000"]),
 ]
 
 # qemu-user is Linux's system calls without Linux's memory manager: no

@@ -55,20 +55,25 @@ static void show_page(struct mm_struct *mm, uint32_t va)
 	char name[MEMFD_NAME_LEN + 32];
 	pteval_t pte, other_pte;
 	unsigned long pa = frame_at(mm, va, &pte);
+	unsigned ptes;
 	uint32_t other;
 
 	if (!pa)
 		return;
-	if (!memfd_frame_name(pa, name, sizeof(name)))
+	/* the count is the PTEs' and, while the memfd holds the frame, the memfd's own */
+	ptes = page_ref_count(pa);
+	if (memfd_frame_name(pa, name, sizeof(name)))
+		ptes--;
+	else
 		snprintf(name, sizeof(name), "a closed memfd's frame");
 	other = other_view(mm, va, pa, &other_pte);
 	if (other)
 		cprintf("0x%08x %-5s frame 0x%08lx %s, mapped by %u, alias of 0x%08x %s\n",
-			(unsigned)va, pte_perm(pte), pa, name, page_ref_count(pa), (unsigned)other,
+			(unsigned)va, pte_perm(pte), pa, name, ptes, (unsigned)other,
 			pte_perm(other_pte));
 	else
 		cprintf("0x%08x %-5s frame 0x%08lx %s, mapped by %u\n", (unsigned)va, pte_perm(pte),
-			pa, name, page_ref_count(pa));
+			pa, name, ptes);
 }
 
 void ptdump_memfd_views(struct task *t, struct mm_struct *mm)

@@ -67,9 +67,11 @@ def test_memfd_jit(t):
         with Guest("memfd jit " + label, extra=extra) as g:
             g.wait_ready()
             out = g.command("run jitdual")
-            t.check(re.search(r"^jitdual: called through rx: 42, after patching through rw: 43$",
-                              out, re.M),
-                    "%s: code written through the RW view runs through the RX view" % label, out)
+            ran = re.search(r"^jitdual: called through rx: 42, after patching through rw: 43$",
+                            out, re.M)
+            t.check(ran, "%s: code written through the RW view runs through the RX view" % label, out)
+            if not ran:
+                continue	# its hold would die the same way, unseen until the next prompt
             before = free_pages(g)
             start = len(g.out)
             g.send(b"run jitdual hold &\r")

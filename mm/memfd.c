@@ -256,8 +256,3 @@ uint32_t memfd_nr_pages(struct memfd *m)
 {
 	return __atomic_load_n(&m->nr_pages, __ATOMIC_RELAXED);
 }
-
-unsigned long memfd_pages_in_use(void)
-{
-	return __atomic_load_n(&total_pages, __ATOMIC_RELAXED);
-}

@@ -29,7 +29,6 @@ long memfd_resize(struct memfd *m, uint64_t size);
 unsigned long memfd_get_frame(struct memfd *m, uint32_t pgoff);	/* counted, or 0 */
 bool memfd_frame_name(unsigned long pa, char *buf, unsigned long size);
 uint32_t memfd_nr_pages(struct memfd *m);
-unsigned long memfd_pages_in_use(void);
 
 /* kernel/file_table.c: a process's descriptors 3 and up */
 struct task;

@@ -21,10 +21,9 @@
  * PTE points at the memfd's own frame and holds a reference on it, so two
  * mappings in one process (a JIT's RW view and its RX view) or in two
  * see the same bytes, and a mapping outlives the descriptor. MAP_PRIVATE
- * of a memfd is EINVAL (Linux copies on write), and so is the flag
- * combination; a range past the memfd's size is -ENXIO at mmap (Linux
- * maps it and sends SIGBUS on touch): no PTE ever points at a frame the
- * memfd does not hold.
+ * of a memfd is EINVAL (Linux copies on write); a range past the memfd's
+ * size is -ENXIO at mmap (Linux maps it and sends SIGBUS on touch): no
+ * PTE ever points at a frame the memfd does not hold.
  *
  * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
  * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing

@@ -7,6 +7,7 @@
  *   views     two mappings of one memfd in one process see the same bytes
  *   munmap    unmapping one view keeps the other, and the bytes
  *   close     closing the descriptor keeps both mappings alive and shared
+ *   sizes     ftruncate64; a shrink leaves a mapping its frame (ronx)
  *   fork      the child's descriptor reaches the same memfd: a mapping it
  *             makes after fork sees the parent's bytes and the parent its
  *   cloexec   execve closes an MFD_CLOEXEC descriptor and keeps the other
@@ -16,7 +17,8 @@
  *
  * Linux gives the same answers except where docs/user-mode.md says: ronx
  * refuses MAP_PRIVATE of a memfd, a mapping past its size, MFD_HUGETLB,
- * a memfd past 4 MiB and W+X at once ("ronx:" marks those six checks;
+ * a memfd past 4 MiB, W+X, and it keeps a frame a shrink took from the
+ * memfd in the mappings that hold it ("ronx:" marks those eight checks;
  * under qemu-i386 on a Linux host, with `ulimit -n 64`, only they fail).
  */
 #include <ulib.h>
@@ -72,6 +74,33 @@ static void views(void)
 	check("close", b[0] == 'v' && b[1] == 'c', "both views still share after close");
 	munmap(a, PAGE_SIZE);
 	munmap(b, PAGE_SIZE);
+}
+
+/* ftruncate64's two halves, and a shrink under a mapping. */
+static void sizes(void)
+{
+	int fd = memfd_create("sizes", 0), pid, status = -1;
+	long r = syscall6(__NR_ftruncate64, fd, 2 * (long)PAGE_SIZE, 0, 0, 0, 0);
+	volatile char *p = map(fd, PROT_READ | PROT_WRITE, 1);
+
+	check("sizes", r == 0 && p != MAP_FAILED, "ftruncate64 to 2 pages, page 1 mapped");
+	check("sizes", syscall6(__NR_ftruncate64, fd, 0, (long)0x80000000, 0, 0, 0) == -EINVAL,
+	      "ftruncate64 of a negative length: EINVAL");
+	if (p == MAP_FAILED)
+		return;
+	p[0] = 's';
+	check("sizes", ftruncate(fd, 0) == 0, "ftruncate to 0 under a mapping");
+	pid = fork();
+	if (pid == 0)	/* Linux: SIGBUS, the page is gone from the mapping too */
+		_exit(p[0] == 's' ? 0 : 1);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	check("sizes", WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "ronx: the mapping keeps its frame and bytes after the shrink");
+	check("sizes", map(fd, PROT_READ, 1) == MAP_FAILED && errno == ENXIO,
+	      "ronx: a new mapping of the page gone: ENXIO");
+	munmap((void *)p, PAGE_SIZE);
+	close(fd);
 }
 
 static void forks(void)
@@ -211,6 +240,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "fdcheck") == 0)
 		return fdcheck(argv[2], argv[3]);
 	views();
+	sizes();
 	forks();
 	cloexec();
 	errors();

@@ -22,7 +22,7 @@ from tlb import pae_walk
 from userprog import free_pages
 
 SMP = (("1 CPU", []), ("2 CPUs", ["-smp", "2"]))
-CHECKS = 34	# memfdtest's "ok" lines: fewer means a check did not run
+CHECKS = 35	# memfdtest's "ok" lines: fewer means a check did not run
 HOLDING = re.compile(r"jitdual: holding, pid (\d+) rw (0x[0-9a-f]+) rx (0x[0-9a-f]+)\n")
 
 
@@ -49,7 +49,7 @@ def test_memfd_checks(t):
             before = free_pages(g)
             out = g.command("run memfdtest", timeout=120)
             oks = re.findall(r"^memfdtest: \w+: ok$", out, re.M)
-            for name in ("views", "munmap", "close", "sizes", "fork", "cloexec", "errors", "emfile"):
+            for name in ("views", "munmap", "close", "sizes", "fork", "cloexec", "errors", "emfile", "refmax"):
                 t.check(re.search(r"^memfdtest: %s: ok$" % name, out, re.M)
                         and not re.search(r"^memfdtest: %s: FAIL" % name, out, re.M),
                         "%s: memfdtest %s" % (label, name), out)

@@ -14,12 +14,15 @@
  *             (the exec'd "memfdtest fdcheck A B" reports what it finds)
  *   errors    Linux's errno for bad flags, names, descriptors and sizes
  *   emfile    descriptors run out with EMFILE, and come back on close
+ *   refmax    a frame mapped 50 times per process: the fork that would
+ *             count it past 240 gets ENOMEM (ronx's byte-wide counts)
  *
  * Linux gives the same answers except where docs/user-mode.md says: ronx
  * refuses MAP_PRIVATE of a memfd, a mapping past its size, MFD_HUGETLB,
- * a memfd past 4 MiB, W+X, and it keeps a frame a shrink took from the
- * memfd in the mappings that hold it ("ronx:" marks those eight checks;
- * under qemu-i386 on a Linux host, with `ulimit -n 64`, only they fail).
+ * a memfd past 4 MiB, W+X and a frame counted past 240, and it leaves a
+ * frame a shrink took from the memfd in the mappings that hold it
+ * ("ronx:" marks those nine checks; under qemu-i386 on a Linux host,
+ * with `ulimit -n 64`, only they fail).
  */
 #include <ulib.h>
 
@@ -178,6 +181,47 @@ static void cloexec(void)
 	close(b);
 }
 
+#define VIEWS	50	/* mappings of one page in one process */
+
+/*
+ * A frame's count is a byte on ronx: one page mapped VIEWS times, then
+ * forks that each hold VIEWS more, until fork says ENOMEM rather than
+ * let the count pass PAGE_REF_MAX (240). Linux has no such limit.
+ */
+static void refmax(void)
+{
+	int fd = new_memfd("refmax", 0, 1), pids[8], n = 0, err = 0, status;
+	volatile char *go = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *v[VIEWS];
+
+	for (int i = 0; i < VIEWS; i++)
+		v[i] = map(fd, PROT_READ, 0);
+	while (n < 8) {
+		int pid = fork();
+
+		if (pid == 0) {
+			while (!*go)
+				sched_yield();
+			_exit(0);
+		}
+		if (pid < 0) {
+			err = errno;
+			break;
+		}
+		pids[n++] = pid;
+	}
+	*go = 1;
+	for (int i = 0; i < n; i++)
+		waitpid(pids[i], &status, 0);
+	check("refmax", n == 3 && err == ENOMEM,
+	      "ronx: the fork that would count a frame past 240 gets ENOMEM, after 3 forks");
+	for (int i = 0; i < VIEWS; i++)
+		munmap(v[i], PAGE_SIZE);
+	munmap((void *)go, PAGE_SIZE);
+	close(fd);
+}
+
 static void expect(const char *what, long r, int e)
 {
 	char why[96];
@@ -245,6 +289,7 @@ int main(int argc, char **argv)
 	cloexec();
 	errors();
 	emfile();
+	refmax();
 	printf("memfdtest: %d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }

@@ -27,6 +27,7 @@
 #include <ronx/spinlock.h>
 #include <ronx/process.h>
 #include <ronx/signal.h>
+#include <ronx/memfd.h>
 
 #define EXEC_PATH_MAX	64
 #define ENAMETOOLONG	36
@@ -125,6 +126,7 @@ static long do_execve(struct exec_args *a)
 	memset(t->comm, 0, sizeof(t->comm));
 	memcpy(t->comm, base, strlen(base) < TASK_COMM_LEN ? strlen(base) : TASK_COMM_LEN - 1);
 	signals_exec(t);
+	files_exec(t);
 	vfork_child_done(t);
 	return 0;
 }

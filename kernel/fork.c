@@ -32,6 +32,7 @@
 #include <ronx/memory.h>
 #include <ronx/process.h>
 #include <ronx/signal.h>
+#include <ronx/memfd.h>
 
 unsigned long total_forks;
 
@@ -69,6 +70,7 @@ static struct task *copy_process(long *err)
 	c->parent = p;
 	c->background = p->background;		/* a background job's children read EOF too */
 	signals_fork(c, p);
+	files_fork(c, p);
 	return c;
 }
 
@@ -105,6 +107,7 @@ static bool fork_commit(struct task *c)
 	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	if (killed) {
+		files_exit(c);		/* while an mm exists: its frames' counts are there */
 		mmput(c->mm);
 		c->mm = 0;
 		free_task(c);

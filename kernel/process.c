@@ -29,6 +29,7 @@
 #include <ronx/tty.h>
 #include <ronx/vmap_stack.h>
 #include <ronx/signal.h>
+#include <ronx/memfd.h>
 
 struct task *foreground_task;
 extern char ret_from_trap[];
@@ -148,6 +149,7 @@ void do_exit(int status)
 	unsigned long flags;
 
 	t->exit_code = status;
+	files_exit(t);		/* before mmput(): frame_refs[] lives while an mm does */
 	if (mm) {
 		spin_lock_irqsave(&tasks_lock, flags);
 		t->mm = 0;

@@ -26,6 +26,7 @@
 #include <ronx/tty.h>
 #include <ronx/syscall.h>
 #include <ronx/signal.h>
+#include <ronx/memfd.h>
 
 /*
  * LKDTM's crash point idea: `crash SYSCALL_BUG` arms it, and the next
@@ -72,9 +73,10 @@ static long sys_brk(uint32_t brk)
 	return (long)do_brk(current->mm, brk);
 }
 
-static long sys_mmap2(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags, uint32_t fd)
+static long sys_mmap2(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags, uint32_t fd,
+		      uint32_t pgoff)
 {
-	return do_mmap(current->mm, addr, len, prot, flags, (int)fd);
+	return do_mmap_pgoff(current->mm, addr, len, prot, flags, (int)fd, pgoff);
 }
 
 static long sys_munmap(uint32_t addr, uint32_t len)
@@ -204,6 +206,10 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_exit_group, sys_exit),
 	SYSCALL(__NR_tgkill, sys_tgkill),
 	SYSCALL(__NR_getcpu, sys_getcpu),
+	SYSCALL(__NR_close, sys_close),
+	SYSCALL(__NR_ftruncate, sys_ftruncate),
+	SYSCALL(__NR_ftruncate64, sys_ftruncate64),
+	SYSCALL(__NR_memfd_create, sys_memfd_create),
 };
 
 void do_int80_syscall(struct trap_frame *f)

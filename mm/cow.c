@@ -122,6 +122,10 @@ int copy_page_range(struct mm_struct *dst, struct mm_struct *src)
 			s = user_pte(src, va, false);
 			if (!pte_has_frame(*s))
 				continue;
+			if (page_ref_count((unsigned long)(*s & PTE_PFN_MASK)) >= PAGE_REF_MAX) {
+				ret = -ENOMEM;	/* see page_ref.h */
+				break;
+			}
 			d = user_pte(dst, va, true);
 			if (!d) {
 				ret = -ENOMEM;

@@ -17,6 +17,14 @@
  * has no such object, and populating at mmap is the simplest rule that is
  * right whichever process touches a page first, and whenever.
  *
+ * A memfd (mm/memfd.c) is mapped MAP_SHARED only, whole at mmap too: each
+ * PTE points at the memfd's own frame and holds a reference on it, so two
+ * mappings in one process (a JIT's RW view and its RX view) or in two
+ * see the same bytes, and a mapping outlives the descriptor. MAP_PRIVATE
+ * of a memfd is EINVAL (Linux copies on write); a range past the memfd's
+ * size is -ENXIO at mmap (Linux maps it and sends SIGBUS on touch): no
+ * PTE ever points at a frame the memfd does not hold.
+ *
  * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
  * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing
  * code into an RW page and then making it RX, what a JIT does, works: the
@@ -32,6 +40,8 @@
 #include <ronx/pgd.h>
 #include <ronx/mman.h>
 #include <ronx/sched.h>
+#include <ronx/page_ref.h>
+#include <ronx/memfd.h>
 
 unsigned prot_to_vm_flags(unsigned prot)
 {
@@ -70,6 +80,64 @@ int map_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 	return 0;
 }
 
+/* Frame pgoff of m at va, its reference the PTE's; -ENXIO past m's end, -ENOMEM. */
+static int map_memfd_page(struct mm_struct *mm, uint32_t va, struct memfd *m, uint32_t pgoff,
+			  pteval_t prot)
+{
+	unsigned long pa = memfd_get_frame(m, pgoff);
+
+	if (!pa)
+		return -ENXIO;	/* a ftruncate shrank it meanwhile */
+	if (page_ref_count(pa) > PAGE_REF_MAX || install_user_frame(mm, va, pa, prot)) {
+		put_user_frame(pa);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* [start, end) as a shared area on m's frames from pgoff; nothing left behind on error. */
+static int map_memfd(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
+		     struct memfd *m, uint32_t pgoff)
+{
+	pteval_t prot = vm_get_page_prot(flags);
+	int err = 0;
+
+	if (!may_grow(mm, (end - start) / PAGE_SIZE) ||
+	    vma_add(&mm->vmas, start, end, flags, VMA_MEMFD))
+		return -ENOMEM;
+	for (uint32_t va = start; va < end && !err; va += PAGE_SIZE)
+		err = map_memfd_page(mm, va, m, pgoff + (va - start) / PAGE_SIZE, prot);
+	if (err) {
+		zap_user_range(mm, start, end);
+		vma_remove(&mm->vmas, start, end);
+		return err;
+	}
+	vma_merge(&mm->vmas);
+	return 0;
+}
+
+/*
+ * The memfd behind a file mapping, or why not: EBADF for no descriptor,
+ * ENODEV for the console, EINVAL unless MAP_SHARED, EOVERFLOW if the
+ * page offset wraps, ENXIO past the memfd's size (as it is now).
+ */
+static long mmap_file(int fd, unsigned flags, uint32_t len, uint32_t pgoff, struct memfd **mp)
+{
+	struct memfd *m = fget_memfd(fd);
+	uint32_t pages = len / PAGE_SIZE + !!(len % PAGE_SIZE);
+
+	if (!m)
+		return fd >= 0 && fd <= 2 ? -ENODEV : -EBADF;
+	if ((flags & MAP_TYPE) != MAP_SHARED)
+		return -EINVAL;
+	if (pgoff + pages < pgoff)
+		return -EOVERFLOW;
+	if ((uint64_t)pgoff + pages > memfd_nr_pages(m))
+		return -ENXIO;
+	*mp = m;
+	return 0;
+}
+
 /*
  * Adds [start, end) as an area whose pages come on first touch (Linux's
  * mmap: nothing is mapped until a fault). The area alone must fit the
@@ -102,14 +170,18 @@ static bool touches_guard(const struct mm_struct *mm, uint32_t start, uint32_t e
 	return start < guard + PAGE_SIZE && end > guard;
 }
 
-long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
-	     unsigned flags, int fd)
+long do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
+		   unsigned flags, int fd, uint32_t pgoff)
 {
+	struct memfd *m = 0;
 	uint32_t size, start;
 	long err;
 
-	if (!(flags & MAP_ANONYMOUS))
-		return fd >= 0 && fd <= 2 ? -ENODEV : -EBADF;	/* no files: only the console */
+	if (!(flags & MAP_ANONYMOUS)) {
+		err = mmap_file(fd, flags, len, pgoff, &m);	/* the memfd, or why not */
+		if (err)
+			return err;
+	}
 	if ((flags & MAP_TYPE) != MAP_PRIVATE && (flags & MAP_TYPE) != MAP_SHARED)
 		return -EINVAL;
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
@@ -140,11 +212,19 @@ long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 		if (!start)
 			return -ENOMEM;
 	}
-	if ((flags & MAP_TYPE) == MAP_SHARED)
+	if (m)
+		err = map_memfd(mm, start, start + size, prot_to_vm_flags(prot) | VM_SHARED, m, pgoff);
+	else if ((flags & MAP_TYPE) == MAP_SHARED)
 		err = map_area(mm, start, start + size, prot_to_vm_flags(prot) | VM_SHARED, VMA_MMAP);
 	else
 		err = add_area(mm, start, start + size, prot_to_vm_flags(prot), VMA_MMAP);
-	return err ? -ENOMEM : (long)start;
+	return err ? (err == -ENXIO ? -ENXIO : -ENOMEM) : (long)start;
+}
+
+long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
+	     unsigned flags, int fd)
+{
+	return do_mmap_pgoff(mm, addr, len, prot, flags, fd, 0);
 }
 
 long do_munmap(struct mm_struct *mm, uint32_t addr, uint32_t len)

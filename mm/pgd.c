@@ -214,6 +214,23 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 	return 0;
 }
 
+/*
+ * A frame someone else holds (a memfd's, mm/memfd.c) mapped at va with
+ * prot. The caller has taken the PTE's reference on it; -ENOMEM (the
+ * reference still the caller's) if no page table or over the limit.
+ */
+int install_user_frame(struct mm_struct *mm, uint32_t va, unsigned long pa, pteval_t prot)
+{
+	pteval_t *pte = user_pte(mm, va, true);
+
+	if (!pte || pte_has_frame(*pte) || !mm_charge(mm, 1))
+		return -ENOMEM;
+	*pte = pa | prot;
+	mm->total_pages++;
+	flush_user_page(mm, va);
+	return 0;
+}
+
 /* Takes the page table under va's PDE out of mm if nothing in it holds a frame; it, or 0. */
 static unsigned long __detach_table_if_empty(struct mm_struct *mm, uint32_t va)
 {

@@ -11,7 +11,8 @@
 
 const char *vma_kind_name(unsigned kind)
 {
-	static const char *const names[] = { "text", "rodata", "data", "bss", "heap", "mmap", "stack" };
+	static const char *const names[] = { "text", "rodata", "data", "bss", "heap", "mmap", "stack",
+						     "memfd" };
 
 	return kind < ARRAY_SIZE(names) ? names[kind] : "?";
 }

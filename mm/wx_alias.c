@@ -12,6 +12,9 @@
  * two user mappings is left to policy (SELinux's execmem and execmod, or
  * a JIT's own discipline). ronx does not refuse it either, but names it:
  * one WARNING line per frame, with both owners (process, pid, address).
+ * A memfd mapped twice in one process (a JIT's RW view and RX view,
+ * user/bin/jitdual.c) is the same alias inside one process; the frame
+ * is then named as that memfd's page too.
  * It is not a failure of the W+X check.
  *
  * Three walks over every process's page tables, each mm referenced and
@@ -30,6 +33,7 @@
 #include <ronx/sched.h>
 #include <ronx/ptdump.h>
 #include <ronx/string.h>
+#include <ronx/memfd.h>
 
 #define MAX_WARNINGS	16	/* a big shared area would be one line per page */
 
@@ -115,6 +119,15 @@ static void find_writer(void *ctx, const struct user_pte *p)
 	}
 }
 
+/* Both views are of one memfd page (a JIT's RW and RX views): say which. */
+static void explain_memfd(unsigned long pa)
+{
+	char name[MEMFD_NAME_LEN + 32];
+
+	if (memfd_frame_name(pa, name, sizeof(name)))
+		pr_warn("ronx: W^X alias: frame 0x%08lx is %s: two views of one memfd\n", pa, name);
+}
+
 static void check_executable(void *ctx, const struct user_pte *p)
 {
 	struct alias_walk *w = ctx;
@@ -129,10 +142,12 @@ static void check_executable(void *ctx, const struct user_pte *p)
 	w->exec.comm = w->exec_comm;
 	w->owner.comm = 0;
 	for_each_user_pte(find_writer, w);
-	if (w->owner.comm)	/* else its writer unmapped it meanwhile */
-		pr_warn("ronx: W^X alias: WARNING: frame 0x%08lx is writable in %pE[%d] at 0x%08x and executable in %pE[%d] at 0x%08x\n",
-			pfn << PAGE_SHIFT, w->owner.comm, w->owner.pid, w->owner.va,
-			w->exec.comm, w->exec.pid, w->exec.va);
+	if (!w->owner.comm)	/* its writer unmapped it meanwhile */
+		return;
+	pr_warn("ronx: W^X alias: WARNING: frame 0x%08lx is writable in %pE[%d] at 0x%08x and executable in %pE[%d] at 0x%08x\n",
+		pfn << PAGE_SHIFT, w->owner.comm, w->owner.pid, w->owner.va,
+		w->exec.comm, w->exec.pid, w->exec.va);
+	explain_memfd(pfn << PAGE_SHIFT);
 }
 
 /* Executable user pages whose frame another mapping may write, each named; how many. */

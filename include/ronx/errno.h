@@ -13,6 +13,7 @@
 #define ESRCH		3
 #define EINTR		4
 #define EIO		5
+#define ENXIO		6
 #define E2BIG		7
 #define ENOEXEC		8
 #define EBADF		9
@@ -28,6 +29,7 @@
 #define ENFILE		23
 #define EMFILE		24
 #define ENOTTY		25
+#define EFBIG		27
 #define ESPIPE		29
 #define ERANGE		34
 #define ENOSYS		38

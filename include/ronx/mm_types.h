@@ -15,7 +15,8 @@
 #define VM_EXEC		0x4
 #define VM_SHARED	0x8	/* MAP_SHARED: fork shares its frames writable, never copies */
 
-enum vma_kind { VMA_TEXT, VMA_RODATA, VMA_DATA, VMA_BSS, VMA_HEAP, VMA_MMAP, VMA_STACK };
+enum vma_kind { VMA_TEXT, VMA_RODATA, VMA_DATA, VMA_BSS, VMA_HEAP, VMA_MMAP, VMA_STACK,
+		VMA_MEMFD };
 
 struct vm_area_struct {
 	uint32_t vm_start, vm_end;	/* [start, end), page-aligned */

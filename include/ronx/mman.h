@@ -34,6 +34,8 @@ bool mm_charge(struct mm_struct *mm, uint32_t npages);
 
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 	     unsigned flags, int fd);
+long do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
+		   unsigned flags, int fd, uint32_t pgoff);	/* pgoff: a memfd's, in pages */
 long do_munmap(struct mm_struct *mm, uint32_t addr, uint32_t len);
 long do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot);
 uint32_t do_brk(struct mm_struct *mm, uint32_t newbrk);

@@ -23,6 +23,14 @@ void get_user_frame(unsigned long pa);		/* one more PTE maps it (mm/cow.c) */
 void put_user_frame(unsigned long pa);		/* one PTE less; freed at 0 (mm/cow.c) */
 void set_user_frame_ref(unsigned long pa, unsigned n);	/* a new frame's first PTE */
 
+/*
+ * A byte per frame: one process maps a frame once per area, so a memfd
+ * frame (mapped in several areas of one process) could reach 255 across
+ * forks. mmap of a memfd and fork refuse (-ENOMEM) a frame counted this
+ * high: Linux's counts are 32 bits and never need to.
+ */
+#define PAGE_REF_MAX	240
+
 extern uint8_t *frame_refs;			/* indexed by PFN; NULL while no mm exists */
 extern unsigned long zero_page_pa;		/* Linux's ZERO_PAGE(0); 0 while no mm exists */
 static inline bool is_zero_frame(unsigned long pa)
@@ -59,4 +67,5 @@ void ptdump_sharing(struct task *t, struct mm_struct *mm);
 void walk_frame_line(struct task *t, struct mm_struct *mm, uint32_t va, char *buf,
 		     unsigned long size);
 void meminfo_sharing(void);
+void ptdump_memfd_views(struct task *t, struct mm_struct *mm);	/* kernel/shell/memfd_show.c */
 #endif

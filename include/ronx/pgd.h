@@ -19,6 +19,7 @@ pteval_t *user_pte(struct mm_struct *mm, uint32_t va, bool alloc);
 bool pte_has_frame(pteval_t pte);
 pteval_t vm_get_page_prot(unsigned vm_flags);
 int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot);
+int install_user_frame(struct mm_struct *mm, uint32_t va, unsigned long pa, pteval_t prot);
 void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end);
 void change_user_prot(struct mm_struct *mm, uint32_t start, uint32_t end, pteval_t prot);
 int copy_to_mm(struct mm_struct *mm, uint32_t va, const void *src, uint32_t len);

@@ -40,6 +40,8 @@ struct context {
 struct mm_struct;
 struct recovery;
 
+#define NR_OPEN		16	/* Linux's RLIMIT_NOFILE, small: more is EMFILE */
+struct memfd;
 struct task {
 	enum task_state state;
 	int pid;
@@ -65,6 +67,8 @@ struct task {
 	int sid;			/* its session (the process `run` started); 0: its own pid */
 	struct task *vfork_child;	/* a vfork parent: the child it waits for (exec or exit) */
 	bool autoreap;			/* an orphan: its slot goes back as soon as it is a zombie */
+	struct memfd *files[NR_OPEN];	/* descriptors 3 and up (kernel/file_table.c); 0-2: the console */
+	uint32_t close_on_exec;		/* one bit per descriptor: MFD_CLOEXEC */
 };
 
 extern struct task tasks[NR_TASKS];

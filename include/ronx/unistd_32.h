@@ -11,6 +11,7 @@
 #define __NR_fork		2
 #define __NR_read		3
 #define __NR_write		4
+#define __NR_close		6
 #define __NR_waitpid		7
 #define __NR_execve		11
 #define __NR_getpid		20
@@ -24,6 +25,7 @@
 #define __NR_setsid		66
 #define __NR_sethostname	74
 #define __NR_munmap		91
+#define __NR_ftruncate		93
 #define __NR_wait4		114
 #define __NR_uname		122
 #define __NR_mprotect		125
@@ -37,9 +39,11 @@
 #define __NR_sigaltstack	186
 #define __NR_vfork		190
 #define __NR_mmap2		192
+#define __NR_ftruncate64	194
 #define __NR_gettid		224
 #define __NR_exit_group		252
 #define __NR_tgkill		270
 #define __NR_getcpu		318
-#define NR_syscalls		319
+#define __NR_memfd_create	356
+#define NR_syscalls		357
 #endif

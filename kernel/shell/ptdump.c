@@ -51,6 +51,7 @@ static int cmd_ptdump(int argc, char **argv)
 	mm_pin_tables(mm);
 	ptdump_walk_tables(&st, mm->pgd, pt_read_direct_map, 0);
 	ptdump_sharing(t, mm);	/* COW, zero-page and shared runs, if any */
+	ptdump_memfd_views(t, mm);	/* each memfd page, and its other views */
 	if (pti_active) {	/* Linux's current_user: the tables ring 3 runs on */
 		cprintf("---[ PTI user set (CR3 %#lx in ring 3) ]---\n", pti_user_pgd(mm->pgd));
 		ptdump_begin(&st, ptdump_address_markers, shell_print_line, 0);

@@ -143,6 +143,19 @@ static void job_control(void)
 	word("ioctl", "pgrp", 0, (uint32_t)pgrp);
 }
 
+/* memfd_create, ftruncate and ftruncate64, a shared mapping of it, close */
+static void memfd(void)
+{
+	long fd = call("memfd_create", __NR_memfd_create, (long)"kleak", MFD_CLOEXEC, 0, 0, 0);
+	long m;
+
+	call("ftruncate", __NR_ftruncate, fd, 4096, 0, 0, 0);
+	call("ftruncate64", __NR_ftruncate64, fd, 8192, 0, 0, 0);
+	m = call("mmap2", __NR_mmap2, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	call("munmap", __NR_munmap, m, 4096, 0, 0, 0);
+	call("close", __NR_close, fd, 0, 0, 0, 0);
+}
+
 static void memory(void)
 {
 	long brk = call("brk", __NR_brk, 0, 0, 0, 0, 0);
@@ -154,6 +167,7 @@ static void memory(void)
 	*(volatile char *)m = 1;
 	call("mprotect", __NR_mprotect, m, 4096, PROT_READ, 0, 0);
 	call("munmap", __NR_munmap, m, 4096, 0, 0, 0);
+	memfd();
 }
 
 static void processes(void)

@@ -51,6 +51,13 @@ int sched_yield(void);
 int nanosleep(const struct timespec *req, struct timespec *rem);
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, long offset);
 int munmap(void *addr, size_t len);
+/* memfd_create's flags (Linux's <linux/memfd.h>); ronx's only files */
+#define MFD_CLOEXEC		0x0001U
+#define MFD_ALLOW_SEALING	0x0002U
+#define MFD_HUGETLB		0x0004U
+int memfd_create(const char *name, unsigned flags);
+int close(int fd);
+int ftruncate(int fd, long length);
 int mprotect(void *addr, size_t len, int prot);
 /* Linux's brk system call returns the break, the old one when it refuses */
 unsigned long sys_brk(unsigned long addr);

@@ -70,6 +70,21 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, long offset)
 				    offset / (long)PAGE_SIZE));
 }
 
+int memfd_create(const char *name, unsigned flags)
+{
+	return (int)ret(SYSCALL(__NR_memfd_create, name, flags, 0));
+}
+
+int close(int fd)
+{
+	return (int)ret(SYSCALL(__NR_close, fd, 0, 0));
+}
+
+int ftruncate(int fd, long length)
+{
+	return (int)ret(SYSCALL(__NR_ftruncate, fd, length, 0));
+}
+
 int munmap(void *addr, size_t len)
 {
 	return (int)ret(SYSCALL(__NR_munmap, addr, len, 0));
@@ -187,11 +202,11 @@ void wait_gone(const char *pid_arg)
 
 static const char *const errno_names[] = {
 	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH", [EINTR] = "EINTR",
-	[EIO] = "EIO", [E2BIG] = "E2BIG", [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",
+	[EIO] = "EIO", [ENXIO] = "ENXIO", [E2BIG] = "E2BIG", [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",
 	[ECHILD] = "ECHILD", [EAGAIN] = "EAGAIN", [ENOMEM] = "ENOMEM", [EACCES] = "EACCES",
 	[EFAULT] = "EFAULT", [EBUSY] = "EBUSY", [EEXIST] = "EEXIST", [ENODEV] = "ENODEV",
 	[EINVAL] = "EINVAL", [ENFILE] = "ENFILE", [EMFILE] = "EMFILE", [ENOTTY] = "ENOTTY",
-	[ESPIPE] = "ESPIPE", [ERANGE] = "ERANGE", [ENOSYS] = "ENOSYS",
+	[EFBIG] = "EFBIG", [ESPIPE] = "ESPIPE", [ERANGE] = "ERANGE", [ENOSYS] = "ENOSYS",
 	[ENOLINK] = "ENOLINK", [EOVERFLOW] = "EOVERFLOW", [EOPNOTSUPP] = "EOPNOTSUPP",
 };
 

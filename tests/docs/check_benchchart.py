@@ -102,13 +102,9 @@ def canned(cycles):
             "bench_fork": "fork+exit+wait: min 1 median %d cycles\n" % cycles[3]}
 
 
-def check_make_bench_rows(t):
-    """bench_user.rows() with canned guest output: user.svg holds its ratios."""
-    # medians of getpid, yield alone, each copy of the yield pair, fork+exit+wait
-    linux = {"bench-default": canned((16000, 24000, 80000, 400000)),
-             "bench-nopti": canned((2000, 4000, 60000, 300000))}
-    ronx = {"pti=on": canned((8000, 6000, 40000, 200000)),
-            "pti=off": canned((1000, 8000, 120000, 150000))}
+def user_svg_from(linux, ronx):
+    """bench_user.rows() with the guests' output canned (linux and ronx:
+    boot name -> {program: output}); it writes build/bench/user.svg."""
     saved = bench_user.linux_runs, bench_user.ronx_runs
     bench_user.linux_runs = lambda kernel, initrd, name, cmdline: linux[name]
     bench_user.ronx_runs = lambda label: ronx[label]
@@ -117,6 +113,16 @@ def check_make_bench_rows(t):
             bench_user.rows(lambda *r: None, "vmlinuz", initrd.name)
     finally:
         bench_user.linux_runs, bench_user.ronx_runs = saved
+
+
+def check_make_bench_rows(t):
+    """bench_user.rows() with canned guest output: user.svg holds its ratios."""
+    # medians of getpid, yield alone, each copy of the yield pair, fork+exit+wait
+    linux = {"bench-default": canned((16000, 24000, 80000, 400000)),
+             "bench-nopti": canned((2000, 4000, 60000, 300000))}
+    ronx = {"pti=on": canned((8000, 6000, 40000, 200000)),
+            "pti=off": canned((1000, 8000, 120000, 150000))}
+    user_svg_from(linux, ronx)
     with open(os.path.join(ROOT, "build", "bench", "user.svg")) as f:
         _, got = bars(f.read())
     # ronx over Linux, row by row: getpid, yield alone, ping-pong, fork+exit+wait
@@ -137,14 +143,7 @@ def check_appel_rows(t):
     """bench_appel's rows through bench_user.rows(): two bars each, goal 0.5."""
     linux = {"bench-default": appel_output(8000), "bench-nopti": appel_output(1000)}
     ronx = {"pti=on": appel_output(2000), "pti=off": appel_output(2000)}
-    saved = bench_user.linux_runs, bench_user.ronx_runs
-    bench_user.linux_runs = lambda kernel, initrd, name, cmdline: linux[name]
-    bench_user.ronx_runs = lambda label: ronx[label]
-    try:
-        with tempfile.NamedTemporaryFile() as initrd:
-            bench_user.rows(lambda *r: None, "vmlinuz", initrd.name)
-    finally:
-        bench_user.linux_runs, bench_user.ronx_runs = saved
+    user_svg_from(linux, ronx)
     with open(os.path.join(ROOT, "build", "bench", "user.svg")) as f:
         root, got = bars(f.read())
     want = [(OFF, 2.0), (ON, 0.25)] * len(bench_appel.ROWS)

@@ -19,7 +19,7 @@ import time
 
 from guest import Guest
 from tlb import pae_walk
-from userprog import free_pages
+from userprog import cr3_of, free_pages
 
 SMP = (("1 CPU", []), ("2 CPUs", ["-smp", "2"]))
 CHECKS = 35	# memfdtest's "ok" lines: fewer means a check did not run
@@ -35,10 +35,6 @@ def settled_free_pages(g, want):
             break
         time.sleep(0.1)
     return now
-
-
-def cr3_of(g, pid):
-    return int(re.search(r"^\s*%d \w+\s+0x([0-9a-f]+)" % pid, g.command("ps"), re.M).group(1), 16)
 
 
 def test_memfd_checks(t):

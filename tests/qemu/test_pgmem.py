@@ -20,7 +20,7 @@ import time
 
 from guest import Guest
 from tlb import pae_walk
-from userprog import free_pages
+from userprog import cr3_of, free_pages
 
 SMP = (("1 CPU", []), ("2 CPUs", ["-smp", "2"]))
 # what the machine has: 48M holds about five bombs' page tables
@@ -158,10 +158,6 @@ def test_pgmem_shared_anon(t):
 
 ALIAS = re.compile(r"shmfork: alias: holding, parent (\d+) rw (0x[0-9a-f]+), child (\d+) "
                    r"rx (0x[0-9a-f]+)\n")
-
-
-def cr3_of(g, pid):
-    return int(re.search(r"^\s*%d \w+\s+0x([0-9a-f]+)" % pid, g.command("ps"), re.M).group(1), 16)
 
 
 def test_pgmem_wx_alias(t):

@@ -82,6 +82,11 @@ def ps(g):
             for m in PS_LINE.finditer(g.command("ps"))}
 
 
+def cr3_of(g, pid):
+    """The CR3 (its page tables) ps shows for pid."""
+    return ps(g)[pid][1]
+
+
 def free_pages(g):
     return int(re.search(r"PagesFree:\s+(\d+)", g.command("meminfo")).group(1))
 

@@ -15,26 +15,15 @@ of one memfd page in one process, on one CPU and on two.
   the process's tables (xp from its CR3) finds the two virtual pages on
   one physical frame, RW+NX and RO+X, the frame wxcheck named."""
 import re
-import time
 
 from guest import Guest
 from tlb import pae_walk
-from userprog import cr3_of, free_pages
+from userprog import cr3_of, free_pages, settled_free_pages
 
 SMP = (("1 CPU", []), ("2 CPUs", ["-smp", "2"]))
 CHECKS = 35	# memfdtest's "ok" lines: fewer means a check did not run
 HOLDING = re.compile(r"jitdual: holding, pid (\d+) rw (0x[0-9a-f]+) rx (0x[0-9a-f]+)\n")
 
-
-def settled_free_pages(g, want):
-    """PagesFree once it equals want, or its last reading after 10 s (a
-    killed process gives its pages back on its own CPU as it exits)."""
-    for _ in range(100):
-        now = free_pages(g)
-        if now == want:
-            break
-        time.sleep(0.1)
-    return now
 
 
 def test_memfd_checks(t):

@@ -20,7 +20,7 @@ import time
 
 from guest import Guest
 from tlb import pae_walk
-from userprog import cr3_of, free_pages
+from userprog import cr3_of, free_pages, settled_free_pages
 
 SMP = (("1 CPU", []), ("2 CPUs", ["-smp", "2"]))
 # what the machine has: 48M holds about five bombs' page tables
@@ -49,16 +49,6 @@ def wait_gone(g, pids):
         time.sleep(0.1)
     return False
 
-
-def settled_free_pages(g, want):
-    """PagesFree once it equals want, or its last reading after 10 s: a
-    killed process gives its pages back on its own CPU as it exits."""
-    for _ in range(100):
-        now = free_pages(g)
-        if now == want:
-            break
-        time.sleep(0.1)
-    return now
 
 
 def start_bombs(g, n):

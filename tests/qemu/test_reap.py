@@ -30,7 +30,7 @@ import subprocess
 import time
 
 from guest import Guest, ROOT
-from userprog import free_pages
+from userprog import free_pages, settled_free_pages
 from test_sh import SH_PROMPT, start_sh, sh
 
 CTRL_C = b"\x03"
@@ -102,7 +102,8 @@ def ctrl_c_rounds(t, g, tag):
             tag + "Ctrl-C on fork/vfork in a loop, %d rounds: no child prints after the prompt"
             % RACE_ROUNDS, "; ".join(late[:10]))
     t.check(not left, tag + "no forkloop left in ps after any round", "; ".join(left[:5]))
-    t.check(free_pages(g) == before, tag + "every page back after the rounds (PagesFree %d)" % before,
+    t.check(settled_free_pages(g, before) == before,
+            tag + "every page back after the rounds (PagesFree %d)" % before,
             "after: %d" % free_pages(g))
     no_oops(t, g, tag)
 
@@ -143,7 +144,8 @@ def bomb(t, g, tag):
     t.check(not procs, tag + "no forkloop left after the one kill", str(procs))
     t.check(re.search(r"^\[%d\] forkloop: killed by SIGKILL$" % pgid, g.out, re.M),
             tag + "the shell reports its job killed by SIGKILL", g.out[-400:])
-    t.check(free_pages(g) == before, tag + "every page back (PagesFree %d)" % before,
+    t.check(settled_free_pages(g, before) == before,
+            tag + "every page back (PagesFree %d)" % before,
             "after: %d" % free_pages(g))
     no_oops(t, g, tag)
 
@@ -190,7 +192,8 @@ def orphans(t, g, tag):
     g.wait_for(r"^\[\d+\] sh: exit status 0\n", 30, mark)
     g.wait_for(r"ronx> ", 30, mark)
     t.check(not wait_no_forkloop(g), tag + "ps after sh: no forkloop")
-    t.check(free_pages(g) == before, tag + "every page back (PagesFree %d)" % before,
+    t.check(settled_free_pages(g, before) == before,
+            tag + "every page back (PagesFree %d)" % before,
             "after: %d" % free_pages(g))
     no_oops(t, g, tag)
 
@@ -243,6 +246,7 @@ def test_reap_nproc_smp2(t):
         peak = read_int(g, "nr_processes_peak")
         t.check(peak == limit, "the kernel's peak process count (xp of nr_processes_peak) is NPROC_MAX, "
                 "never more: %d" % peak)
-        t.check(free_pages(g) == before, "every page back after the rounds (PagesFree %d)" % before,
+        t.check(settled_free_pages(g, before) == before,
+                "every page back after the rounds (PagesFree %d)" % before,
                 "after: %d" % free_pages(g))
         no_oops(t, g, "")

@@ -4,6 +4,7 @@ program headers, read from the initrd the guest booted (not from anything
 the kernel says), and the regexes for the kernel's lines."""
 import re
 import struct
+import time
 
 from guest import BUILD, PROMPT
 
@@ -89,6 +90,18 @@ def cr3_of(g, pid):
 
 def free_pages(g):
     return int(re.search(r"PagesFree:\s+(\d+)", g.command("meminfo")).group(1))
+
+
+def settled_free_pages(g, want):
+    """PagesFree once it equals want, or its last reading after 10 s: a
+    killed process gives its pages back on its own CPU as it exits, and a
+    dead task's stack goes back once its CPU has switched away from it."""
+    for _ in range(100):
+        now = free_pages(g)
+        if now == want:
+            break
+        time.sleep(0.1)
+    return now
 
 
 def initrd_path(g):

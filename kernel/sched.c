@@ -65,14 +65,19 @@ static int next_pid;
 /* The most processes there ever were at once, new ones included (tests/qemu/test_reap.py reads it). */
 int nr_processes_peak;
 
-/* Processes alive or zombie: every task but the kernel's own (the shell); tasks_lock held. */
+/*
+ * Processes from fork until their parent collects them: every slot but
+ * the kernel's own task and the free and collected ones; tasks_lock held.
+ * Not "has an mm": an exiting process gives its mm back (mmput, long)
+ * before it is a zombie, and uncounted there it let a fork on another
+ * CPU pass the limit (Linux counts a process until release_task()).
+ */
 int nr_processes(void)
 {
 	int n = 0;
 
 	for (int i = 0; i < NR_TASKS; i++)
-		n += tasks[i].state != TASK_UNUSED && (tasks[i].mm || tasks[i].state == TASK_ZOMBIE ||
-						       tasks[i].state == TASK_NEW);
+		n += tasks[i].state != TASK_UNUSED && tasks[i].state != TASK_DEAD && !tasks[i].kthread;
 	return n;
 }
 
@@ -405,6 +410,7 @@ void sched_start(const char *comm, unsigned long stack, unsigned long size,
 	c->scheduler = ctx;
 	if (!t)
 		return;
+	t->kthread = true;
 	t->stack = stack;
 	t->stack_size = size;
 	t->state = TASK_RUNNING;

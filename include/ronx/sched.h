@@ -51,7 +51,8 @@ struct task {
 	bool stack_owned;		/* allocated here, freed at exit */
 	struct context *context;	/* saved by swtch() while off the CPU */
 	struct trap_frame *regs;	/* a process's user registers, at its stack top */
-	struct mm_struct *mm;		/* NULL: a kernel task */
+	struct mm_struct *mm;		/* NULL: a kernel task, or a process past exit_mm */
+	bool kthread;			/* the kernel's own task (the shell), never a process (Linux's PF_KTHREAD) */
 	struct task *parent;
 	void *chan;			/* what it sleeps on */
 	int killed;			/* a signal number: it dies on its way back to ring 3 */

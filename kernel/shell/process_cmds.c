@@ -215,7 +215,7 @@ static int snapshot_tasks(struct ps_line *out)
 		l->cr3 = t->mm ? t->mm->pgd : __pa(swapper_pg_dir);
 		l->pages = t->mm ? t->mm->total_pages + t->mm->pt_pages : 0;
 		l->runtime = t->runtime;
-		l->kernel = !t->mm && t->state != TASK_ZOMBIE;	/* a zombie's mm is gone already */
+		l->kernel = t->kthread;	/* not "no mm": an exiting process has none */
 		memcpy(l->comm, t->comm, TASK_COMM_LEN);
 		n++;
 	}

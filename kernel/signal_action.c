@@ -210,7 +210,10 @@ void do_signal(struct trap_frame *f)
 			continue;
 		}
 		syscall_restart(f, &ka);
-		if (!setup_rt_frame(f, sig, &ka, &info, s->blocked))
+		/* Linux's choice on i386: the rt frame for SA_SIGINFO, else the old one */
+		bool ok = ka.flags & SA_SIGINFO ? setup_rt_frame(f, sig, &ka, &info, s->blocked) :
+						  setup_frame(f, sig, &ka, &info, s->blocked);
+		if (!ok)
 			do_exit(SIGSEGV);	/* no room for the frame: Linux's force_sigsegv() */
 		s->blocked |= ka.mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
 		if (!(ka.flags & SA_NODEFER))

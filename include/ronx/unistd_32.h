@@ -25,6 +25,7 @@
 #define __NR_sethostname	74
 #define __NR_munmap		91
 #define __NR_wait4		114
+#define __NR_sigreturn		119
 #define __NR_uname		122
 #define __NR_mprotect		125
 #define __NR_getpgid		132

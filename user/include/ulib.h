@@ -151,6 +151,9 @@ void wait_gone(const char *pid_arg);
 typedef void (*sighandler_t)(int, struct siginfo *, void *);
 int sigaction_k(int sig, const struct k_sigaction *act, struct k_sigaction *old);
 int sigaction_handler(int sig, sighandler_t h, unsigned flags);
+/* a handler without SA_SIGINFO: the old frame, returning through __restore (sigreturn) */
+typedef void (*sighandler_old_t)(int);
+int sigaction_old(int sig, sighandler_old_t h, unsigned flags);
 int sigprocmask(int how, const sigset_t *set, sigset_t *old);
 int tgkill(int tgid, int tid, int sig);
 int gettid(void);
@@ -158,4 +161,5 @@ typedef struct sigaltstack stack_t;
 int sigaltstack(const stack_t *ss, stack_t *old);
 unsigned alarm(unsigned seconds);
 void __restore_rt(void);
+void __restore(void);
 #endif

@@ -219,6 +219,14 @@ int sigaction_handler(int sig, sighandler_t h, unsigned flags)
 	return sigaction_k(sig, &ka, 0);
 }
 
+/* h without SA_SIGINFO: Linux gives it the old frame; __restore comes back through sigreturn */
+int sigaction_old(int sig, sighandler_old_t h, unsigned flags)
+{
+	struct k_sigaction ka = { (uint32_t)h, flags | SA_RESTORER, (uint32_t)__restore, 0 };
+
+	return sigaction_k(sig, &ka, 0);
+}
+
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return (int)ret(syscall6(__NR_rt_sigprocmask, how, (long)set, (long)old, sizeof(sigset_t), 0, 0));

@@ -2,8 +2,9 @@
 """Signal handlers on Linux's i386 ABI (issue 30, items 1-2): user/bin/sigtest
 runs in ring 3 and reports each case in TAP (kill and tgkill to a handler,
 the mask, SIGSEGV with si_code and si_addr repaired by its handler, the
-x87 state across a handler, fork's inheritance, forged sigreturn
-frames that must never gain ring 0 or IOPL, and the alternate stack:
+x87 state across a handler, fork's inheritance, the old frame of a
+handler without SA_SIGINFO and its sigreturn, forged rt_sigreturn and
+sigreturn frames that must never gain ring 0 or IOPL, and the alternate stack:
 sigaltstack's errors, SA_ONSTACK, a stack overflow caught there, nested
 frames that would overflow it). Every case is checked here by
 its line; then, from outside, the kernel is intact (it still answers and
@@ -14,7 +15,7 @@ import re
 from guest import CPU_NX, Guest
 
 CPU_FSAVE = "qemu32,+nx,+pae,-fxsr,-sse,-sse2"
-CASES = 20
+CASES = 28
 TAP = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
 
 
@@ -30,6 +31,10 @@ def run_sigtest(t, lane, cpu):
                 "%s: sigtest exit status 0" % lane, out)
         t.check(re.search(r"^sigtest\[\d+\] overflowed sigaltstack$", out, re.M),
                 "%s: the frame that would run off the alternate stack is refused with Linux's line"
+                % lane, out)
+        t.check(re.search(r"^sigtest\[\d+\] bad frame in sigreturn frame:", out, re.M) and
+                re.search(r"^sigtest\[\d+\] bad frame in rt_sigreturn frame:", out, re.M),
+                "%s: forged old and rt frames refused with Linux's line, each naming its call"
                 % lane, out)
         t.check(not re.search(r"Oops|BUG|general protection fault.*kernel", out),
                 "%s: no kernel oops on the forged frames" % lane, out)

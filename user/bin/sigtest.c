@@ -17,6 +17,9 @@
  *   the alternate stack (sigaltstack, SA_ONSTACK): its errors, a handler
  *     on it, a stack overflow caught there (and fatal without it), and
  *     nested handlers that would run off its bottom: SIGSEGV instead
+ *   a handler without SA_SIGINFO: Linux's old frame (sig, the sigcontext,
+ *     extramask), and sigreturn restores registers, mask and x87 state;
+ *     the same forged frames through sigreturn are refused alike
  *   SA_RESTART: a waitpid a handled signal interrupts is called again;
  *     without SA_RESTART it fails with EINTR
  *   alarm: SIGALRM to the handler ends a longer nanosleep (EINTR), and
@@ -24,6 +27,8 @@
  *     SIGALRM ends the process; fork's child has no alarm
  */
 #include <ulib.h>
+
+#define CASES 28
 
 static int passed, failed, nr;
 static volatile int hits, last_sig, last_code, last_pid;
@@ -165,11 +170,8 @@ static void __attribute__((noreturn)) landing(void)
 	_exit(3);				/* cli ran: IOPL was raised */
 }
 
-static void on_forge(int sig, struct siginfo *si, void *uc)
+static void forge_sigcontext(struct sigcontext *sc)
 {
-	struct sigcontext *sc = &((struct ucontext *)uc)->uc_mcontext;
-
-	(void)sig; (void)si;
 	switch (forge) {
 	case FORGE_CS: sc->cs = 0x08; break;		/* the kernel's code segment */
 	case FORGE_SS: sc->ss = 0x10; break;		/* the kernel's data segment */
@@ -181,14 +183,40 @@ static void on_forge(int sig, struct siginfo *si, void *uc)
 	}
 }
 
+static void on_forge(int sig, struct siginfo *si, void *uc)
+{
+	(void)sig; (void)si;
+	forge_sigcontext(&((struct ucontext *)uc)->uc_mcontext);
+}
+
+/*
+ * The old frame as its handler finds it: above its own return address
+ * (frame pointers are on). The empty asm hides where the pointer came
+ * from: gcc would drop stores it sees going to a frame about to return.
+ */
+static struct sigframe *old_frame(void *fp)
+{
+	__asm__("" : "+r"(fp));
+	return (struct sigframe *)((uint32_t *)fp + 1);
+}
+
+static void __attribute__((noinline)) on_forge_old(int sig)
+{
+	(void)sig;
+	forge_sigcontext(&old_frame(__builtin_frame_address(0))->sc);
+}
+
 /* ok: killed by SIGSEGV (the frame refused or the return faulted), never a privileged exit */
-static int run_forged(enum forge f)
+static int run_forged(enum forge f, int old)
 {
 	int status = -1, pid = fork();
 
 	if (pid == 0) {
 		forge = f;
-		sigaction_handler(SIGUSR2, on_forge, 0);
+		if (old)
+			sigaction_old(SIGUSR2, on_forge_old, 0);	/* the frame sigreturn reads */
+		else
+			sigaction_handler(SIGUSR2, on_forge, 0);
 		kill(getpid(), SIGUSR2);
 		_exit(f == FORGE_EFLAGS ? 4 : 5);	/* the forged return came back here */
 	}
@@ -198,11 +226,101 @@ static int run_forged(enum forge f)
 
 static void test_forged(void)
 {
-	report(run_forged(FORGE_CS), "forged frame, cs = 0x08 (ring 0): killed by SIGSEGV, never ring 0");
-	report(run_forged(FORGE_SS), "forged frame, ss = 0x10 (ring 0): killed by SIGSEGV");
-	report(run_forged(FORGE_DS), "forged frame, ds = 0x10 (the kernel's): killed by SIGSEGV");
-	report(run_forged(FORGE_EFLAGS),
+	report(run_forged(FORGE_CS, 0), "forged frame, cs = 0x08 (ring 0): killed by SIGSEGV, never ring 0");
+	report(run_forged(FORGE_SS, 0), "forged frame, ss = 0x10 (ring 0): killed by SIGSEGV");
+	report(run_forged(FORGE_DS, 0), "forged frame, ds = 0x10 (the kernel's): killed by SIGSEGV");
+	report(run_forged(FORGE_EFLAGS, 0),
 	       "forged frame, EFLAGS IOPL=3 VM NT: still IOPL 0 in ring 3, cli faults (SIGSEGV)");
+}
+
+/*
+ * A handler without SA_SIGINFO: Linux's old frame. It reads the frame
+ * from its own stack: pretcode (its return address), sig, the
+ * sigcontext of kill's int 0x80 (ebx the pid, ecx the signal, eax 0,
+ * eip just past int 0x80), the mask split in oldmask and extramask.
+ * Then it rewrites edx, eip's neighbours untouched, and both mask words,
+ * and fills the x87 stack: sigreturn must take all of it from the frame.
+ */
+static volatile uint32_t old_ret, old_bx, old_cx, old_ax, old_cs, old_ss, old_mask[2];
+static volatile uint32_t old_ip_ok, old_fp_ok, old_blocked_own;
+static volatile int old_sig;
+
+static void __attribute__((noinline)) on_old(int sig)
+{
+	void *fp = __builtin_frame_address(0);
+	struct sigframe *fr = old_frame(fp);
+	const uint8_t *ip = (const uint8_t *)fr->sc.ip;
+	sigset_t now = 0;
+
+	hits++;
+	old_sig = sig;
+	old_ret = ((uint32_t *)fp)[1];
+	old_bx = fr->sc.bx;
+	old_cx = fr->sc.cx;
+	old_ax = fr->sc.ax;
+	old_cs = fr->sc.cs;
+	old_ss = fr->sc.ss;
+	old_mask[0] = fr->sc.oldmask;
+	old_mask[1] = fr->extramask[0];
+	old_ip_ok = ip[-2] == 0xcd && ip[-1] == 0x80;
+	old_fp_ok = fr->sc.fpstate > (uint32_t)fr && (fr->sc.fpstate & 63) == 0;
+	sigprocmask(SIG_BLOCK, 0, &now);
+	old_blocked_own = (now & sigmask(sig)) != 0;
+	fr->sc.dx = 0xfeedf00d;
+	fr->sc.oldmask |= sigmask(SIGTERM);
+	fr->extramask[0] |= 1u << (41 - 33);
+	__asm__ volatile("fldpi; fldpi; fldpi; fldpi; fldpi; fldpi; fldpi; fldpi");
+}
+
+/* kill(getpid(), sig) by hand, for the registers around it: eax, ecx, edx after */
+static void kill_regs(int sig, uint32_t *ax, uint32_t *cx, uint32_t *dx)
+{
+	uint32_t a = __NR_kill, c = (uint32_t)sig, d = 0x11223344;
+
+	__asm__ volatile("push %%ebx\n\tmov %3, %%ebx\n\tint $0x80\n\tpop %%ebx"
+			 : "+a"(a), "+c"(c), "+d"(d) : "r"((uint32_t)getpid()) : "memory");
+	*ax = a;
+	*cx = c;
+	*dx = d;
+}
+
+static void test_old_frame(void)
+{
+	sigset_t set = sigmask(SIGUSR2) | sigmask(40), after = 0;
+	uint32_t ax, cx, dx, bits[2] = { 0, 0 }, cs, ss;
+
+	__asm__ volatile("mov %%cs, %0; mov %%ss, %1" : "=r"(cs), "=r"(ss));
+	sigaction_old(SIGUSR1, on_old, 0);
+	sigprocmask(SIG_SETMASK, &set, 0);
+	hits = 0;
+	__asm__ volatile("fninit; fld1");
+	kill_regs(SIGUSR1, &ax, &cx, &dx);
+	__asm__ volatile("fstpl %0" : "=m"(bits));
+	sigprocmask(SIG_SETMASK, 0, &after);
+	report(hits == 1 && old_sig == SIGUSR1 && old_ret == (uint32_t)__restore &&
+	       old_bx == (uint32_t)getpid() && old_cx == SIGUSR1 && old_ax == 0 && old_ip_ok &&
+	       old_cs == cs && old_ss == ss && old_fp_ok && old_blocked_own &&
+	       old_mask[0] == sigmask(SIGUSR2) && old_mask[1] == 1u << (40 - 33),
+	       "without SA_SIGINFO: handler(sig) on Linux's old frame: pretcode the restorer, the "
+	       "sigcontext of the kill (ebx pid, ecx sig, eax 0, eip past int 0x80, cs, ss, fpstate), "
+	       "the mask in oldmask + extramask");
+	report(ax == 0 && cx == SIGUSR1 && dx == 0xfeedf00d,
+	       "sigreturn restores the registers from the frame: eax kill's 0, ecx kept, edx as the "
+	       "handler rewrote it");
+	report(after == (set | sigmask(SIGTERM) | sigmask(41)),
+	       "sigreturn restores the mask from both words, oldmask and extramask, as the handler left them");
+	report(bits[1] == 0x3ff00000 && bits[0] == 0,
+	       "sigreturn restores the x87 state: st(0) is still 1.0 after a handler that filled the stack");
+	sigprocmask(SIG_SETMASK, &after, 0);
+	set = 0;
+	sigprocmask(SIG_SETMASK, &set, 0);
+	sigaction_handler(SIGUSR1, on_signal, 0);
+
+	report(run_forged(FORGE_CS, 1), "forged old frame (sigreturn), cs = 0x08: killed by SIGSEGV");
+	report(run_forged(FORGE_SS, 1), "forged old frame (sigreturn), ss = 0x10: killed by SIGSEGV");
+	report(run_forged(FORGE_DS, 1), "forged old frame (sigreturn), ds = 0x10: killed by SIGSEGV");
+	report(run_forged(FORGE_EFLAGS, 1),
+	       "forged old frame (sigreturn), EFLAGS IOPL=3 VM NT: still IOPL 0, cli faults (SIGSEGV)");
 }
 
 static char altstack[16384] __attribute__((aligned(16)));
@@ -447,13 +565,14 @@ static void test_alarm(void)
 
 int main(void)
 {
-	printf("TAP version 13\n1..20\n");
+	printf("TAP version 13\n1..%d\n", CASES);
 	test_kill();
 	test_mask();
 	test_segv();
 	test_fpu();
 	test_fork();
 	test_forged();
+	test_old_frame();
 	test_altstack();
 	test_overflow();
 	test_restart();

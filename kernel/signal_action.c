@@ -48,7 +48,7 @@ void signals_fork(struct task *child, const struct task *parent)
 	*c = *task_signals(parent);
 	c->pending = 0;
 	c->restart_nr = 0;
-	c->alarm_at = 0;		/* alarms are not inherited (kernel/itimer.c) */
+	c->it_real_at = c->it_real_incr = 0;	/* timers are not inherited (kernel/itimer.c) */
 	memset(&c->fault, 0, sizeof(c->fault));
 }
 

@@ -26,6 +26,7 @@
 #include <ronx/tty.h>
 #include <ronx/syscall.h>
 #include <ronx/signal.h>
+#include <ronx/itimer.h>
 
 /*
  * LKDTM's crash point idea: `crash SYSCALL_BUG` arms it, and the next
@@ -187,6 +188,8 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_setsid, sys_setsid),
 	SYSCALL(__NR_sethostname, sys_sethostname),
 	SYSCALL(__NR_munmap, sys_munmap),
+	SYSCALL(__NR_setitimer, sys_setitimer),
+	SYSCALL(__NR_getitimer, sys_getitimer),
 	SYSCALL(__NR_wait4, sys_wait4),
 	SYSCALL(__NR_sigreturn, sys_sigreturn),
 	SYSCALL(__NR_uname, sys_newuname),

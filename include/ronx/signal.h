@@ -143,7 +143,8 @@ struct task_signals {
 	/* sigaltstack's: the task's own, no lock (Linux's sas_ss_*) */
 	uint32_t sas_ss_sp, sas_ss_size, sas_ss_flags;
 	int restart_nr;			/* a system call that returned -ERESTARTSYS, 0: none */
-	unsigned long alarm_at;		/* alarm()'s deadline in jiffies, 0: none (kernel/itimer.c) */
+	/* ITIMER_REAL, alarm()'s too (kernel/itimer.c): the deadline in jiffies (0: none), the interval */
+	unsigned long it_real_at, it_real_incr;
 };
 
 struct task;
@@ -166,8 +167,6 @@ bool setup_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 long sys_rt_sigreturn(void);
 long sys_sigreturn(void);
 long sys_sigaltstack(uint32_t uss, uint32_t uoss);
-long sys_alarm(uint32_t seconds);
-void itimer_tick(void);					/* the timer tick: alarms due */
 void send_sig_kernel_locked(struct task *t, int sig);	/* kernel/kill.c */
 long sys_tgkill(uint32_t tgid, uint32_t pid, uint32_t sig);
 long sys_gettid(void);

@@ -24,6 +24,8 @@
 #define __NR_setsid		66
 #define __NR_sethostname	74
 #define __NR_munmap		91
+#define __NR_setitimer		104
+#define __NR_getitimer		105
 #define __NR_wait4		114
 #define __NR_sigreturn		119
 #define __NR_uname		122

@@ -4,9 +4,10 @@ runs in ring 3 and reports each case in TAP (kill and tgkill to a handler,
 the mask, SIGSEGV with si_code and si_addr repaired by its handler, the
 x87 state across a handler, fork's inheritance, the old frame of a
 handler without SA_SIGINFO and its sigreturn, forged rt_sigreturn and
-sigreturn frames that must never gain ring 0 or IOPL, and the alternate stack:
-sigaltstack's errors, SA_ONSTACK, a stack overflow caught there, nested
-frames that would overflow it). Every case is checked here by
+sigreturn frames that must never gain ring 0 or IOPL, the alternate
+stack: sigaltstack's errors, SA_ONSTACK, a stack overflow caught there,
+nested frames that would overflow it; SA_RESTART, alarm, and
+setitimer/getitimer on the one ITIMER_REAL timer). Every case is checked here by
 its line; then, from outside, the kernel is intact (it still answers and
 runs a program) and the forged frames' deaths are Linux's SIGSEGV. Once
 with FXSR (fxsave frames) and once without (fnsave frames)."""
@@ -15,7 +16,7 @@ import re
 from guest import CPU_NX, Guest
 
 CPU_FSAVE = "qemu32,+nx,+pae,-fxsr,-sse,-sse2"
-CASES = 28
+CASES = 32
 TAP = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
 
 

@@ -239,6 +239,11 @@ static void signals(void)
 	buffer("rt_sigprocmask", "old", &oldset, sizeof(oldset));
 	long tid = call("gettid", __NR_gettid, 0, 0, 0, 0, 0);
 	call("alarm", __NR_alarm, 0, 0, 0, 0, 0);
+	static struct itimerval it_zero, it_old;
+	call("setitimer", __NR_setitimer, ITIMER_REAL, (long)&it_zero, (long)&it_old, 0, 0);
+	buffer("setitimer", "old", &it_old, sizeof(it_old));
+	call("getitimer", __NR_getitimer, ITIMER_REAL, (long)&it_old, 0, 0, 0);
+	buffer("getitimer", "value", &it_old, sizeof(it_old));
 	/* the handler runs on an alternate stack (its uc_stack too) and returns through rt_sigreturn */
 	static char alt[MINSIGSTKSZ * 2];
 	static stack_t ss, oldss;

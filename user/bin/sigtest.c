@@ -25,10 +25,13 @@
  *   alarm: SIGALRM to the handler ends a longer nanosleep (EINTR), and
  *     alarm() says what was left of the one before; without a handler
  *     SIGALRM ends the process; fork's child has no alarm
+ *   setitimer/getitimer (ITIMER_REAL): a periodic timer fires again and
+ *     again, getitimer reads what is left, alarm() shares the timer, and
+ *     Linux's EINVAL and EFAULT
  */
 #include <ulib.h>
 
-#define CASES 28
+#define CASES 32
 
 static int passed, failed, nr;
 static volatile int hits, last_sig, last_code, last_pid;
@@ -563,6 +566,99 @@ static void test_alarm(void)
 	alarm(0);
 }
 
+static long usecs(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000L + tv->tv_usec;
+}
+
+/*
+ * setitimer(ITIMER_REAL) with an interval of 20 ms: SIGALRM again and
+ * again. Each ends a 10 s nanosleep, so a timer that does not re-arm
+ * shows as a nanosleep that ran out (a deadline on jiffies, as the
+ * timer's), never as a hang.
+ */
+static void test_itimer_periodic(void)
+{
+	struct itimerval every = { { 0, 20000 }, { 0, 20000 } }, zero = { { 0, 0 }, { 0, 0 } }, old;
+	struct timespec ten = { 10, 0 };
+	int armed, ran_out = 0;
+
+	sigaction_handler(SIGALRM, on_signal, 0);
+	hits = 0;
+	armed = setitimer(ITIMER_REAL, &every, 0) == 0;
+	while (armed && hits < 5 && !ran_out)
+		ran_out = nanosleep(&ten, 0) == 0;
+	int n = hits, code = last_code;
+	int cancelled = setitimer(ITIMER_REAL, &zero, &old) == 0;
+	report(armed && !ran_out && n >= 5 && code == SI_KERNEL && cancelled &&
+	       old.it_interval.tv_sec == 0 && old.it_interval.tv_usec == 20000 &&
+	       usecs(&old.it_value) > 0 && usecs(&old.it_value) <= 20000,
+	       "setitimer(ITIMER_REAL) every 20 ms: SIGALRM (SI_KERNEL) 5 times, each ending a 10 s "
+	       "nanosleep; setitimer's old value gives the interval and what was left");
+}
+
+static void test_itimer_get(void)
+{
+	struct itimerval five = { { 0, 0 }, { 5, 0 } }, zero = { { 0, 0 }, { 0, 0 } }, old, now, after;
+
+	int set = setitimer(ITIMER_REAL, &five, &old) == 0 && usecs(&old.it_value) == 0 &&
+		  usecs(&old.it_interval) == 0;
+	int got = getitimer(ITIMER_REAL, &now) == 0;
+	int off = setitimer(ITIMER_REAL, &zero, &old) == 0 && getitimer(ITIMER_REAL, &after) == 0;
+	report(set && got && usecs(&now.it_value) > 0 && usecs(&now.it_value) <= 5000000 &&
+	       now.it_value.tv_usec < 1000000 && usecs(&now.it_interval) == 0 && off &&
+	       usecs(&old.it_value) > 0 && usecs(&old.it_value) <= usecs(&now.it_value) &&
+	       usecs(&after.it_value) == 0 && usecs(&after.it_interval) == 0,
+	       "getitimer reads what is left of a 5 s timer (0 < left <= 5 s, no interval); "
+	       "disarmed, it reads 0");
+}
+
+/* alarm() is setitimer(ITIMER_REAL) in seconds: each sees and replaces the other's timer. */
+static void test_itimer_alarm(void)
+{
+	struct itimerval seven = { { 0, 0 }, { 7, 0 } }, every = { { 1, 0 }, { 1, 0 } }, now, after;
+
+	setitimer(ITIMER_REAL, &seven, 0);
+	unsigned left = alarm(0);
+	int none = getitimer(ITIMER_REAL, &now) == 0 && usecs(&now.it_value) == 0;
+	setitimer(ITIMER_REAL, &every, 0);
+	unsigned was = alarm(3);
+	getitimer(ITIMER_REAL, &after);
+	unsigned rest = alarm(0);
+	report(left >= 1 && left <= 7 && none && was == 1 && usecs(&after.it_interval) == 0 &&
+	       usecs(&after.it_value) > 0 && usecs(&after.it_value) <= 3000000 && rest >= 1 && rest <= 3,
+	       "alarm() and setitimer share one timer: alarm returns setitimer's seconds left and "
+	       "disarms it; alarm(3) replaces a periodic timer (no interval), getitimer reads it");
+}
+
+static void test_itimer_errors(void)
+{
+	struct itimerval v = { { 0, 0 }, { 0, 1000000 } }, ok = { { 0, 0 }, { 1, 0 } }, now;
+	void *kernel = (void *)0xc0000000;
+	int e[9];
+
+	e[0] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	v.it_value.tv_usec = -1;
+	e[1] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	v.it_value = (struct timeval){ -1, 0 };
+	e[2] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	v = (struct itimerval){ { 0, 1000000 }, { 1, 0 } };
+	e[3] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	e[4] = setitimer(3, &ok, 0) == -1 ? errno : 0;
+	e[5] = getitimer(-1, &now) == -1 ? errno : 0;
+	e[6] = setitimer(ITIMER_REAL, kernel, 0) == -1 ? errno : 0;
+	e[7] = getitimer(ITIMER_REAL, kernel) == -1 ? errno : 0;
+	e[8] = setitimer(ITIMER_REAL, &ok, kernel) == -1 ? errno : 0;	/* set, as Linux: then EFAULT */
+	int armed = getitimer(ITIMER_REAL, &now) == 0 && usecs(&now.it_value) > 0;
+	alarm(0);
+	report(e[0] == EINVAL && e[1] == EINVAL && e[2] == EINVAL && e[3] == EINVAL &&
+	       e[4] == EINVAL && e[5] == EINVAL && e[6] == EFAULT && e[7] == EFAULT &&
+	       e[8] == EFAULT && armed,
+	       "setitimer/getitimer: tv_usec outside 0..999999, tv_sec < 0, a bad which: EINVAL; "
+	       "a kernel pointer: EFAULT (the old value's after the timer is set, as Linux)");
+	sigaction_handler(SIGALRM, on_signal, 0);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n1..%d\n", CASES);
@@ -577,6 +673,10 @@ int main(void)
 	test_overflow();
 	test_restart();
 	test_alarm();
+	test_itimer_periodic();
+	test_itimer_get();
+	test_itimer_alarm();
+	test_itimer_errors();
 	printf("sigtest: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -160,6 +160,9 @@ int gettid(void);
 typedef struct sigaltstack stack_t;
 int sigaltstack(const stack_t *ss, stack_t *old);
 unsigned alarm(unsigned seconds);
+#include <ronx/itimer.h>
+int setitimer(int which, const struct itimerval *value, struct itimerval *old);
+int getitimer(int which, struct itimerval *value);
 void __restore_rt(void);
 void __restore(void);
 #endif

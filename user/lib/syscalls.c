@@ -247,6 +247,16 @@ unsigned alarm(unsigned seconds)
 	return (unsigned)SYSCALL(__NR_alarm, seconds, 0, 0);
 }
 
+int setitimer(int which, const struct itimerval *value, struct itimerval *old)
+{
+	return (int)ret(SYSCALL(__NR_setitimer, which, value, old));
+}
+
+int getitimer(int which, struct itimerval *value)
+{
+	return (int)ret(SYSCALL(__NR_getitimer, which, value, 0));
+}
+
 int gettid(void)
 {
 	return (int)SYSCALL(__NR_gettid, 0, 0, 0);

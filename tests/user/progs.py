@@ -163,6 +163,9 @@ REDTEAM = [
     Attack("jobctl", "setpgid, getpgid, setsid and TIOCGPGRP/TIOCSPGRP refused: bad pids and groups, "
            "not a child, another session, a session leader; from a background group, read(0) and "
            "TIOCSPGRP (ronx only)", "held", "held"),
+    Attack("sigframes", "forged signal frames through rt_sigreturn and sigreturn (a handler rewrites "
+           "its own): cs the kernel's (RPL 0 and 3), ss and ds the kernel's, EFLAGS IOPL=3 VM NT, "
+           "fpstate in the kernel half; either sigreturn with esp in the kernel half", "held", "held"),
 ] + [Attack("int_0x%02x" % v, "int $0x%02x from ring 3" % v, GP, SEGV)
      for v in (0x01, 0x02, 0x08, 0x0d, 0x0e, 0x20, 0x81, 0xff)] + [
     Attack("int_0x03", "int $3 (the two-byte form)", GP, "SIGTRAP"),

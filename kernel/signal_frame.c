@@ -216,8 +216,9 @@ static void enter_handler(struct trap_frame *f, const struct k_sigaction *ka, in
 {
 	struct task_signals *s = task_signals(current);
 
+	/* rt_sigreturn sets it again from uc_stack; the old frame has none, as on Linux */
 	if (alt && (s->sas_ss_flags & SS_AUTODISARM))
-		s->sas_ss_sp = s->sas_ss_size = s->sas_ss_flags = 0;	/* rt_sigreturn sets it again */
+		s->sas_ss_sp = s->sas_ss_size = s->sas_ss_flags = 0;
 	f->esp = uf;
 	f->eip = ka->handler;
 	f->eax = (uint32_t)sig;

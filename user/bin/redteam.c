@@ -1103,8 +1103,11 @@ static int spinner(int h)
  * A handler rewrites its own saved context, then returns through
  * rt_sigreturn (the rt frame, SA_SIGINFO) or sigreturn (the old frame):
  * the kernel must refuse what ring 3 could not set itself. Each try runs
- * in a child, which must die of SIGSEGV (or, for EFLAGS, go on with
- * IOPL 0, where cli faults) and never reach ring 0 or IOPL 3.
+ * in a child, which must never reach ring 0, IOPL 3 or a kernel
+ * selector. ronx refuses the frame in sigreturn: SIGSEGV. Linux takes
+ * the selectors with RPL 3 and lets the return fault on them: SIGILL for
+ * an iret on a bad cs or ss, and a ds it cannot load is replaced, so the
+ * child goes on without it. IOPL, VM and NT are never taken: cli faults.
  */
 enum forge { FORGE_CS, FORGE_CS_RPL3, FORGE_SS, FORGE_DS, FORGE_EFLAGS, FORGE_FPSTATE };
 static volatile enum forge forging;
@@ -1148,16 +1151,27 @@ static void __attribute__((noinline)) on_forge_old(int sig)
 	forge_sigcontext(&((struct sigframe *)((uint32_t *)fp + 1))->sc);
 }
 
-/* "killed by SIGSEGV", "exit N" or "killed by signal N": how the child ended */
+/* "killed by SIGSEGV", "exit N", ...: how the child ended */
 static const char *ended(int status, char *buf, size_t n)
 {
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
 		return "killed by SIGSEGV";
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL)
+		return "killed by SIGILL";
 	if (WIFSIGNALED(status))
 		snprintf(buf, n, "killed by signal %d", WTERMSIG(status));
 	else
 		snprintf(buf, n, "exit %d", WEXITSTATUS(status));
 	return buf;
+}
+
+/* SIGSEGV (ronx's answer), SIGILL for cs and ss, or back without the kernel's ds (Linux's) */
+static bool forged_refused(enum forge f, int status)
+{
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == SIGSEGV ||
+		       (WTERMSIG(status) == SIGILL && (f == FORGE_CS || f == FORGE_CS_RPL3 || f == FORGE_SS));
+	return f == FORGE_DS && WIFEXITED(status) && WEXITSTATUS(status) == 5;
 }
 
 static void forged_frame(enum forge f, int old, const char *what)
@@ -1172,12 +1186,13 @@ static void forged_frame(enum forge f, int old, const char *what)
 		else
 			sigaction_handler(SIGUSR2, on_forge_rt, 0);
 		kill(getpid(), SIGUSR2);
-		_exit(4);			/* the forged return came back here */
+		/* the forged return came back here: 5 if without the kernel's ds */
+		_exit((user_ds() & ~3u) == kernel_ds() ? 2 : f == FORGE_DS ? 5 : 4);
 	}
 	waitpid(pid, &status, 0);
 	snprintf(line, sizeof(line), "%s frame, %s", old ? "old (sigreturn)" :
 		 "rt (rt_sigreturn)", what);
-	check(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, line, ended(status, buf, sizeof(buf)));
+	check(forged_refused(f, status), line, ended(status, buf, sizeof(buf)));
 }
 
 /* sigreturn with no frame at all: esp in the kernel half */

@@ -578,6 +578,14 @@ def redteam_checks(run, r, kernel):
             for m in HELD_LINE.finditer(r.output) if m.group(2))
         want((r.status == 0 and r.has(r"^redteam: %s: held, %d checks$" % (a.case, n))) or qemu_ok,
              "held: every check (%d) passed, exit 0" % n, "%d failed; ended %s" % (fails, r.ended()))
+        if kernel == "ronx" and a.case == "sigframes":
+            # ronx's own answer, stricter than the case's: each frame refused in the call itself
+            # (the CPU would drop a kernel ds at the iret anyway, so only this line shows the check)
+            for call in ("rt_sigreturn", "sigreturn"):
+                n_bad = len(re.findall(r"^redteam\[\d+\] bad frame in %s frame:" % call, r.output, re.M))
+                want(n_bad == 6, "ronx refuses 6 forged %s frames in the call (cs, cs RPL 3, ss, ds, "
+                     "fpstate, esp in the kernel half): a bad-frame line each" % call,
+                     "%d bad-frame lines" % n_bad)
         if want_out == "policy":
             said = re.findall(r"^redteam: \S+: policy: (.*): (\S+)$", r.output, re.M)
             word = "EACCES" if kernel == "ronx" else "allowed"

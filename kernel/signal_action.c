@@ -48,7 +48,7 @@ void signals_fork(struct task *child, const struct task *parent)
 	*c = *task_signals(parent);
 	c->pending = 0;
 	c->restart_nr = 0;
-	c->alarm_at = 0;		/* alarms are not inherited (kernel/itimer.c) */
+	c->it_real_at = c->it_real_incr = 0;	/* timers are not inherited (kernel/itimer.c) */
 	memset(&c->fault, 0, sizeof(c->fault));
 }
 
@@ -210,7 +210,10 @@ void do_signal(struct trap_frame *f)
 			continue;
 		}
 		syscall_restart(f, &ka);
-		if (!setup_rt_frame(f, sig, &ka, &info, s->blocked))
+		/* Linux's choice on i386: the rt frame for SA_SIGINFO, else the old one */
+		bool ok = ka.flags & SA_SIGINFO ? setup_rt_frame(f, sig, &ka, &info, s->blocked) :
+						  setup_frame(f, sig, &ka, &info, s->blocked);
+		if (!ok)
 			do_exit(SIGSEGV);	/* no room for the frame: Linux's force_sigsegv() */
 		s->blocked |= ka.mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
 		if (!(ka.flags & SA_NODEFER))

@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The signal frame on the user stack, and rt_sigreturn (Linux:
- * arch/x86/kernel/signal_32.c). From the interrupted esp down: the FPU
- * state (struct _fpstate_32, 64-byte aligned), then struct rt_sigframe
- * (the handler's return address, its three arguments, the siginfo, the
- * ucontext with the saved registers and mask), placed so that the
- * handler starts with esp + 4 16-byte aligned, as a call would leave it.
+ * The signal frame on the user stack, and its two returns, rt_sigreturn
+ * and sigreturn (Linux: arch/x86/kernel/signal.c, signal_32.c). From the
+ * interrupted esp down: the FPU state (struct _fpstate_32, 64-byte
+ * aligned), then the frame, placed so that the handler starts with
+ * esp + 4 16-byte aligned, as a call would leave it. An SA_SIGINFO
+ * handler gets struct rt_sigframe (the return address, its three
+ * arguments, the siginfo, the ucontext with the registers and mask);
+ * any other the old struct sigframe (the return address, the signal, the
+ * sigcontext, the mask's upper word), as Linux's i386 does.
  *
  * The frame is an attack surface both ways. It is written with
  * copy_to_user() (SMAP holds; a stack the process cannot write ends it
- * with SIGSEGV). rt_sigreturn reads back whatever ring 3 left there, so
- * it takes only what ring 3 may set itself: cs and ss must be the user
- * selectors, ds/es/fs/gs the user data selector or null, EFLAGS only the
- * bits popf may change in ring 3 (never IOPL, VM, NT, IF or a reserved
- * bit), MXCSR only its defined bits (fxrstor faults on the others, and
- * it runs in the kernel). Anything else is a forged frame: the process
- * dies with SIGSEGV and a line, as Linux's "bad frame".
+ * with SIGSEGV). Both sigreturns read back whatever ring 3 left there,
+ * through one path (restore_frame()), so they take only what ring 3 may
+ * set itself: cs and ss must be the user selectors, ds/es/fs/gs the
+ * user data selector or null, EFLAGS only the bits popf may change in
+ * ring 3 (never IOPL, VM, NT, IF or a reserved bit), MXCSR only its
+ * defined bits (fxrstor faults on the others, and it runs in the
+ * kernel). Anything else is a forged frame: the process dies with
+ * SIGSEGV and a line, as Linux's "bad frame".
  */
 #include <stddef.h>
 #include <ronx/compiler.h>
@@ -174,37 +178,72 @@ static struct sigaltstack altstack_seen_from(const struct task_signals *s, uint3
 }
 
 /*
- * The frame for handler ka, and the registers that enter it: eip the
- * handler, esp the frame, eax/edx/ecx its arguments (Linux passes them in
- * registers too, for regparm handlers). The frame goes below the
- * interrupted esp, or at the top of the alternate stack for an SA_ONSTACK
- * handler when the process is not on it yet (a handler for a stack
- * overflow has no stack of its own to run on). A frame that would run off
- * the bottom of the alternate stack is refused, with Linux's line: it
- * would write whatever lies below.
+ * Where a frame of size bytes goes (Linux's get_sigframe()), and its FPU
+ * state at *ufp above it; 0 if there is no room. Below the interrupted
+ * esp, or at the top of the alternate stack for an SA_ONSTACK handler
+ * when the process is not on it yet (a handler for a stack overflow has
+ * no stack of its own to run on). The frame is placed so that the
+ * handler starts with esp + 4 16-byte aligned, as a call would leave it.
+ * A frame that would run off the bottom of the alternate stack is
+ * refused, with Linux's line: it would write whatever lies below.
+ */
+static uint32_t get_sigframe(const struct trap_frame *f, const struct k_sigaction *ka,
+			     uint32_t size, uint32_t *ufp, bool *alt)
+{
+	struct task_signals *s = task_signals(current);
+	uint32_t sp = f->esp;
+
+	*alt = on_sig_stack(s, sp) && !(s->sas_ss_flags & SS_AUTODISARM);
+	if ((ka->flags & SA_ONSTACK) && sas_ss_flags(s, sp) == 0) {
+		sp = s->sas_ss_sp + s->sas_ss_size;
+		*alt = true;
+	}
+	*ufp = (sp - fpstate_size()) & ~63u;
+	uint32_t uf = ((*ufp - size + 4) & ~15u) - 4;
+
+	if (*ufp > sp || uf > *ufp)
+		return 0;			/* wrapped below 0 */
+	if (*alt && !on_sig_stack(s, uf)) {
+		printk(KERN_INFO "%pE[%d] overflowed sigaltstack\n", current->comm, current->pid);
+		return 0;
+	}
+	return uf;
+}
+
+/* The registers that enter handler ka with its frame at uf; eax its signal. */
+static void enter_handler(struct trap_frame *f, const struct k_sigaction *ka, int sig,
+			  uint32_t uf, bool alt)
+{
+	struct task_signals *s = task_signals(current);
+
+	/* rt_sigreturn sets it again from uc_stack; the old frame has none, as on Linux */
+	if (alt && (s->sas_ss_flags & SS_AUTODISARM))
+		s->sas_ss_sp = s->sas_ss_size = s->sas_ss_flags = 0;
+	f->esp = uf;
+	f->eip = ka->handler;
+	f->eax = (uint32_t)sig;
+	f->eflags &= ~(X86_EFLAGS_DF | X86_EFLAGS_TF | X86_EFLAGS_AC);
+	f->ds = f->es = f->ss = USER_DS;
+	f->cs = USER_CS;
+}
+
+/*
+ * The rt frame, for an SA_SIGINFO handler: handler(sig, &info, &uc),
+ * the arguments also in eax/edx/ecx (Linux passes them in registers too,
+ * for regparm handlers).
  */
 bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 		    const struct siginfo *info, sigset_t oldmask)
 {
 	struct task_signals *s = task_signals(current);
 	struct rt_sigframe fr;
-	uint32_t sp = f->esp;
-	bool alt = on_sig_stack(s, sp) && !(s->sas_ss_flags & SS_AUTODISARM);
+	uint32_t ufp;
+	bool alt;
+	uint32_t uf = get_sigframe(f, ka, sizeof(fr), &ufp, &alt);
 	static const uint8_t retcode[8] = { 0xb8, 173, 0, 0, 0, 0xcd, 0x80, 0 };
 
-	if ((ka->flags & SA_ONSTACK) && sas_ss_flags(s, sp) == 0) {
-		sp = s->sas_ss_sp + s->sas_ss_size;
-		alt = true;
-	}
-	uint32_t ufp = (sp - fpstate_size()) & ~63u;
-	uint32_t uf = ((ufp - sizeof(fr) + 4) & ~15u) - 4;
-
-	if (ufp > sp)
-		return false;			/* wrapped below 0 */
-	if (alt && !on_sig_stack(s, uf)) {
-		printk(KERN_INFO "%pE[%d] overflowed sigaltstack\n", current->comm, current->pid);
+	if (!uf)
 		return false;
-	}
 	memset(&fr, 0, sizeof(fr));
 	fr.sig = sig;
 	fr.pinfo = uf + offsetof(struct rt_sigframe, info);
@@ -219,16 +258,41 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	fr.uc.uc_sigmask = oldmask;
 	if (!save_fpstate(ufp) || copy_to_user((void __user *)uf, &fr, sizeof(fr)))
 		return false;
-	if (alt && (s->sas_ss_flags & SS_AUTODISARM))
-		s->sas_ss_sp = s->sas_ss_size = s->sas_ss_flags = 0;	/* rt_sigreturn sets it again */
-	f->esp = uf;
-	f->eip = ka->handler;
-	f->eax = (uint32_t)sig;
+	enter_handler(f, ka, sig, uf, alt);
 	f->edx = fr.pinfo;
 	f->ecx = fr.puc;
-	f->eflags &= ~(X86_EFLAGS_DF | X86_EFLAGS_TF | X86_EFLAGS_AC);
-	f->ds = f->es = f->ss = USER_DS;
-	f->cs = USER_CS;
+	return true;
+}
+
+/*
+ * The old frame, for a handler without SA_SIGINFO (Linux's
+ * __setup_frame()): handler(sig), the sigcontext after it on the stack,
+ * the mask split between sc.oldmask and extramask, and a restorer that
+ * pops sig and calls sigreturn.
+ */
+bool setup_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
+		 const struct siginfo *info, sigset_t oldmask)
+{
+	struct sigframe fr;
+	uint32_t ufp;
+	bool alt;
+	uint32_t uf = get_sigframe(f, ka, sizeof(fr), &ufp, &alt);
+	/* popl %eax; movl $119, %eax; int $0x80: Linux's, for gdb's eyes and for no restorer */
+	static const uint8_t retcode[8] = { 0x58, 0xb8, 119, 0, 0, 0, 0xcd, 0x80 };
+
+	if (!uf)
+		return false;
+	memset(&fr, 0, sizeof(fr));
+	fr.sig = sig;
+	fr.pretcode = ka->flags & SA_RESTORER ? ka->restorer :
+		      uf + offsetof(struct sigframe, retcode);
+	memcpy(fr.retcode, retcode, sizeof(retcode));
+	fill_sigcontext(&fr.sc, f, ufp, oldmask, info);
+	fr.extramask[0] = (uint32_t)(oldmask >> 32);
+	if (!save_fpstate(ufp) || copy_to_user((void __user *)uf, &fr, sizeof(fr)))
+		return false;
+	enter_handler(f, ka, sig, uf, alt);
+	f->edx = f->ecx = 0;
 	return true;
 }
 
@@ -308,11 +372,29 @@ static bool restore_sigcontext(struct trap_frame *f, const struct sigcontext *sc
 }
 
 /* Linux's signal_fault() line, then SIGSEGV: the frame was unreadable or forged. */
-static void __noreturn bad_frame(const struct trap_frame *f, uint32_t frame)
+static void __noreturn bad_frame(const struct trap_frame *f, uint32_t frame, const char *call)
 {
-	printk(KERN_INFO "%pE[%d] bad frame in rt_sigreturn frame:%08x ip:%x sp:%x\n",
-	       current->comm, current->pid, frame, f->eip, f->esp);
+	printk(KERN_INFO "%pE[%d] bad frame in %s frame:%08x ip:%x sp:%x\n",
+	       current->comm, current->pid, call, frame, f->eip, f->esp);
 	do_exit(SIGSEGV);
+}
+
+/*
+ * What both sigreturns restore from a frame at uf, with the same checks:
+ * the registers from sc, the FPU state it points to, the mask. A forged
+ * frame ends the process.
+ */
+static void restore_frame(struct trap_frame *f, uint32_t uf, const struct sigcontext *sc,
+			  sigset_t mask, const char *call)
+{
+	struct task_signals *s = task_signals(current);
+	unsigned long flags;
+
+	if (!restore_sigcontext(f, sc) || !restore_fpstate(sc->fpstate))
+		bad_frame(f, uf, call);
+	spin_lock_irqsave(&tasks_lock, flags);
+	s->blocked = mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
 long sys_rt_sigreturn(void)
@@ -320,19 +402,24 @@ long sys_rt_sigreturn(void)
 	struct trap_frame *f = current->regs;
 	uint32_t uf = f->esp - 4;	/* the handler's ret took pretcode */
 	struct rt_sigframe fr;
-	struct task_signals *s = task_signals(current);
-	unsigned long flags;
 
 	if (copy_from_user(&fr, (const void __user *)uf, sizeof(fr)))
-		bad_frame(f, uf);
-	if (!restore_sigcontext(f, &fr.uc.uc_mcontext))
-		bad_frame(f, uf);
-	if (!restore_fpstate(fr.uc.uc_mcontext.fpstate))
-		bad_frame(f, uf);
+		bad_frame(f, uf, "rt_sigreturn");
+	restore_frame(f, uf, &fr.uc.uc_mcontext, fr.uc.uc_sigmask, "rt_sigreturn");
 	/* the alternate stack as it was, checked as sigaltstack() checks it; refused: left alone */
 	(void)set_altstack(&fr.uc.uc_stack, f->esp);
-	spin_lock_irqsave(&tasks_lock, flags);
-	s->blocked = fr.uc.uc_sigmask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
-	spin_unlock_irqrestore(&tasks_lock, flags);
 	return (long)f->eax;		/* the syscall path writes it back unchanged */
+}
+
+/* The old frame's return: the handler's ret took pretcode, the restorer popped sig. */
+long sys_sigreturn(void)
+{
+	struct trap_frame *f = current->regs;
+	uint32_t uf = f->esp - 8;
+	struct sigframe fr;
+
+	if (copy_from_user(&fr, (const void __user *)uf, sizeof(fr)))
+		bad_frame(f, uf, "sigreturn");
+	restore_frame(f, uf, &fr.sc, fr.sc.oldmask | (sigset_t)fr.extramask[0] << 32, "sigreturn");
+	return (long)f->eax;
 }

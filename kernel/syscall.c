@@ -27,6 +27,7 @@
 #include <ronx/syscall.h>
 #include <ronx/signal.h>
 #include <ronx/memfd.h>
+#include <ronx/itimer.h>
 
 /*
  * LKDTM's crash point idea: `crash SYSCALL_BUG` arms it, and the next
@@ -189,7 +190,10 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_setsid, sys_setsid),
 	SYSCALL(__NR_sethostname, sys_sethostname),
 	SYSCALL(__NR_munmap, sys_munmap),
+	SYSCALL(__NR_setitimer, sys_setitimer),
+	SYSCALL(__NR_getitimer, sys_getitimer),
 	SYSCALL(__NR_wait4, sys_wait4),
+	SYSCALL(__NR_sigreturn, sys_sigreturn),
 	SYSCALL(__NR_uname, sys_newuname),
 	SYSCALL(__NR_mprotect, sys_mprotect),
 	SYSCALL(__NR_getpgid, sys_getpgid),
@@ -226,6 +230,6 @@ void do_int80_syscall(struct trap_frame *f)
 	}
 	f->eax = (uint32_t)ret;
 	/* a sleep a signal ended: called again or made -EINTR on the way out (do_signal()) */
-	if (ret == -ERESTARTSYS && nr != __NR_rt_sigreturn)
+	if (ret == -ERESTARTSYS && nr != __NR_rt_sigreturn && nr != __NR_sigreturn)
 		syscall_set_restart((int)nr);
 }

@@ -110,6 +110,21 @@ struct rt_sigframe {
 	struct ucontext uc;
 	uint8_t retcode[8];
 };
+/*
+ * The old frame (struct sigframe_ia32), for a handler without
+ * SA_SIGINFO: its one argument, the sigcontext, then a 624-byte slot
+ * Linux keeps for the offset of extramask (the FPU state itself lies
+ * above, as in the rt frame), the mask's upper word, the retcode.
+ */
+struct sigframe {
+	uint32_t pretcode;
+	int32_t sig;
+	struct sigcontext sc;
+	uint8_t fpstate_unused[FPSTATE_SIZE];
+	uint32_t extramask[1];		/* signals 33-64 of the mask; sc.oldmask has 1-32 */
+	uint8_t retcode[8];
+};
+_Static_assert(sizeof(struct sigframe) == 732, "Linux's struct sigframe_ia32");
 _Static_assert(sizeof(struct siginfo) == 128, "Linux's siginfo_t");
 _Static_assert(sizeof(struct sigcontext) == 88, "Linux's struct sigcontext_32");
 _Static_assert(sizeof(struct ucontext) == 116, "Linux's struct ucontext (i386)");
@@ -128,7 +143,8 @@ struct task_signals {
 	/* sigaltstack's: the task's own, no lock (Linux's sas_ss_*) */
 	uint32_t sas_ss_sp, sas_ss_size, sas_ss_flags;
 	int restart_nr;			/* a system call that returned -ERESTARTSYS, 0: none */
-	unsigned long alarm_at;		/* alarm()'s deadline in jiffies, 0: none (kernel/itimer.c) */
+	/* ITIMER_REAL, alarm()'s too (kernel/itimer.c): the deadline in jiffies (0: none), the interval */
+	unsigned long it_real_at, it_real_incr;
 };
 
 struct task;
@@ -146,10 +162,11 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 		    const struct siginfo *info, sigset_t oldmask);
 long sys_rt_sigaction(uint32_t sig, uint32_t act, uint32_t oact, uint32_t size);
 long sys_rt_sigprocmask(uint32_t how, uint32_t set, uint32_t oset, uint32_t size);
+bool setup_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
+		 const struct siginfo *info, sigset_t oldmask);
 long sys_rt_sigreturn(void);
+long sys_sigreturn(void);
 long sys_sigaltstack(uint32_t uss, uint32_t uoss);
-long sys_alarm(uint32_t seconds);
-void itimer_tick(void);					/* the timer tick: alarms due */
 void send_sig_kernel_locked(struct task *t, int sig);	/* kernel/kill.c */
 long sys_tgkill(uint32_t tgid, uint32_t pid, uint32_t sig);
 long sys_gettid(void);

@@ -26,7 +26,10 @@
 #define __NR_sethostname	74
 #define __NR_munmap		91
 #define __NR_ftruncate		93
+#define __NR_setitimer		104
+#define __NR_getitimer		105
 #define __NR_wait4		114
+#define __NR_sigreturn		119
 #define __NR_uname		122
 #define __NR_mprotect		125
 #define __NR_getpgid		132

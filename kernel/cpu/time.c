@@ -16,6 +16,7 @@
 #include <ronx/spinlock.h>
 #include <ronx/sched.h>
 #include <ronx/signal.h>
+#include <ronx/itimer.h>
 
 #define PIT_TICK_RATE	1193182		/* Hz: the PIT's input clock */
 #define PIT_CH0		0x40
@@ -83,7 +84,7 @@ static void timer_interrupt(struct trap_frame *f)
 {
 	jiffies++;
 	wakeup((void *)&jiffies);		/* nanosleep()ers check their deadline */
-	itimer_tick();				/* alarm()s due: SIGALRM */
+	itimer_tick();				/* ITIMER_REAL, alarm()'s: SIGALRM */
 	update_process_times(f);
 }
 

@@ -123,7 +123,17 @@ TESTS = [
     Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
     Run("readone", stdin="my-secret-password\n", what="one read() of one byte of a line"),
     Run("pagespray", ["20"], what="20 rounds: map 32 pages, fill, unmap"),
+    Run("sigtest", what="signal handlers: both frames and sigreturns, forged frames, sigaltstack, "
+        "SA_RESTART, alarm and setitimer (TAP)"),
 ]
+# sigtest's cases (tests/qemu/test_signals.py checks them on ronx, with
+# fxsave and with fnsave frames)
+SIGTEST_CASES = 32
+# Runs qemu-user cannot make (tests/user/run.py says SKIP with the reason)
+QEMU_SKIP_RUNS = {
+    "sigtest": "qemu-user's signals are not Linux's: it loses the x87 state across a handler, "
+               "aborts on a forged selector and loops in a nested handler on the alternate stack",
+}
 
 # The red-team suite (user/bin/redteam.c, docs/redteam.md): each case,
 # what it tries, and what must happen on ronx and on Linux. "held": the
@@ -163,6 +173,10 @@ REDTEAM = [
     Attack("jobctl", "setpgid, getpgid, setsid and TIOCGPGRP/TIOCSPGRP refused: bad pids and groups, "
            "not a child, another session, a session leader; from a background group, read(0) and "
            "TIOCSPGRP (ronx only)", "held", "held"),
+    Attack("sigframes", "forged signal frames through rt_sigreturn and sigreturn (a handler rewrites "
+           "its own): cs the kernel's (RPL 0 and 3), ss and ds the kernel's, EFLAGS IOPL=3 VM NT, "
+           "fpstate in the kernel half; either sigreturn with esp in the kernel half (ronx: SIGSEGV "
+           "each; Linux: SIGILL at the iret for cs/ss, ds not loaded)", "held", "held"),
 ] + [Attack("int_0x%02x" % v, "int $0x%02x from ring 3" % v, GP, SEGV)
      for v in (0x01, 0x02, 0x08, 0x0d, 0x0e, 0x20, 0x81, 0xff)] + [
     Attack("int_0x03", "int $3 (the two-byte form)", GP, "SIGTRAP"),
@@ -218,7 +232,9 @@ QEMU_REDTEAM_GAPS = {
     "sidt_read": "qemu-user's IDT is in the guest's own memory",
     "sgdt_write": "qemu-user's GDT is in the guest's own memory",
 }
-QEMU_REDTEAM_CHECK_GAPS = [(r"^nanosleep\(", "qemu-user's nanosleep ignores a bad pointer")]
+QEMU_REDTEAM_CHECK_GAPS = [(r"^nanosleep\(", "qemu-user's nanosleep ignores a bad pointer"),
+                           (r"^(rt|old) \(\w+\) frame, (cs|ss|ds) ",
+                            "qemu-user has no kernel selectors: a forged one ends qemu itself (exit 127)")]
 REDTEAM_BY_CASE = {a.case: a for a in REDTEAM}
 
 # The cases that iret in ring 3. QEMU 7.2's TCG reads an iret's frame off
@@ -464,6 +480,13 @@ def checks(run, r, kernel, stack_nx=None):
              has(r"^\[%s\] done: hello: exit status 0$" % bg.group(1)),
              "PROG &: its pid printed, and wait reaps it with its status")
         want(r.status == 0, "end of input ends sh with exit 0")
+    elif n == "sigtest":
+        cases = re.findall(r"^(not )?ok (\d+) - (.*)$", r.output, re.M)
+        for neg, num, what in cases:
+            want(not neg, "%s. %s" % (num, what), "not ok")
+        want(len(cases) == SIGTEST_CASES and r.status == 0 and
+             r.has(r"^sigtest: %d passed, 0 failed$" % SIGTEST_CASES),
+             "all %d cases pass, exit 0" % SIGTEST_CASES)
     elif n in ("forktest", "cowtest", "zerotest"):
         m = re.search(r"^%s: (\d+) of (\d+) checks passed$" % n, r.output, re.M)
         want(m and m.group(1) == m.group(2) and int(m.group(2)) > 0 and r.status == 0,
@@ -556,6 +579,14 @@ def redteam_checks(run, r, kernel):
             for m in HELD_LINE.finditer(r.output) if m.group(2))
         want((r.status == 0 and r.has(r"^redteam: %s: held, %d checks$" % (a.case, n))) or qemu_ok,
              "held: every check (%d) passed, exit 0" % n, "%d failed; ended %s" % (fails, r.ended()))
+        if kernel == "ronx" and a.case == "sigframes":
+            # ronx's own answer, stricter than the case's: each frame refused in the call itself
+            # (the CPU would drop a kernel ds at the iret anyway, so only this line shows the check)
+            for call in ("rt_sigreturn", "sigreturn"):
+                n_bad = len(re.findall(r"^redteam\[\d+\] bad frame in %s frame:" % call, r.output, re.M))
+                want(n_bad == 6, "ronx refuses 6 forged %s frames in the call (cs, cs RPL 3, ss, ds, "
+                     "fpstate, esp in the kernel half): a bad-frame line each" % call,
+                     "%d bad-frame lines" % n_bad)
         if want_out == "policy":
             said = re.findall(r"^redteam: \S+: policy: (.*): (\S+)$", r.output, re.M)
             word = "EACCES" if kernel == "ronx" else "allowed"

@@ -228,7 +228,17 @@ static void on_usr1(int sig, struct siginfo *si, void *uc)
 		buffer("signal", "fpstate", (const void *)u->uc_mcontext.fpstate, 112);
 }
 
-/* rt_sigaction, rt_sigprocmask, gettid, sigaltstack, tgkill to a handler, and its rt_sigreturn. */
+/* The old frame's handler: sig, then the sigcontext above it (frame pointers are on). */
+static void __attribute__((noinline)) on_usr1_old(int sig)
+{
+	const uint32_t *fp = __builtin_frame_address(0);
+
+	handled = 1;
+	word("signal", "sig", 0, (uint32_t)sig);
+	buffer("signal", "sigframe", fp + 1, sizeof(struct sigframe));
+}
+
+/* rt_sigaction, rt_sigprocmask, gettid, sigaltstack, tgkill to a handler, rt_sigreturn, sigreturn. */
 static void signals(void)
 {
 	static struct k_sigaction act, old;
@@ -243,6 +253,11 @@ static void signals(void)
 	buffer("rt_sigprocmask", "old", &oldset, sizeof(oldset));
 	long tid = call("gettid", __NR_gettid, 0, 0, 0, 0, 0);
 	call("alarm", __NR_alarm, 0, 0, 0, 0, 0);
+	static struct itimerval it_zero, it_old;
+	call("setitimer", __NR_setitimer, ITIMER_REAL, (long)&it_zero, (long)&it_old, 0, 0);
+	buffer("setitimer", "old", &it_old, sizeof(it_old));
+	call("getitimer", __NR_getitimer, ITIMER_REAL, (long)&it_old, 0, 0, 0);
+	buffer("getitimer", "value", &it_old, sizeof(it_old));
 	/* the handler runs on an alternate stack (its uc_stack too) and returns through rt_sigreturn */
 	static char alt[MINSIGSTKSZ * 2];
 	static stack_t ss, oldss;
@@ -256,6 +271,13 @@ static void signals(void)
 	call("tgkill", __NR_tgkill, getpid(), tid, SIGUSR1, 0, 0);
 	if (handled)	/* it ran, and came back: rt_sigreturn worked */
 		called[__NR_rt_sigreturn] = 1;
+	/* without SA_SIGINFO: the old frame, and back through sigreturn */
+	handled = 0;
+	act = (struct k_sigaction){ (uint32_t)on_usr1_old, SA_RESTORER, (uint32_t)__restore, 0 };
+	call("rt_sigaction", __NR_rt_sigaction, SIGUSR1, (long)&act, 0, 8, 0);
+	call("tgkill", __NR_tgkill, getpid(), tid, SIGUSR1, 0, 0);
+	if (handled)
+		called[__NR_sigreturn] = 1;
 }
 
 /* The control: kernel addresses ring 3 can read without a system call. */

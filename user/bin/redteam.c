@@ -1097,6 +1097,136 @@ static int spinner(int h)
 	return 0;
 }
 
+/* -- held: forged signal frames (SROP) --------------------------------------- */
+
+/*
+ * A handler rewrites its own saved context, then returns through
+ * rt_sigreturn (the rt frame, SA_SIGINFO) or sigreturn (the old frame):
+ * the kernel must refuse what ring 3 could not set itself. Each try runs
+ * in a child, which must never reach ring 0, IOPL 3 or a kernel
+ * selector. ronx refuses the frame in sigreturn: SIGSEGV. Linux takes
+ * the selectors with RPL 3 and lets the return fault on them: SIGILL for
+ * an iret on a bad cs or ss, and a ds it cannot load is replaced, so the
+ * child goes on without it. IOPL, VM and NT are never taken: cli faults.
+ */
+enum forge { FORGE_CS, FORGE_CS_RPL3, FORGE_SS, FORGE_DS, FORGE_EFLAGS, FORGE_FPSTATE };
+static volatile enum forge forging;
+
+static void __attribute__((noreturn)) forged_landing(void)
+{
+	if (get_eflags() & (X86_EFLAGS_IOPL | X86_EFLAGS_VM | X86_EFLAGS_NT))
+		_exit(2);			/* IOPL, VM or NT reached ring 3 */
+	__asm__ volatile("cli");
+	_exit(3);				/* cli ran: IOPL was raised */
+}
+
+static void forge_sigcontext(struct sigcontext *sc)
+{
+	switch (forging) {
+	case FORGE_CS: sc->cs = (uint16_t)kernel_cs(); break;
+	case FORGE_CS_RPL3: sc->cs = (uint16_t)(kernel_cs() | 3); break;
+	case FORGE_SS: sc->ss = (uint16_t)kernel_ds(); break;
+	case FORGE_DS: sc->ds = (uint16_t)kernel_ds(); break;
+	case FORGE_EFLAGS:
+		sc->flags |= X86_EFLAGS_IOPL | X86_EFLAGS_VM | X86_EFLAGS_NT;
+		sc->ip = (uint32_t)forged_landing;
+		break;
+	case FORGE_FPSTATE: sc->fpstate = KERNEL_ADDR; break;
+	}
+}
+
+static void on_forge_rt(int sig, struct siginfo *si, void *uc)
+{
+	(void)sig; (void)si;
+	forge_sigcontext(&((struct ucontext *)uc)->uc_mcontext);
+}
+
+/* the old frame sits above the handler's return address (frame pointers are on) */
+static void __attribute__((noinline)) on_forge_old(int sig)
+{
+	void *fp = __builtin_frame_address(0);
+
+	(void)sig;
+	__asm__("" : "+r"(fp));		/* gcc would drop stores to a frame about to return */
+	forge_sigcontext(&((struct sigframe *)((uint32_t *)fp + 1))->sc);
+}
+
+/* "killed by SIGSEGV", "exit N", ...: how the child ended */
+static const char *ended(int status, char *buf, size_t n)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
+		return "killed by SIGSEGV";
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL)
+		return "killed by SIGILL";
+	if (WIFSIGNALED(status))
+		snprintf(buf, n, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, n, "exit %d", WEXITSTATUS(status));
+	return buf;
+}
+
+/* SIGSEGV (ronx's answer), SIGILL for cs and ss, or back without the kernel's ds (Linux's) */
+static bool forged_refused(enum forge f, int status)
+{
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == SIGSEGV ||
+		       (WTERMSIG(status) == SIGILL && (f == FORGE_CS || f == FORGE_CS_RPL3 || f == FORGE_SS));
+	return f == FORGE_DS && WIFEXITED(status) && WEXITSTATUS(status) == 5;
+}
+
+static void forged_frame(enum forge f, int old, const char *what)
+{
+	char line[96], buf[32];
+	int status = -1, pid = fork();
+
+	if (pid == 0) {
+		forging = f;
+		if (old)
+			sigaction_old(SIGUSR2, on_forge_old, 0);
+		else
+			sigaction_handler(SIGUSR2, on_forge_rt, 0);
+		kill(getpid(), SIGUSR2);
+		/* the forged return came back here: 5 if without the kernel's ds */
+		_exit((user_ds() & ~3u) == kernel_ds() ? 2 : f == FORGE_DS ? 5 : 4);
+	}
+	waitpid(pid, &status, 0);
+	snprintf(line, sizeof(line), "%s frame, %s", old ? "old (sigreturn)" :
+		 "rt (rt_sigreturn)", what);
+	check(forged_refused(f, status), line, ended(status, buf, sizeof(buf)));
+}
+
+/* sigreturn with no frame at all: esp in the kernel half */
+static void sigreturn_kernel_esp(int nr, const char *name)
+{
+	char line[96], buf[32];
+	int status = -1, pid = fork();
+
+	if (pid == 0) {
+		__asm__ volatile("movl %0, %%esp\n\t"
+				 "int $0x80" : : "r"(KERNEL_ADDR), "a"(nr) : "memory");
+		_exit(4);
+	}
+	waitpid(pid, &status, 0);
+	snprintf(line, sizeof(line), "%s with esp = %#lx", name, KERNEL_ADDR);
+	check(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, line, ended(status, buf, sizeof(buf)));
+}
+
+static int held_sigframes(void)
+{
+	static const struct { enum forge f; const char *what; } forged[] = {
+		{ FORGE_CS, "cs the kernel's" }, { FORGE_CS_RPL3, "cs the kernel's with RPL 3" },
+		{ FORGE_SS, "ss the kernel's data selector" }, { FORGE_DS, "ds the kernel's" },
+		{ FORGE_EFLAGS, "EFLAGS IOPL=3 VM NT (cli must fault)" },
+		{ FORGE_FPSTATE, "fpstate in the kernel half" } };
+
+	for (int old = 0; old < 2; old++)
+		for (unsigned i = 0; i < sizeof(forged) / sizeof(forged[0]); i++)
+			forged_frame(forged[i].f, old, forged[i].what);
+	sigreturn_kernel_esp(__NR_rt_sigreturn, "rt_sigreturn");
+	sigreturn_kernel_esp(__NR_sigreturn, "sigreturn");
+	return finish();
+}
+
 /* -- the cases ---------------------------------------------------------------- */
 
 struct rcase {
@@ -1111,6 +1241,7 @@ static int segments(int h) { (void)h; return held_segments(); }
 static int eflags(int h) { (void)h; return held_eflags(); }
 static int kstack(int h) { (void)h; return held_kstack(); }
 static int mmaps(int h) { (void)h; return held_mmap(); }
+static int sigframes(int h) { (void)h; return held_sigframes(); }
 
 #define HELD(n, fn)	{ n, fn, 0 }
 #define FATAL(n)	{ #n, 0, fatal_##n }
@@ -1118,7 +1249,7 @@ static const struct rcase cases[] = {
 	HELD("pointers", pointers), HELD("syscalls", syscalls), HELD("segments", segments),
 	HELD("eflags", eflags), HELD("kstack", kstack), HELD("mmap", mmaps),
 	HELD("wx", held_wx), HELD("hog", held_hog), HELD("spinner", spinner),
-	HELD("jobctl", held_jobctl), HELD("readers", readers),
+	HELD("jobctl", held_jobctl), HELD("readers", readers), HELD("sigframes", sigframes),
 	FATAL(int_0x01), FATAL(int_0x02), FATAL(int_0x03), FATAL(int_0x08), FATAL(int_0x0d),
 	FATAL(int_0x0e), FATAL(int_0x20), FATAL(int_0x81), FATAL(int_0xff), FATAL(int3),
 	FATAL(into), FATAL(ud2), FATAL(divide), FATAL(bound),

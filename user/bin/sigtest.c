@@ -17,13 +17,21 @@
  *   the alternate stack (sigaltstack, SA_ONSTACK): its errors, a handler
  *     on it, a stack overflow caught there (and fatal without it), and
  *     nested handlers that would run off its bottom: SIGSEGV instead
+ *   a handler without SA_SIGINFO: Linux's old frame (sig, the sigcontext,
+ *     extramask), and sigreturn restores registers, mask and x87 state;
+ *     the same forged frames through sigreturn are refused alike
  *   SA_RESTART: a waitpid a handled signal interrupts is called again;
  *     without SA_RESTART it fails with EINTR
  *   alarm: SIGALRM to the handler ends a longer nanosleep (EINTR), and
  *     alarm() says what was left of the one before; without a handler
  *     SIGALRM ends the process; fork's child has no alarm
+ *   setitimer/getitimer (ITIMER_REAL): a periodic timer fires again and
+ *     again, getitimer reads what is left, alarm() shares the timer, and
+ *     Linux's EINVAL and EFAULT
  */
 #include <ulib.h>
+
+#define CASES 32
 
 static int passed, failed, nr;
 static volatile int hits, last_sig, last_code, last_pid;
@@ -165,11 +173,8 @@ static void __attribute__((noreturn)) landing(void)
 	_exit(3);				/* cli ran: IOPL was raised */
 }
 
-static void on_forge(int sig, struct siginfo *si, void *uc)
+static void forge_sigcontext(struct sigcontext *sc)
 {
-	struct sigcontext *sc = &((struct ucontext *)uc)->uc_mcontext;
-
-	(void)sig; (void)si;
 	switch (forge) {
 	case FORGE_CS: sc->cs = 0x08; break;		/* the kernel's code segment */
 	case FORGE_SS: sc->ss = 0x10; break;		/* the kernel's data segment */
@@ -181,28 +186,169 @@ static void on_forge(int sig, struct siginfo *si, void *uc)
 	}
 }
 
-/* ok: killed by SIGSEGV (the frame refused or the return faulted), never a privileged exit */
-static int run_forged(enum forge f)
+static void on_forge(int sig, struct siginfo *si, void *uc)
+{
+	(void)sig; (void)si;
+	forge_sigcontext(&((struct ucontext *)uc)->uc_mcontext);
+}
+
+/*
+ * The old frame as its handler finds it: above its own return address
+ * (frame pointers are on). The empty asm hides where the pointer came
+ * from: gcc would drop stores it sees going to a frame about to return.
+ */
+static struct sigframe *old_frame(void *fp)
+{
+	__asm__("" : "+r"(fp));
+	return (struct sigframe *)((uint32_t *)fp + 1);
+}
+
+static void __attribute__((noinline)) on_forge_old(int sig)
+{
+	(void)sig;
+	forge_sigcontext(&old_frame(__builtin_frame_address(0))->sc);
+}
+
+/* the data selector the process holds now */
+static uint32_t ds_now(void)
+{
+	uint32_t v;
+
+	__asm__ volatile("movl %%ds, %0" : "=r"(v));
+	return v & 0xffff;
+}
+
+/*
+ * ok: the forged value never took effect. ronx refuses the frame in
+ * sigreturn (SIGSEGV, "bad frame"); Linux takes the selectors with RPL 3
+ * and lets the return fault on them: an iret on a bad cs or ss is
+ * SIGILL there, and a ds it cannot load is replaced, so the process goes
+ * on with a ds it may hold. Never with the forged one, never a
+ * privileged exit.
+ */
+static int run_forged(enum forge f, int old)
 {
 	int status = -1, pid = fork();
 
 	if (pid == 0) {
 		forge = f;
-		sigaction_handler(SIGUSR2, on_forge, 0);
+		if (old)
+			sigaction_old(SIGUSR2, on_forge_old, 0);	/* the frame sigreturn reads */
+		else
+			sigaction_handler(SIGUSR2, on_forge, 0);
 		kill(getpid(), SIGUSR2);
-		_exit(f == FORGE_EFLAGS ? 4 : 5);	/* the forged return came back here */
+		/* the forged return came back here */
+		_exit(f == FORGE_EFLAGS ? 4 : (ds_now() & ~3u) == 0x10 ? 2 : 5);
 	}
 	waitpid(pid, &status, 0);
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == SIGSEGV ||
+		       (WTERMSIG(status) == SIGILL && (f == FORGE_CS || f == FORGE_SS));
+	return f == FORGE_DS && WIFEXITED(status) && WEXITSTATUS(status) == 5;
 }
 
 static void test_forged(void)
 {
-	report(run_forged(FORGE_CS), "forged frame, cs = 0x08 (ring 0): killed by SIGSEGV, never ring 0");
-	report(run_forged(FORGE_SS), "forged frame, ss = 0x10 (ring 0): killed by SIGSEGV");
-	report(run_forged(FORGE_DS), "forged frame, ds = 0x10 (the kernel's): killed by SIGSEGV");
-	report(run_forged(FORGE_EFLAGS),
+	report(run_forged(FORGE_CS, 0),
+	       "forged frame, cs = 0x08 (ring 0): killed by SIGSEGV (Linux: SIGILL at its iret), never ring 0");
+	report(run_forged(FORGE_SS, 0), "forged frame, ss = 0x10 (ring 0): killed by SIGSEGV (Linux: SIGILL)");
+	report(run_forged(FORGE_DS, 0),
+	       "forged frame, ds = 0x10 (the kernel's): killed by SIGSEGV (Linux: goes on without it)");
+	report(run_forged(FORGE_EFLAGS, 0),
 	       "forged frame, EFLAGS IOPL=3 VM NT: still IOPL 0 in ring 3, cli faults (SIGSEGV)");
+}
+
+/*
+ * A handler without SA_SIGINFO: Linux's old frame. It reads the frame
+ * from its own stack: pretcode (its return address), sig, the
+ * sigcontext of kill's int 0x80 (ebx the pid, ecx the signal, eax 0,
+ * eip just past int 0x80), the mask split in oldmask and extramask.
+ * Then it rewrites edx, eip's neighbours untouched, and both mask words,
+ * and fills the x87 stack: sigreturn must take all of it from the frame.
+ */
+static volatile uint32_t old_ret, old_bx, old_cx, old_ax, old_cs, old_ss, old_mask[2];
+static volatile uint32_t old_ip_ok, old_fp_ok, old_blocked_own;
+static volatile int old_sig;
+
+static void __attribute__((noinline)) on_old(int sig)
+{
+	void *fp = __builtin_frame_address(0);
+	struct sigframe *fr = old_frame(fp);
+	const uint8_t *ip = (const uint8_t *)fr->sc.ip;
+	sigset_t now = 0;
+
+	hits++;
+	old_sig = sig;
+	old_ret = ((uint32_t *)fp)[1];
+	old_bx = fr->sc.bx;
+	old_cx = fr->sc.cx;
+	old_ax = fr->sc.ax;
+	old_cs = fr->sc.cs;
+	old_ss = fr->sc.ss;
+	old_mask[0] = fr->sc.oldmask;
+	old_mask[1] = fr->extramask[0];
+	old_ip_ok = ip[-2] == 0xcd && ip[-1] == 0x80;
+	/* above the frame, as both kernels place it (Linux aligns its fxsave part, not fpstate) */
+	old_fp_ok = fr->sc.fpstate >= (uint32_t)(fr + 1) && fr->sc.fpstate - (uint32_t)fr < 4096;
+	sigprocmask(SIG_BLOCK, 0, &now);
+	old_blocked_own = (now & sigmask(sig)) != 0;
+	fr->sc.dx = 0xfeedf00d;
+	fr->sc.oldmask |= sigmask(SIGTERM);
+	fr->extramask[0] |= 1u << (41 - 33);
+	__asm__ volatile("fldpi; fldpi; fldpi; fldpi; fldpi; fldpi; fldpi; fldpi");
+}
+
+/* kill(getpid(), sig) by hand, for the registers around it: eax, ecx, edx after */
+static void kill_regs(int sig, uint32_t *ax, uint32_t *cx, uint32_t *dx)
+{
+	uint32_t a = __NR_kill, c = (uint32_t)sig, d = 0x11223344;
+
+	__asm__ volatile("push %%ebx\n\tmov %3, %%ebx\n\tint $0x80\n\tpop %%ebx"
+			 : "+a"(a), "+c"(c), "+d"(d) : "r"((uint32_t)getpid()) : "memory");
+	*ax = a;
+	*cx = c;
+	*dx = d;
+}
+
+static void test_old_frame(void)
+{
+	sigset_t set = sigmask(SIGUSR2) | sigmask(40), after = 0;
+	uint32_t ax, cx, dx, bits[2] = { 0, 0 }, cs, ss;
+
+	__asm__ volatile("mov %%cs, %0; mov %%ss, %1" : "=r"(cs), "=r"(ss));
+	sigaction_old(SIGUSR1, on_old, 0);
+	sigprocmask(SIG_SETMASK, &set, 0);
+	hits = 0;
+	__asm__ volatile("fninit; fld1");
+	kill_regs(SIGUSR1, &ax, &cx, &dx);
+	__asm__ volatile("fstpl %0" : "=m"(bits));
+	sigprocmask(SIG_SETMASK, 0, &after);
+	report(hits == 1 && old_sig == SIGUSR1 && old_ret == (uint32_t)__restore &&
+	       old_bx == (uint32_t)getpid() && old_cx == SIGUSR1 && old_ax == 0 && old_ip_ok &&
+	       old_cs == cs && old_ss == ss && old_fp_ok && old_blocked_own &&
+	       old_mask[0] == sigmask(SIGUSR2) && old_mask[1] == 1u << (40 - 33),
+	       "without SA_SIGINFO: handler(sig) on Linux's old frame: pretcode the restorer, the "
+	       "sigcontext of the kill (ebx pid, ecx sig, eax 0, eip past int 0x80, cs, ss, fpstate), "
+	       "the mask in oldmask + extramask");
+	report(ax == 0 && cx == SIGUSR1 && dx == 0xfeedf00d,
+	       "sigreturn restores the registers from the frame: eax kill's 0, ecx kept, edx as the "
+	       "handler rewrote it");
+	report(after == (set | sigmask(SIGTERM) | sigmask(41)),
+	       "sigreturn restores the mask from both words, oldmask and extramask, as the handler left them");
+	report(bits[1] == 0x3ff00000 && bits[0] == 0,
+	       "sigreturn restores the x87 state: st(0) is still 1.0 after a handler that filled the stack");
+	sigprocmask(SIG_SETMASK, &after, 0);
+	set = 0;
+	sigprocmask(SIG_SETMASK, &set, 0);
+	sigaction_handler(SIGUSR1, on_signal, 0);
+
+	report(run_forged(FORGE_CS, 1),
+	       "forged old frame (sigreturn), cs = 0x08: killed by SIGSEGV (Linux: SIGILL), never ring 0");
+	report(run_forged(FORGE_SS, 1), "forged old frame (sigreturn), ss = 0x10: killed by SIGSEGV (Linux: SIGILL)");
+	report(run_forged(FORGE_DS, 1),
+	       "forged old frame (sigreturn), ds = 0x10: killed by SIGSEGV (Linux: goes on without it)");
+	report(run_forged(FORGE_EFLAGS, 1),
+	       "forged old frame (sigreturn), EFLAGS IOPL=3 VM NT: still IOPL 0, cli faults (SIGSEGV)");
 }
 
 static char altstack[16384] __attribute__((aligned(16)));
@@ -445,19 +591,117 @@ static void test_alarm(void)
 	alarm(0);
 }
 
+static long usecs(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000L + tv->tv_usec;
+}
+
+/*
+ * setitimer(ITIMER_REAL) with an interval of 20 ms: SIGALRM again and
+ * again. Each ends a 10 s nanosleep, so a timer that does not re-arm
+ * shows as a nanosleep that ran out (a deadline on jiffies, as the
+ * timer's), never as a hang.
+ */
+static void test_itimer_periodic(void)
+{
+	struct itimerval every = { { 0, 20000 }, { 0, 20000 } }, zero = { { 0, 0 }, { 0, 0 } }, old;
+	struct timespec ten = { 10, 0 };
+	int armed, ran_out = 0;
+
+	sigaction_handler(SIGALRM, on_signal, 0);
+	hits = 0;
+	armed = setitimer(ITIMER_REAL, &every, 0) == 0;
+	while (armed && hits < 5 && !ran_out)
+		ran_out = nanosleep(&ten, 0) == 0;
+	int n = hits, code = last_code;
+	int cancelled = setitimer(ITIMER_REAL, &zero, &old) == 0;
+	report(armed && !ran_out && n >= 5 && code == SI_KERNEL && cancelled &&
+	       old.it_interval.tv_sec == 0 && old.it_interval.tv_usec == 20000 &&
+	       usecs(&old.it_value) > 0 && usecs(&old.it_value) <= 20000,
+	       "setitimer(ITIMER_REAL) every 20 ms: SIGALRM (SI_KERNEL) 5 times, each ending a 10 s "
+	       "nanosleep; setitimer's old value gives the interval and what was left");
+}
+
+static void test_itimer_get(void)
+{
+	struct itimerval five = { { 0, 0 }, { 5, 0 } }, zero = { { 0, 0 }, { 0, 0 } }, old, now, after;
+
+	int set = setitimer(ITIMER_REAL, &five, &old) == 0 && usecs(&old.it_value) == 0 &&
+		  usecs(&old.it_interval) == 0;
+	int got = getitimer(ITIMER_REAL, &now) == 0;
+	int off = setitimer(ITIMER_REAL, &zero, &old) == 0 && getitimer(ITIMER_REAL, &after) == 0;
+	report(set && got && usecs(&now.it_value) > 0 && usecs(&now.it_value) <= 5000000 &&
+	       now.it_value.tv_usec < 1000000 && usecs(&now.it_interval) == 0 && off &&
+	       usecs(&old.it_value) > 0 && usecs(&old.it_value) <= usecs(&now.it_value) &&
+	       usecs(&after.it_value) == 0 && usecs(&after.it_interval) == 0,
+	       "getitimer reads what is left of a 5 s timer (0 < left <= 5 s, no interval); "
+	       "disarmed, it reads 0");
+}
+
+/* alarm() is setitimer(ITIMER_REAL) in seconds: each sees and replaces the other's timer. */
+static void test_itimer_alarm(void)
+{
+	struct itimerval seven = { { 0, 0 }, { 7, 0 } }, every = { { 1, 0 }, { 1, 0 } }, now, after;
+
+	setitimer(ITIMER_REAL, &seven, 0);
+	unsigned left = alarm(0);
+	int none = getitimer(ITIMER_REAL, &now) == 0 && usecs(&now.it_value) == 0;
+	setitimer(ITIMER_REAL, &every, 0);
+	unsigned was = alarm(3);
+	getitimer(ITIMER_REAL, &after);
+	unsigned rest = alarm(0);
+	report(left >= 1 && left <= 7 && none && was == 1 && usecs(&after.it_interval) == 0 &&
+	       usecs(&after.it_value) > 0 && usecs(&after.it_value) <= 3000000 && rest >= 1 && rest <= 3,
+	       "alarm() and setitimer share one timer: alarm returns setitimer's seconds left and "
+	       "disarms it; alarm(3) replaces a periodic timer (no interval), getitimer reads it");
+}
+
+static void test_itimer_errors(void)
+{
+	struct itimerval v = { { 0, 0 }, { 0, 1000000 } }, ok = { { 0, 0 }, { 1, 0 } }, now;
+	void *kernel = (void *)0xc0000000;
+	int e[9];
+
+	e[0] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	v.it_value.tv_usec = -1;
+	e[1] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	v.it_value = (struct timeval){ -1, 0 };
+	e[2] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	v = (struct itimerval){ { 0, 1000000 }, { 1, 0 } };
+	e[3] = setitimer(ITIMER_REAL, &v, 0) == -1 ? errno : 0;
+	e[4] = setitimer(3, &ok, 0) == -1 ? errno : 0;
+	e[5] = getitimer(-1, &now) == -1 ? errno : 0;
+	e[6] = setitimer(ITIMER_REAL, kernel, 0) == -1 ? errno : 0;
+	e[7] = getitimer(ITIMER_REAL, kernel) == -1 ? errno : 0;
+	e[8] = setitimer(ITIMER_REAL, &ok, kernel) == -1 ? errno : 0;	/* set, as Linux: then EFAULT */
+	int armed = getitimer(ITIMER_REAL, &now) == 0 && usecs(&now.it_value) > 0;
+	alarm(0);
+	report(e[0] == EINVAL && e[1] == EINVAL && e[2] == EINVAL && e[3] == EINVAL &&
+	       e[4] == EINVAL && e[5] == EINVAL && e[6] == EFAULT && e[7] == EFAULT &&
+	       e[8] == EFAULT && armed,
+	       "setitimer/getitimer: tv_usec outside 0..999999, tv_sec < 0, a bad which: EINVAL; "
+	       "a kernel pointer: EFAULT (the old value's after the timer is set, as Linux)");
+	sigaction_handler(SIGALRM, on_signal, 0);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..20\n");
+	printf("TAP version 13\n1..%d\n", CASES);
 	test_kill();
 	test_mask();
 	test_segv();
 	test_fpu();
 	test_fork();
 	test_forged();
+	test_old_frame();
 	test_altstack();
 	test_overflow();
 	test_restart();
 	test_alarm();
+	test_itimer_periodic();
+	test_itimer_get();
+	test_itimer_alarm();
+	test_itimer_errors();
 	printf("sigtest: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

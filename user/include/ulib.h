@@ -143,6 +143,7 @@ void wait_gone(const char *pid_arg);
 #define WTERMSIG(s)	((s) & 0x7f)
 #define WIFEXITED(s)	(WTERMSIG(s) == 0)
 #define WIFSIGNALED(s)	(((signed char)(((s) & 0x7f) + 1) >> 1) > 0)
+#define SIGILL		4
 #define SIGKILL		9
 #define SIGSEGV		11
 #define SIGTERM		15
@@ -158,11 +159,18 @@ void wait_gone(const char *pid_arg);
 typedef void (*sighandler_t)(int, struct siginfo *, void *);
 int sigaction_k(int sig, const struct k_sigaction *act, struct k_sigaction *old);
 int sigaction_handler(int sig, sighandler_t h, unsigned flags);
+/* a handler without SA_SIGINFO: the old frame, returning through __restore (sigreturn) */
+typedef void (*sighandler_old_t)(int);
+int sigaction_old(int sig, sighandler_old_t h, unsigned flags);
 int sigprocmask(int how, const sigset_t *set, sigset_t *old);
 int tgkill(int tgid, int tid, int sig);
 int gettid(void);
 typedef struct sigaltstack stack_t;
 int sigaltstack(const stack_t *ss, stack_t *old);
 unsigned alarm(unsigned seconds);
+#include <ronx/itimer.h>
+int setitimer(int which, const struct itimerval *value, struct itimerval *old);
+int getitimer(int which, struct itimerval *value);
 void __restore_rt(void);
+void __restore(void);
 #endif

@@ -17,6 +17,7 @@ global _start
 global syscall6
 global raw_vfork_execve
 global __restore_rt
+global __restore
 extern main
 extern exit
 
@@ -91,4 +92,12 @@ section .note.GNU-stack noalloc noexec nowrite progbits
 section .text
 __restore_rt:
 	mov	eax, 173		; __NR_rt_sigreturn
+	int	0x80
+
+; The old frame's restorer (a handler without SA_SIGINFO), as glibc's
+; __restore: pop the signal number, then sigreturn finds the frame 8
+; bytes below esp.
+__restore:
+	pop	eax
+	mov	eax, 119		; __NR_sigreturn
 	int	0x80

@@ -234,6 +234,14 @@ int sigaction_handler(int sig, sighandler_t h, unsigned flags)
 	return sigaction_k(sig, &ka, 0);
 }
 
+/* h without SA_SIGINFO: Linux gives it the old frame; __restore comes back through sigreturn */
+int sigaction_old(int sig, sighandler_old_t h, unsigned flags)
+{
+	struct k_sigaction ka = { (uint32_t)h, flags | SA_RESTORER, (uint32_t)__restore, 0 };
+
+	return sigaction_k(sig, &ka, 0);
+}
+
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return (int)ret(syscall6(__NR_rt_sigprocmask, how, (long)set, (long)old, sizeof(sigset_t), 0, 0));
@@ -252,6 +260,16 @@ int sigaltstack(const stack_t *ss, stack_t *old)
 unsigned alarm(unsigned seconds)
 {
 	return (unsigned)SYSCALL(__NR_alarm, seconds, 0, 0);
+}
+
+int setitimer(int which, const struct itimerval *value, struct itimerval *old)
+{
+	return (int)ret(SYSCALL(__NR_setitimer, which, value, old));
+}
+
+int getitimer(int which, struct itimerval *value)
+{
+	return (int)ret(SYSCALL(__NR_getitimer, which, value, 0));
 }
 
 int gettid(void)

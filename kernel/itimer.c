@@ -53,7 +53,7 @@ long sys_alarm(uint32_t seconds)
 static bool alarm_holder(const struct task *t)
 {
 	return t->mm && (t->state == TASK_RUNNABLE || t->state == TASK_RUNNING ||
-			 t->state == TASK_SLEEPING);
+			 t->state == TASK_SLEEPING || t->state == TASK_STOPPED);
 }
 
 /* The timer tick: SIGALRM to every process whose alarm is due. */

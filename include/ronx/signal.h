@@ -14,7 +14,12 @@ struct trap_frame;
 
 #define _NSIG		64
 #define SIGALRM		14
+#define SIGCHLD		17
+#define SIGCONT		18
 #define SIGSTOP		19
+#define SIGTSTP		20
+#define SIGTTIN		21
+#define SIGTTOU		22
 #define SIG_DFL		0u
 #define SIG_IGN		1u
 
@@ -152,5 +157,11 @@ long sys_alarm(uint32_t seconds);
 void itimer_tick(void);					/* the timer tick: alarms due */
 void send_sig_kernel_locked(struct task *t, int sig);	/* kernel/kill.c */
 long sys_tgkill(uint32_t tgid, uint32_t pid, uint32_t sig);
+/* kernel/signal_stop.c: job control's stopped state, tasks_lock held where _locked */
+bool sig_stops(int sig);				/* SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU */
+void prepare_signal_locked(struct task *t, int sig);	/* a stop or a SIGCONT's side effects */
+void signal_stop_taken_locked(int sig);
+void do_signal_stop(void);
+bool sig_ignored_or_blocked(struct task *t, int sig);
 long sys_gettid(void);
 #endif

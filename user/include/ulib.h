@@ -132,6 +132,11 @@ void wait_gone(const char *pid_arg);
 
 /* wait4's status, as Linux's <sys/wait.h> reads it */
 #define WNOHANG		1
+#define WUNTRACED	2
+#define WCONTINUED	8
+#define WIFSTOPPED(s)	(((s) & 0xff) == 0x7f)
+#define WSTOPSIG(s)	WEXITSTATUS(s)
+#define WIFCONTINUED(s)	((s) == 0xffff)
 #define WEXITSTATUS(s)	(((s) >> 8) & 0xff)
 #define WTERMSIG(s)	((s) & 0x7f)
 #define WIFEXITED(s)	(WTERMSIG(s) == 0)
@@ -151,6 +156,7 @@ void wait_gone(const char *pid_arg);
 typedef void (*sighandler_t)(int, struct siginfo *, void *);
 int sigaction_k(int sig, const struct k_sigaction *act, struct k_sigaction *old);
 int sigaction_handler(int sig, sighandler_t h, unsigned flags);
+int sigaction_disposition(int sig, uint32_t handler);	/* SIG_DFL or SIG_IGN */
 int sigprocmask(int how, const sigset_t *set, sigset_t *old);
 int tgkill(int tgid, int tid, int sig);
 int gettid(void);

@@ -69,6 +69,11 @@ void exit_notify(void)
 		if (t->state == TASK_ZOMBIE)
 			release_task_locked(t);
 	}
+	/* a stopped job left with nobody to continue it (sh exits): SIGHUP, SIGCONT */
+	for (int i = 0; i < NR_TASKS; i++)
+		if (tasks[i].parent == reaper && tasks[i].autoreap && tasks[i].state != TASK_DEAD &&
+		    tasks[i].state != TASK_UNUSED && task_pgid(&tasks[i]) != task_pgid(current))
+			kill_orphaned_pgrp_locked(task_pgid(&tasks[i]));
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 

@@ -25,7 +25,9 @@
  * The parent learns of a stop and a continue by wait4 (WUNTRACED:
  * status sig << 8 | 0x7f, WCONTINUED: 0xffff, each reported once,
  * kernel/exit.c) and by SIGCHLD, unless its SIGCHLD action has
- * SA_NOCLDSTOP. Everything here is under tasks_lock.
+ * SA_NOCLDSTOP. A group left stopped with nobody to continue it gets
+ * SIGHUP and SIGCONT (kill_orphaned_pgrp_locked()). Everything here is
+ * under tasks_lock.
  */
 #include <ronx/compiler.h>
 #include <ronx/spinlock.h>
@@ -108,6 +110,36 @@ void do_signal_stop(void)
 		schedule_locked();	/* back here at SIGCONT or SIGKILL */
 	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/* A live process of group pgid is stopped; tasks_lock held. */
+static bool pgrp_has_stopped_locked(int pgid)
+{
+	for (int i = 0; i < NR_TASKS; i++)
+		if (tasks[i].state == TASK_STOPPED && task_pgid(&tasks[i]) == pgid)
+			return true;
+	return false;
+}
+
+/*
+ * A parent exits and group pgid, its child's, is orphaned now: if a
+ * process of it is stopped, nobody is left to continue it, so the group
+ * gets SIGHUP, then SIGCONT (Linux: kill_orphaned_pgrp()). SIGHUP's
+ * default ends them; a process that catches it goes on. tasks_lock held.
+ */
+void kill_orphaned_pgrp_locked(int pgid)
+{
+	if (!pgrp_has_stopped_locked(pgid) || !pgrp_orphaned_locked(pgid))
+		return;
+	for (int i = 0; i < NR_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->mm && t->state != TASK_NEW && t->state != TASK_UNUSED &&
+		    t->state != TASK_ZOMBIE && t->state != TASK_DEAD && task_pgid(t) == pgid) {
+			send_sig_kernel_locked(t, SIGHUP);
+			send_sig_kernel_locked(t, SIGCONT);
+		}
+	}
 }
 
 /* Would sig be dropped or left pending, rather than act now? (the tty's SIGTTIN) */

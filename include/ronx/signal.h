@@ -13,6 +13,7 @@
 struct trap_frame;
 
 #define _NSIG		64
+#define SIGHUP		1
 #define SIGALRM		14
 #define SIGCHLD		17
 #define SIGCONT		18
@@ -163,5 +164,6 @@ void prepare_signal_locked(struct task *t, int sig);	/* a stop or a SIGCONT's si
 void signal_stop_taken_locked(int sig);
 void do_signal_stop(void);
 bool sig_ignored_or_blocked(struct task *t, int sig);
+void kill_orphaned_pgrp_locked(int pgid);		/* a parent exits: stopped orphans hang up */
 long sys_gettid(void);
 #endif

@@ -6,7 +6,8 @@ a SIGCONT that discards a pending SIGTSTP and a caught SIGTSTP, on 1 and
 2 CPUs (on 2 the child spins on the other CPU: only the IPI stops it).
 Then sh on the console: a background reader stops with SIGTTIN, reads
 nothing typed at sh's prompt and gets the line typed after `fg`; Ctrl-Z
-stops the job in front, `bg` continues it, `fg` brings it back."""
+stops the job in front, `bg` continues it, `fg` brings it back; a job
+left stopped when sh exits is hung up (SIGHUP, SIGCONT)."""
 import re
 
 from guest import Guest
@@ -76,9 +77,21 @@ def test_jobctl_background_reader(t):
         g.wait_for(SH_PROMPT, 10, end.end())
         out = sh(g, "jobs")
         t.check(out == "", "no job left", repr(out))
+        # sh exits leaving a stopped job: nobody could continue it, so it hangs up
         mark = len(g.out)
+        g.send(b"spin\r")
+        g.wait_for(r"^spin: pid (\d+) looping$", 30, mark)
+        g.send(CTRL_Z)
+        g.wait_for(r"stopped \(SIGTSTP\): spin\n\$ ", 30, mark)
         g.send(b"exit\r")
         g.wait_for(r"^ronx> ", 30, mark)
+        for _ in range(50):
+            ps = g.command("ps")
+            if not re.search(r" spin$", ps, re.M):
+                break
+        t.check(not re.search(r" (spin|sh)$", ps, re.M),
+                "sh exits with spin stopped: the orphaned group gets SIGHUP and SIGCONT, spin ends",
+                ps)
         t.check(free_pages(g) == before, "every page back")
 
 

@@ -6,13 +6,14 @@ a SIGCONT that discards a pending SIGTSTP and a caught SIGTSTP, on 1 and
 2 CPUs (on 2 the child spins on the other CPU: only the IPI stops it).
 Then sh on the console: a background reader stops with SIGTTIN, reads
 nothing typed at sh's prompt and gets the line typed after `fg`; Ctrl-Z
-stops the job in front, `bg` continues it, `fg` brings it back; a job
+stops the job in front (spin, and cat waiting for a line), `bg`
+continues it, `fg` brings it back (cat's read starts again); a job
 left stopped when sh exits is hung up (SIGHUP, SIGCONT)."""
 import re
 
-from guest import Guest
+from guest import Guest, GuestError
 from userprog import free_pages
-from test_sh import CTRL_C, SH_PROMPT, sh, start_sh
+from test_sh import CTRL_C, CTRL_D, SH_PROMPT, sh, start_sh
 
 CASES = 12
 TAP = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
@@ -130,6 +131,31 @@ def test_jobctl_ctrl_z(t):
             g.wait_for(SH_PROMPT, 10, end.end())
             out = sh(g, "jobs")
             t.check(out == "", tag + "no job left", repr(out))
+            # a reader waiting for a line stops too, and reads again once in front
+            mark = len(g.out)
+            g.send(b"cat\r")
+            g.wait_for(r"cat\n", 30, mark)
+            m = None
+            for _ in range(20):     # until cat has the terminal (sh ignores a Ctrl-Z before)
+                g.send(CTRL_Z)
+                try:
+                    m = g.wait_for(r"^\[\d+\] stopped \(SIGTSTP\): cat\n", 3, mark)
+                    break
+                except GuestError:
+                    pass
+            t.check(m, tag + "Ctrl-Z stops cat waiting for a line", g.out[-400:])
+            g.wait_for(SH_PROMPT, 10, m.end())
+            mark = len(g.out)
+            g.send(b"fg\r")
+            g.wait_for(r"^cat\n", 30, mark)
+            g.send(b"line-for-cat\r")
+            g.wait_for(r"line-for-cat\n(.|\n)*line-for-cat\n", 30, mark)
+            g.send(CTRL_D)
+            end = g.wait_for(r"^cat: exit status (\d+)\n", 30, mark)
+            t.check(end.group(1) == "0" and g.out[mark:end.start()].count("line-for-cat") == 2,
+                    tag + "fg: cat's read starts again and gets the line typed after (echo, copy)",
+                    g.out[mark:end.end()])
+            g.wait_for(SH_PROMPT, 10, end.end())
             mark = len(g.out)
             g.send(b"exit\r")
             g.wait_for(r"^ronx> ", 30, mark)

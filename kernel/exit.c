@@ -17,7 +17,9 @@
  * ("[7] forktest: exit status 0").
  *
  * The status is Linux's: exit code << 8 for a normal exit, the signal
- * number for a kill (no core dumps, so never 0x80).
+ * number for a kill (no core dumps, so never 0x80); with WUNTRACED a
+ * stop, sig << 8 | 0x7f, with WCONTINUED a SIGCONT, 0xffff, each once
+ * (kernel/signal_stop.c).
  */
 #include <ronx/compiler.h>
 #include <ronx/printk.h>
@@ -67,6 +69,11 @@ void exit_notify(void)
 		if (t->state == TASK_ZOMBIE)
 			release_task_locked(t);
 	}
+	/* a stopped job left with nobody to continue it (sh exits): SIGHUP, SIGCONT */
+	for (int i = 0; i < NR_TASKS; i++)
+		if (tasks[i].parent == reaper && tasks[i].autoreap && tasks[i].state != TASK_DEAD &&
+		    tasks[i].state != TASK_UNUSED && task_pgid(&tasks[i]) != task_pgid(current))
+			kill_orphaned_pgrp_locked(task_pgid(&tasks[i]));
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
@@ -80,7 +87,9 @@ long sys_getppid(void)
 /* What one wait4 looks for, and what it found (tasks_lock held while it looks). */
 struct wait_opts {
 	int pid;			/* > 0 that child; -1 any; 0 any in the caller's group */
+	unsigned options;		/* WUNTRACED, WCONTINUED: stops and continues too */
 	struct task *zombie;		/* a child that matched and has exited */
+	int stopped_pid, stopped_status;	/* or one that stopped or continued (0: none) */
 	bool children;			/* any child matched at all */
 };
 
@@ -93,11 +102,33 @@ static bool child_matches(const struct task *t, const struct wait_opts *wo)
 	return true;
 }
 
+/*
+ * A stop (WUNTRACED) or continue (WCONTINUED) of t not yet reported:
+ * taken, so each is reported once, as Linux's wait_task_stopped() and
+ * wait_task_continued() do. Linux's statuses: sig << 8 | 0x7f, 0xffff.
+ * tasks_lock held.
+ */
+static bool job_control_report(struct task *t, struct wait_opts *wo)
+{
+	if ((wo->options & WUNTRACED) && t->state == TASK_STOPPED && t->stop_report) {
+		t->stop_report = false;
+		wo->stopped_status = t->stop_sig << 8 | 0x7f;
+	} else if ((wo->options & WCONTINUED) && t->cont_report) {
+		t->cont_report = false;
+		wo->stopped_status = 0xffff;
+	} else {
+		return false;
+	}
+	wo->stopped_pid = t->pid;
+	return true;
+}
+
 static bool wait_ready(void *arg)
 {
 	struct wait_opts *wo = arg;
 
 	wo->zombie = 0;
+	wo->stopped_pid = 0;
 	wo->children = false;
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
@@ -111,6 +142,8 @@ static bool wait_ready(void *arg)
 			wo->zombie = t;
 			return true;
 		}
+		if (job_control_report(t, wo))
+			return true;
 	}
 	return !wo->children;
 }
@@ -121,6 +154,18 @@ struct rusage32 {
 	int32_t rest[14];
 };
 
+/* wait4 found a stop or a continue: the child stays, its status is written. */
+static long report_stopped(int pid, int status, uint32_t stat_addr, uint32_t ru)
+{
+	struct rusage32 r = { 0 };
+
+	if (stat_addr && put_user(status, (int __user *)stat_addr))
+		return -EFAULT;
+	if (ru && copy_to_user((void __user *)ru, &r, sizeof(r)))
+		return -EFAULT;
+	return pid;
+}
+
 /*
  * wait4(2). The child is reaped even if the status or rusage cannot be
  * written: Linux then returns -EFAULT with the child gone, and so does
@@ -128,7 +173,7 @@ struct rusage32 {
  */
 long sys_wait4(uint32_t upid, uint32_t stat_addr, uint32_t options, uint32_t ru)
 {
-	struct wait_opts wo = { (int)upid, 0, false };
+	struct wait_opts wo = { .pid = (int)upid, .options = options };
 	struct rusage32 r = { 0 };
 	unsigned long flags;
 	int pid, status;
@@ -149,6 +194,8 @@ long sys_wait4(uint32_t upid, uint32_t stat_addr, uint32_t options, uint32_t ru)
 		}
 		if (wo.zombie)
 			break;
+		if (wo.stopped_pid)
+			return report_stopped(wo.stopped_pid, wo.stopped_status, stat_addr, ru);
 		if (!wo.children)
 			return -ECHILD;
 		if (options & WNOHANG)

@@ -153,7 +153,7 @@ long sys_alarm(uint32_t seconds)
 static bool timer_holder(const struct task *t)
 {
 	return t->mm && (t->state == TASK_RUNNABLE || t->state == TASK_RUNNING ||
-			 t->state == TASK_SLEEPING);
+			 t->state == TASK_SLEEPING || t->state == TASK_STOPPED);
 }
 
 /* t's ITIMER_REAL has fired: SIGALRM, and the next deadline if it has an interval. */

@@ -2,12 +2,14 @@
 /*
  * kill(2) between processes (Linux: kernel/signal.c, kill_something_info()).
  *
- * ronx has no signal handlers: a signal whose default action is to end
- * the process ends it (its wait status is the signal number), one whose
- * default is to be ignored (SIGCHLD, SIGCONT, SIGURG, SIGWINCH) does
- * nothing, and the stop signals (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) do
- * nothing either: ronx has no stopped state. Signal 0 only asks whether
- * the process exists.
+ * A signal the process catches, blocks or ignores is its handler's
+ * business (kernel/signal_action.c). Otherwise its default action: one
+ * that ends the process ends it (its wait status is the signal number),
+ * one ignored by default (SIGCHLD, SIGCONT, SIGURG, SIGWINCH) does
+ * nothing, and a stop signal (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) is
+ * queued for the process to stop itself; SIGCONT resumes a stopped one
+ * whatever its disposition (kernel/signal_stop.c). Signal 0 only asks
+ * whether the process exists.
  *
  *   pid > 0    that process (a zombie too: Linux answers 0 and nothing happens)
  *   pid 0      every process of the caller's group (what one `run` started, or a job: setpgid)
@@ -28,24 +30,18 @@
 #include <ronx/process.h>
 #include <ronx/signal.h>
 
-#define SIGCHLD		17
-#define SIGCONT		18
-#define SIGTSTP		20
-#define SIGTTIN		21
-#define SIGTTOU		22
 #define SIGURG		23
 #define SIGWINCH	28
 
 static bool sig_ignored_by_default(int sig)
 {
-	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH ||
-	       (sig >= SIGSTOP && sig <= SIGTTOU);
+	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
 }
 
-/* A signal whose default action ends the process (the only kind that does anything). */
+/* A signal whose default action ends the process (neither ignored nor a stop). */
 bool sig_kills(int sig)
 {
-	return sig > 0 && sig <= _NSIG && !sig_ignored_by_default(sig);
+	return sig > 0 && sig <= _NSIG && !sig_ignored_by_default(sig) && !sig_stops(sig);
 }
 
 /* A process a kill may reach: set up, not yet exited, not the kernel's own task. */
@@ -53,6 +49,14 @@ static bool signalable(const struct task *t)
 {
 	return t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_DEAD &&
 	       t->state != TASK_ZOMBIE && t->mm;
+}
+
+/* sig to a live process: a stop or continue's side effects, then queued or acted on. */
+static void deliver_locked(struct task *t, int sig, int sender, bool tkill)
+{
+	prepare_signal_locked(t, sig);
+	if (!signal_queue_locked(t, sig, sender, tkill) && sig_kills(sig))
+		kill_task_locked(t, sig);
 }
 
 /*
@@ -66,9 +70,8 @@ static int send_sig(struct task *t, int sig, int sender)
 		return -ESRCH;
 	if (!t->mm && t->state != TASK_ZOMBIE)
 		return -EPERM;
-	if (sig && t->state != TASK_ZOMBIE && !signal_queue_locked(t, sig, sender, false) &&
-	    !sig_ignored_by_default(sig))
-		kill_task_locked(t, sig);
+	if (sig && t->state != TASK_ZOMBIE)
+		deliver_locked(t, sig, sender, false);
 	return 0;
 }
 
@@ -90,9 +93,8 @@ int tkill_pid(int pid, int sig)
 	spin_lock_irqsave(&tasks_lock, flags);
 	t = find_task(pid);
 	ret = t && signalable(t) ? 0 : -ESRCH;
-	if (!ret && sig && !signal_queue_locked(t, sig, current->pid, true) &&
-	    !sig_ignored_by_default(sig))
-		kill_task_locked(t, sig);
+	if (!ret && sig)
+		deliver_locked(t, sig, current->pid, true);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	return ret;
 }
@@ -159,8 +161,9 @@ long sys_kill(uint32_t upid, uint32_t usig)
 /*
  * Every process of group pgid gets sig (Ctrl-C: the foreground job's
  * group, as a Linux tty signals its foreground process group; the
- * shell's `kill -SIG -PGID`); how many there were. Signals that are
- * ignored by default reach nobody.
+ * shell's `kill -SIG -PGID`, Ctrl-Z's SIGTSTP, a background reader's
+ * SIGTTIN); how many there were. A signal the process ignores, by
+ * default or SIG_IGN, does nothing.
  */
 int kill_pgrp(int pgid, int sig)
 {

@@ -48,6 +48,38 @@ int pgrp_session(int pgid)
 	return sid;
 }
 
+/*
+ * Is group pgid orphaned: has none of its living processes a parent in
+ * another group of the same session? Then no shell is left to continue
+ * it, and job control must not stop it: the tty's read is -EIO, a
+ * SIGTSTP is dropped (Linux: is_current_pgrp_orphaned()). The kernel's
+ * shell, a parent of no session, counts as outside. tasks_lock held.
+ */
+bool pgrp_orphaned_locked(int pgid)
+{
+	for (int i = 0; i < NR_TASKS; i++) {
+		const struct task *t = &tasks[i], *p = t->parent;
+
+		if (!is_process(t) || t->state == TASK_ZOMBIE || task_pgid(t) != pgid)
+			continue;
+		if (p && p->mm && is_process(p) && p->state != TASK_ZOMBIE &&
+		    task_pgid(p) != pgid && task_sid(p) == task_sid(t))
+			return false;
+	}
+	return true;
+}
+
+bool pgrp_orphaned(int pgid)
+{
+	unsigned long flags;
+	bool orphaned;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	orphaned = pgrp_orphaned_locked(pgid);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	return orphaned;
+}
+
 static long setpgid_locked(int pid, int pgid)
 {
 	struct task *t = pid ? find_task(pid) : current;

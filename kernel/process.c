@@ -209,6 +209,21 @@ bool tty_intr_foreground(void)
 }
 
 /*
+ * Ctrl-Z: the terminal's foreground process group gets SIGTSTP and
+ * stops, unless it catches or ignores it (sh does); false if no group
+ * has the terminal.
+ */
+bool tty_stop_foreground(void)
+{
+	int pgrp = tty_foreground_pgrp();
+
+	if (!pgrp)
+		return false;
+	kill_pgrp(pgrp, SIGTSTP);
+	return true;
+}
+
+/*
  * The last thing before the iret to ring 3: a killed process dies here,
  * and one whose time slice the timer ended gives the CPU to the next.
  */

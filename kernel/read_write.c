@@ -6,9 +6,12 @@
  * Ctrl-D on an empty line is end of file. A background process (run ... &)
  * reads end of file at once, as a shell without job control gives it
  * /dev/null. Only the terminal's foreground process group reads
- * (kernel/drivers/tty_jobctrl.c): any other process of its session gets -EIO,
- * Linux's answer when SIGTTIN cannot stop the reader (ronx has no
- * stopped state), and never a byte typed for the group in front.
+ * (kernel/drivers/tty_jobctrl.c): a background group of its session is
+ * sent SIGTTIN and stops, its read restarted when it is continued; it
+ * gets -EIO if SIGTTIN cannot stop it (ignored, blocked, an orphaned
+ * group), as a process of another session does; never a byte typed for
+ * the group in front. A signal to act on ends a wait for a line
+ * (-ERESTARTSYS): Ctrl-Z stops a reader, and the line typed so far goes.
  *
  * The line read() hands out is its reader's alone: what it leaves unread
  * belongs to that process (its pid, never reused, not its task slot,
@@ -148,6 +151,8 @@ static long read_new_line(char *kbuf, unsigned long count)
 		return -EINTR;
 	if (got == TTY_EIO)
 		return -EIO;
+	if (got == TTY_RESTART)
+		return -ERESTARTSYS;	/* a stop, or a handler: read again after it */
 	return got;
 }
 
@@ -162,8 +167,9 @@ long ksys_read(unsigned fd, char *buf, unsigned long count)
 		return -EFAULT;
 	if (!count || current->background)
 		return 0;
-	if (!tty_is_foreground(current))
-		return -EIO;
+	n = tty_check_read();		/* a background group: SIGTTIN, or -EIO */
+	if (n)
+		return n;
 	n = (long)take_rest(kbuf, count);
 	if (!n)
 		n = read_new_line(kbuf, count);
@@ -207,8 +213,8 @@ static bool write_unless_killed(const char *s, unsigned long n)
  * lock (console_handover()), Ctrl-C and kill land, the timer's end of
  * a slice gives the CPU away (cond_resched()), and a kill ends the write
  * as Linux's tty write does: the bytes written so far, or -EINTR if none
- * (Linux's -ERESTARTSYS; ronx has no handlers, so no restart, and the
- * process dies on its way back to ring 3 anyway).
+ * (Linux's -ERESTARTSYS; a kill is fatal, so no restart: the process
+ * dies on its way back to ring 3 anyway).
  */
 long ksys_write(unsigned fd, const char *buf, unsigned long count)
 {

@@ -441,6 +441,12 @@ static void __schedule(void)
 	context_switch(c, prev, next);
 }
 
+/* The same, tasks_lock already held (a stop: kernel/signal_stop.c). */
+void schedule_locked(void)
+{
+	__schedule();
+}
+
 /* Gives up the CPU; the caller has set current's state (exit does). */
 void schedule(void)
 {
@@ -554,7 +560,7 @@ void sleep_on_until_signal(void *chan, bool (*ready)(void *), void *arg, bool in
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
-static void wakeup_locked(void *chan)
+void wakeup_locked(void *chan)
 {
 	for (int i = 0; i < NR_TASKS; i++)
 		if (tasks[i].state == TASK_SLEEPING && tasks[i].chan == chan)
@@ -611,10 +617,18 @@ int task_wait_zombie(struct task *child)
  */
 void wake_up_task_locked(struct task *t)
 {
-	if (t->state == TASK_SLEEPING)
+	/* a stopped task stays stopped for every signal but SIGKILL (and SIGCONT, below) */
+	if (t->state == TASK_SLEEPING || (t->state == TASK_STOPPED && t->killed))
 		make_runnable(t);
 	else if (t->state == TASK_RUNNING && t->cpu != smp_processor_id())
 		smp_send_reschedule(t->cpu);
+}
+
+/* SIGCONT: a stopped task runs again (tasks_lock held). */
+void wake_up_stopped_locked(struct task *t)
+{
+	if (t->state == TASK_STOPPED)
+		make_runnable(t);
 }
 
 void wake_up_task(struct task *t)

@@ -8,7 +8,9 @@
  * (one bit a signal, as Linux's standard signals) and delivered on the
  * way back to ring 3 (exit_to_user_mode()): the frame is written on the
  * user stack (kernel/signal_frame.c) and the process goes on in its
- * handler. SIGKILL and SIGSTOP cannot be caught or blocked.
+ * handler. SIGKILL and SIGSTOP cannot be caught or blocked. A stop
+ * signal left to its default action stops the process
+ * (kernel/signal_stop.c).
  *
  * Locking: a task's struct task_signals is under tasks_lock, which
  * kill's walk already holds; the task itself reads it on its way out.
@@ -79,11 +81,12 @@ bool signal_queue_locked(struct task *t, int sig, int sender, bool tkill)
 	struct task_signals *s = task_signals(t);
 	uint32_t h = s->action[sig - 1].handler;
 
-	if (sig_uncatchable(sig))
+	if (sig == SIGKILL)
 		return false;
 	if (h == SIG_IGN)
 		return true;
-	if (h == SIG_DFL && !(s->blocked & sigmask(sig)))
+	/* a stop is queued too: the process stops itself (kernel/signal_stop.c) */
+	if (h == SIG_DFL && !(s->blocked & sigmask(sig)) && !sig_stops(sig))
 		return false;
 	if (!(s->pending & sigmask(sig))) {
 		s->pending |= sigmask(sig);
@@ -181,6 +184,8 @@ static int dequeue_signal(struct siginfo *info, struct k_sigaction *ka)
 			info->kill.pid = s->sender[sig - 1];
 		}
 		*ka = s->action[sig - 1];
+		if (ka->handler == SIG_DFL && sig_stops(sig))
+			signal_stop_taken_locked(sig);	/* undone by a SIGCONT from now on */
 		if (ka->flags & SA_RESETHAND)
 			s->action[sig - 1].handler = SIG_DFL;
 	}
@@ -207,6 +212,11 @@ void do_signal(struct trap_frame *f)
 		if (ka.handler == SIG_DFL) {
 			if (sig_kills(sig))
 				do_exit(sig);
+			if (sig_stops(sig)) {
+				do_signal_stop();	/* returns at SIGCONT or SIGKILL */
+				if (current->killed)
+					do_exit(current->killed);
+			}
 			continue;
 		}
 		syscall_restart(f, &ka);

@@ -18,7 +18,7 @@ USER_PROGS := hello echo cat spin sleep exit true \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \
 	usertest fuzz bench_getpid bench_yield bench_spawn bench_appel guardpage writebarrier getcpu \
 	fpu mmapwrap evilname bigwrite readone pagespray \
-	aslrprobe kleak forkloop forkprogs sigtest jitdual memfdtest $(USER_MULTI)
+	aslrprobe kleak forkloop forkprogs sigtest jitdual memfdtest jobctl $(USER_MULTI)
 UB := $(B)/user
 USER_BINS := $(USER_PROGS:%=$(UB)/bin/%)
 

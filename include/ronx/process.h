@@ -32,6 +32,7 @@ int wait_task(struct task *child);
 void kill_task(struct task *t, int sig);
 void kill_task_locked(struct task *t, int sig);
 bool tty_intr_foreground(void);
+bool tty_stop_foreground(void);
 void exit_to_user_mode(struct trap_frame *f);
 extern struct task *foreground_task;
 const char *signal_name(int sig);
@@ -65,6 +66,8 @@ int task_pgid(const struct task *t);		/* kill(0), wait4(0): the process group */
 int task_sid(const struct task *t);		/* its session: the process `run` started */
 /* kernel/pgrp.c */
 int pgrp_session(int pgid);			/* group pgid's session, -ESRCH if none */
+bool pgrp_orphaned_locked(int pgid);		/* no parent outside it in its session */
+bool pgrp_orphaned(int pgid);
 long sys_setpgid(uint32_t pid, uint32_t pgid);
 long sys_getpgid(uint32_t pid);
 long sys_getpgrp(void);

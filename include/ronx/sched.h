@@ -28,6 +28,7 @@ enum task_state {
 	TASK_RUNNABLE,		/* waiting for a CPU */
 	TASK_RUNNING,		/* on a CPU */
 	TASK_SLEEPING,		/* waiting for wakeup(chan) */
+	TASK_STOPPED,		/* stopped by a stop signal until SIGCONT (kernel/signal_stop.c) */
 	TASK_ZOMBIE,		/* exited; its parent has not collected the status */
 	TASK_DEAD,		/* collected; the slot waits for its last reference */
 };
@@ -70,6 +71,11 @@ struct task {
 	bool autoreap;			/* an orphan: its slot goes back as soon as it is a zombie */
 	struct memfd *files[NR_OPEN];	/* descriptors 3 and up (kernel/file_table.c); 0-2: the console */
 	uint32_t close_on_exec;		/* one bit per descriptor: MFD_CLOEXEC */
+	/* job control (kernel/signal_stop.c), under tasks_lock */
+	int stop_pending;		/* a stop signal taken to act on, 0: none (SIGCONT clears it) */
+	int stop_sig;			/* the signal that stopped it, for wait4 */
+	bool stop_report;		/* a stop wait4(WUNTRACED) has not reported yet */
+	bool cont_report;		/* a SIGCONT wait4(WCONTINUED) has not reported yet */
 };
 
 extern struct task tasks[NR_TASKS];
@@ -95,6 +101,9 @@ void sleep_on_until_signal(void *chan, bool (*ready)(void *), void *arg, bool in
 void wakeup(void *chan);
 void wake_up_task(struct task *t);
 void wake_up_task_locked(struct task *t);
+void wake_up_stopped_locked(struct task *t);
+void wakeup_locked(void *chan);
+void schedule_locked(void);
 void task_dead(void) __attribute__((noreturn));
 void schedule_tail(void);
 int task_wait_zombie(struct task *child);

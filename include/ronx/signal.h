@@ -13,8 +13,14 @@
 struct trap_frame;
 
 #define _NSIG		64
+#define SIGHUP		1
 #define SIGALRM		14
+#define SIGCHLD		17
+#define SIGCONT		18
 #define SIGSTOP		19
+#define SIGTSTP		20
+#define SIGTTIN		21
+#define SIGTTOU		22
 #define SIG_DFL		0u
 #define SIG_IGN		1u
 
@@ -169,5 +175,12 @@ long sys_sigreturn(void);
 long sys_sigaltstack(uint32_t uss, uint32_t uoss);
 void send_sig_kernel_locked(struct task *t, int sig);	/* kernel/kill.c */
 long sys_tgkill(uint32_t tgid, uint32_t pid, uint32_t sig);
+/* kernel/signal_stop.c: job control's stopped state, tasks_lock held where _locked */
+bool sig_stops(int sig);				/* SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU */
+void prepare_signal_locked(struct task *t, int sig);	/* a stop or a SIGCONT's side effects */
+void signal_stop_taken_locked(int sig);
+void do_signal_stop(void);
+bool sig_ignored_or_blocked(struct task *t, int sig);
+void kill_orphaned_pgrp_locked(int pgid);		/* a parent exits: stopped orphans hang up */
 long sys_gettid(void);
 #endif

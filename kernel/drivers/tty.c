@@ -5,7 +5,8 @@
  * runs, waiting with interrupts on). A full ring drops what comes (a real
  * tty does the same) and counts it. Ctrl-C does not go into the ring
  * while a process group has the terminal: it kills that group (Linux's
- * tty sends SIGINT to its foreground group, and ronx has no handlers).
+ * tty sends SIGINT to its foreground group), nor does Ctrl-Z: it sends
+ * SIGTSTP to that group, which stops (kernel/signal_stop.c).
  *
  * A process takes bytes only while its group is the terminal's
  * foreground group (kernel/drivers/tty_jobctrl.c), checked before each byte: one
@@ -21,6 +22,7 @@
 #include <ronx/tty.h>
 #include <ronx/sched.h>
 #include <ronx/process.h>
+#include <ronx/signal.h>
 
 #define TTY_RING	256	/* a power of two */
 
@@ -35,6 +37,10 @@ void tty_receive(char c)
 
 	if (c == CTRL_C && tty_intr_foreground()) {
 		console_write("^C\n", 3);
+		return;
+	}
+	if (c == CTRL_Z && tty_stop_foreground()) {
+		console_write("^Z\n", 3);
 		return;
 	}
 	spin_lock_irqsave(&tty_lock, flags);
@@ -64,10 +70,19 @@ static bool tty_has_input(void)
 	return any;
 }
 
-/* Wake a reader: a byte came, or (asked under tasks_lock too) it may no longer read. */
+/* A process with a signal to act on (a stop, a handler) leaves its read to take it. */
+static bool reader_signalled(void)
+{
+	return current && current->mm && signal_pending(current);
+}
+
+/*
+ * Wake a reader: a byte came, or (asked under tasks_lock too) it may no
+ * longer read, or a signal came for it (kill's wakeup would be lost).
+ */
 static bool tty_reader_wakes(void)
 {
-	return tty_has_input() || !may_read();
+	return tty_has_input() || !may_read() || reader_signalled();
 }
 
 void tty_wakeup_readers(void)
@@ -115,6 +130,8 @@ int tty_getc(void)
 			wait_for_interrupt();
 		else if (current->killed)
 			return TTY_INTR;
+		else if (reader_signalled())
+			return TTY_RESTART;
 		else
 			sleep_on_unless(ring, tty_reader_wakes);
 	}

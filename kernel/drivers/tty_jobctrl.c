@@ -12,6 +12,12 @@
  * `run PROG &` is a session without the terminal: it reads end of file
  * (kernel/read_write.c) and its ioctls are -ENOTTY.
  *
+ * A background group of the session that reads is sent SIGTTIN and
+ * stops (tty_check_read()); Ctrl-Z sends SIGTSTP to the group in front
+ * (kernel/drivers/tty.c). Writes are allowed from any group, Linux's
+ * default (no TOSTOP: ronx has no termios to set it), so SIGTTOU is
+ * never sent by a write.
+ *
  * ioctl(2) on fds 0-2 knows two requests, with Linux's rules and errnos:
  *   TIOCGPGRP  the foreground group; -ENOTTY outside the terminal's session
  *   TIOCSPGRP  make a group of the caller's session the foreground one:
@@ -19,8 +25,8 @@
  *              -ESRCH for no such group, -EPERM for another session's.
  * Linux sends SIGTTOU to a background group that calls TIOCSPGRP (it
  * stops, unless it ignores SIGTTOU: a shell does, so it may take the
- * terminal back). ronx has no stopped state and no handlers: a caller
- * outside the foreground group gets -ENOTTY, Linux's answer when SIGTTOU
+ * terminal back). ronx sends no SIGTTOU here (an older rule, kept): a
+ * caller outside the foreground group gets -ENOTTY, Linux's answer when SIGTTOU
  * cannot stop it (an orphaned group), except the session's leader, which
  * is allowed as a shell ignoring SIGTTOU is, and the group that gave the
  * terminal to a group that is now gone (a sh started by sh takes it back
@@ -31,6 +37,8 @@
 #include <ronx/spinlock.h>
 #include <ronx/uaccess.h>
 #include <ronx/process.h>
+#include <ronx/signal.h>
+#include <ronx/syscall.h>
 #include <ronx/tty.h>
 
 #define TIOCGPGRP	0x540F
@@ -96,6 +104,31 @@ bool tty_is_foreground(const struct task *t)
 static bool tty_is_ours(void)
 {
 	return tty_session && tty_session == task_sid(current);
+}
+
+/*
+ * May current read the terminal? (Linux: job_control(), __tty_check_change())
+ * Its group in front: yes. Another session's process: -EIO, as ever. A
+ * background group of the terminal's session is sent SIGTTIN and the
+ * read is restarted once the group is continued (-ERESTARTSYS): by then
+ * the shell may have put it in front (fg). If SIGTTIN cannot stop it
+ * (ignored, blocked, or the group orphaned), -EIO.
+ */
+long tty_check_read(void)
+{
+	unsigned long flags;
+	bool ours;
+	int pgrp = task_pgid(current);
+
+	if (tty_is_foreground(current))
+		return 0;
+	spin_lock_irqsave(&tty_pgrp_lock, flags);
+	ours = tty_is_ours();
+	spin_unlock_irqrestore(&tty_pgrp_lock, flags);
+	if (!ours || sig_ignored_or_blocked(current, SIGTTIN) || pgrp_orphaned(pgrp))
+		return -EIO;
+	kill_pgrp(pgrp, SIGTTIN);
+	return -ERESTARTSYS;
 }
 
 static long tiocgpgrp(int __user *p)

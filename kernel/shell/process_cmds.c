@@ -183,6 +183,7 @@ static const char *state_name(enum task_state s)
 	case TASK_RUNNING: return "running";
 	case TASK_RUNNABLE: return "runnable";
 	case TASK_SLEEPING: return "sleeping";
+	case TASK_STOPPED: return "stopped";
 	case TASK_ZOMBIE: return "zombie";
 	default: return "new";
 	}

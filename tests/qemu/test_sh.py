@@ -6,8 +6,10 @@ reaps it), a missing one gets one clear line, a child reads the console
 (cat), and `exit N` goes back to the kernel's `ronx> ` prompt with N as
 sh's status and every page returned. Each job is a process group of its
 own (issue 34): Ctrl-C kills the job in front, not sh, as a Linux tty
-signals its foreground group, and a background job that reads gets -EIO
-and none of what is typed for the foreground program, on 1 and 2 CPUs."""
+signals its foreground group, and a background job that reads while
+ignoring SIGTTIN gets -EIO and none of what is typed for the foreground
+program, on 1 and 2 CPUs (test_jobctl.py: one that does not ignore it
+stops)."""
 import re
 import time
 

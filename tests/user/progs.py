@@ -122,6 +122,7 @@ TESTS = [
     Run("spin", timeout=2, what="loops until killed"),
     Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
     Run("readone", stdin="my-secret-password\n", what="one read() of one byte of a line"),
+    Run("jobctl", what="stop and continue: wait4 WUNTRACED/WCONTINUED statuses, SIGCHLD, SIGKILL"),
     Run("pagespray", ["20"], what="20 rounds: map 32 pages, fill, unmap"),
     Run("sigtest", what="signal handlers: both frames and sigreturns, forged frames, sigaltstack, "
         "SA_RESTART, alarm and setitimer (TAP)"),
@@ -522,6 +523,17 @@ def checks(run, r, kernel, stack_nx=None):
         want(r.status == 0 and r.has(r"^bigwrite: write\(1, 4096 newlines\) returned 4096$"),
              "one write() of 4096 newlines returns 4096, exit 0")
         want(r.output.count("\n") >= 4096 + 2, "all 4096 newlines reach the terminal")
+    elif n == "jobctl":
+        failed = re.findall(r"^not ok (\d+) .*$", r.output, re.M)
+        if kernel == "qemu":
+            # qemu-user installs its host SIGCHLD handler without SA_NOCLDSTOP
+            want(failed in ([], ["10"]) and r.has(r"^jobctl: 1[12] passed, [01] failed$"),
+                 "every case as Linux's numbers say (0x137f, 0xffff, 9), but for SA_NOCLDSTOP",
+                 "; ".join(re.findall(r"^not ok .*$", r.output, re.M))[:300] or None)
+        else:
+            want(r.status == 0 and r.has(r"^jobctl: 12 passed, 0 failed$"),
+                 "every case as Linux's numbers say (0x137f, 0xffff, 9), exit 0",
+                 "; ".join(re.findall(r"^not ok .*$", r.output, re.M))[:300] or None)
     elif n == "readone":
         want(r.status == 0 and r.has(r'^readone: read 1 byte: "m"$'), "reads the line's first byte, exit 0")
     elif n == "pagespray":

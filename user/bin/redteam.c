@@ -949,13 +949,18 @@ static void member_checks(int other)
 	      result_str(r ? r : getpgrp()));
 }
 
-/* ronx only (Linux would stop it with SIGTTIN, SIGTTOU): a background group reads and takes the terminal */
+/*
+ * ronx only (Linux would stop it with SIGTTOU): a background group reads
+ * and takes the terminal. It ignores SIGTTIN, which would stop it: then
+ * the read is -EIO, on Linux too.
+ */
 static void background_checks(int arg)
 {
 	char c;
 
 	(void)arg;
 	setpgid(0, 0);
+	sigaction_disposition(SIGTTIN, SIG_IGN);
 	check_errno(read(0, &c, 1), EIO, "read(0) from a background group");
 	check_errno(tcsetpgrp(0, getpgrp()), ENOTTY, "TIOCSPGRP from a background group");
 }
@@ -1026,7 +1031,8 @@ static bool typed_line(const char *b, long n)
 
 /*
  * One reader: each read's bytes printed (\xNN if not typed), until end of
- * file; with hold, -EIO (a background group) is tried again until killed.
+ * file; with hold, -EIO (a background group) is tried again until killed:
+ * it ignores SIGTTIN, which would stop it, as an attacker would.
  */
 static int reader(int hold)
 {
@@ -1035,6 +1041,9 @@ static int reader(int hold)
 	int bad = 0;
 	unsigned long eio = 0;
 	long n;
+
+	if (hold)
+		sigaction_disposition(SIGTTIN, SIG_IGN);
 
 	for (;;) {
 		size_t k = 0;

@@ -20,8 +20,14 @@
  * first). When sh's stdin is a terminal and sh's group is in front, a
  * foreground job is given the terminal (tcsetpgrp) and sh takes it back
  * after wait4: what is typed goes to the job, and Ctrl-C kills the job,
- * not sh. A background job's group never has the terminal: its read(0)
- * is -EIO (Linux would stop it with SIGTTIN; ronx has no stopped state).
+ * not sh, and Ctrl-Z stops it: sh reports it stopped and takes the
+ * terminal back. A background job's group never has the terminal: its
+ * read(0) stops it (SIGTTIN), reported before the next prompt ("[7]
+ * stopped (tty input): cat"). `jobs` lists the jobs, `fg [PID]` gives
+ * one the terminal and continues it (SIGCONT), then waits for it, `bg
+ * [PID]` continues it in the background. sh itself ignores SIGTSTP,
+ * SIGTTIN and SIGTTOU, as an interactive shell does; its jobs get their
+ * default actions back.
  */
 #include <stdbool.h>
 #include <ulib.h>
@@ -34,9 +40,10 @@
 static char bindir[PATH_MAX_SH] = "/bin";
 static char **environ_sh;
 
-/* the background jobs still running: pid and name */
+/* the jobs not in front: pid, name, and whether stopped */
 static struct job {
 	int pid;
+	bool stopped;
 	char name[32];
 } jobs[JOBS_MAX];
 
@@ -86,13 +93,43 @@ static void job_done(int pid, int status)
 		j->pid = 0;
 }
 
-/* Reap every child that has ended, without waiting (before each prompt). */
+/* Why a job stopped, as a shell says it */
+static const char *stop_reason(int sig)
+{
+	switch (sig) {
+	case SIGTSTP: return "SIGTSTP";
+	case SIGSTOP: return "SIGSTOP";
+	case SIGTTIN: return "tty input";
+	case SIGTTOU: return "tty output";
+	default: return "a signal";
+	}
+}
+
+static void add_job(int pid, const char *name, bool stopped);
+
+/* A job stopped: "[PID] stopped (tty input): PROG", kept in the table as stopped. */
+static void job_stopped(int pid, const char *name, int status)
+{
+	struct job *j = find_job(pid);
+
+	printf("[%d] stopped (%s): %s\n", pid, stop_reason(WSTOPSIG(status)), j ? j->name : name);
+	if (j)
+		j->stopped = true;
+	else
+		add_job(pid, name, true);
+}
+
+/* Reap every child that has ended, and note every stop, without waiting (before each prompt). */
 static void reap_zombies(void)
 {
 	int status, pid;
 
-	while ((pid = (int)wait4(-1, &status, WNOHANG, NULL)) > 0)
-		job_done(pid, status);
+	while ((pid = (int)wait4(-1, &status, WNOHANG | WUNTRACED, NULL)) > 0) {
+		if (WIFSTOPPED(status))
+			job_stopped(pid, "?", status);
+		else
+			job_done(pid, status);
+	}
 }
 
 /* One line from fd 0 without its newline; -1 at end of file (or on error). */
@@ -158,7 +195,7 @@ static void prog_path(const char *prog, char *path, size_t size)
 		snprintf(path, size, "%s/%s", bindir, prog);
 }
 
-static void add_job(int pid, const char *name)
+static void add_job(int pid, const char *name, bool stopped)
 {
 	struct job *j = find_job(0);
 
@@ -168,7 +205,39 @@ static void add_job(int pid, const char *name)
 		return;
 	}
 	j->pid = pid;
+	j->stopped = stopped;
 	snprintf(j->name, sizeof(j->name), "%s", name);
+}
+
+/* sh ignores the stop signals of the terminal, its jobs get them back (SIG_DFL) */
+static void job_control_signals(uint32_t handler)
+{
+	sigaction_disposition(SIGTSTP, handler);
+	sigaction_disposition(SIGTTIN, handler);
+	sigaction_disposition(SIGTTOU, handler);
+}
+
+/*
+ * Waits for the job in front, pid (WUNTRACED: a stop ends the wait too),
+ * then takes the terminal back if it gave it (tty). It ended: reported;
+ * it stopped (Ctrl-Z): kept as a stopped job.
+ */
+static void wait_foreground(int pid, const char *name, bool tty)
+{
+	int status;
+
+	pid = (int)wait4(pid, &status, WUNTRACED, NULL) == pid ? pid : -1;
+	if (tty && tcsetpgrp(0, getpgrp()) < 0)
+		printf("sh: tcsetpgrp (back to sh): %s\n", errno_name(errno));
+	if (pid < 0) {
+		printf("sh: wait4: %s\n", errno_name(errno));
+		return;
+	}
+	if (WIFSTOPPED(status))
+		job_stopped(pid, name, status);
+	/* the child said why it could not run: no second line */
+	else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
+		report(name, status);
 }
 
 /*
@@ -187,7 +256,7 @@ static void wait_for_terminal(void)
 static void run(char **argv, bool bg)
 {
 	char path[PATH_MAX_SH];
-	int status, pid;
+	int pid;
 	/* sh's group holds the terminal: a foreground job gets it */
 	int front = tcgetpgrp(0);
 	bool tty = !bg && front >= 0 && front == getpgrp();
@@ -200,6 +269,7 @@ static void run(char **argv, bool bg)
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		job_control_signals(SIG_DFL);
 		if (tty)
 			wait_for_terminal();
 		execve(path, argv, environ_sh);
@@ -212,7 +282,7 @@ static void run(char **argv, bool bg)
 	setpgid(pid, pid);
 	if (bg) {
 		printf("[%d] %s\n", pid, argv[0]);
-		add_job(pid, argv[0]);
+		add_job(pid, argv[0], false);
 		return;
 	}
 	if (tty && tcsetpgrp(0, pid) < 0) {
@@ -220,16 +290,7 @@ static void run(char **argv, bool bg)
 		printf("sh: tcsetpgrp %d: %s\n", pid, errno_name(errno));
 		kill(pid, SIGKILL);
 	}
-	pid = (int)wait4(pid, &status, 0, NULL) == pid ? pid : -1;
-	if (tty && tcsetpgrp(0, getpgrp()) < 0)
-		printf("sh: tcsetpgrp (back to sh): %s\n", errno_name(errno));
-	if (pid < 0) {
-		printf("sh: wait4: %s\n", errno_name(errno));
-		return;
-	}
-	/* the child said why it could not run: no second line */
-	if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
-		report(argv[0], status);
+	wait_foreground(pid, argv[0], tty);
 }
 
 /* wait [PID]: one job, or every child, reported as each ends */
@@ -255,14 +316,70 @@ static void builtin_jobs(void)
 {
 	for (int i = 0; i < JOBS_MAX; i++)
 		if (jobs[i].pid)
-			printf("[%d] running: %s\n", jobs[i].pid, jobs[i].name);
+			printf("[%d] %s: %s\n", jobs[i].pid, jobs[i].stopped ? "stopped" : "running",
+			       jobs[i].name);
+}
+
+/* fg's and bg's job: PID's, else the last one in the table; NULL (said why) if none. */
+static struct job *job_arg(const char *cmd, int argc, char **argv)
+{
+	unsigned int want = 0;
+	struct job *j = NULL;
+
+	if (argc > 1 && parse_uint(argv[1], &want)) {
+		printf("sh: %s: '%s' is not a pid\n", cmd, argv[1]);
+		return NULL;
+	}
+	for (int i = 0; i < JOBS_MAX; i++)
+		if (jobs[i].pid && (!want || jobs[i].pid == (int)want))
+			j = &jobs[i];
+	if (!j)
+		printf("sh: %s: no such job\n", cmd);
+	return j;
+}
+
+/* fg [PID]: the job gets the terminal and SIGCONT, and sh waits for it */
+static void builtin_fg(int argc, char **argv)
+{
+	struct job *j = job_arg("fg", argc, argv);
+	char name[sizeof(j->name)];
+	int front = tcgetpgrp(0), pid;
+	bool tty = front >= 0 && front == getpgrp();
+
+	if (!j)
+		return;
+	pid = j->pid;
+	memcpy(name, j->name, sizeof(name));
+	j->pid = 0;		/* in front now: not a job of the table */
+	if (tty && tcsetpgrp(0, pid) < 0)
+		printf("sh: fg: tcsetpgrp %d: %s\n", pid, errno_name(errno));
+	if (kill(-pid, SIGCONT) < 0)
+		printf("sh: fg: kill %d: %s\n", -pid, errno_name(errno));
+	printf("%s\n", name);	/* after: what is typed from now on is the job's */
+	wait_foreground(pid, name, tty);
+}
+
+/* bg [PID]: a stopped job goes on in the background (SIGCONT) */
+static void builtin_bg(int argc, char **argv)
+{
+	struct job *j = job_arg("bg", argc, argv);
+
+	if (!j)
+		return;
+	if (kill(-j->pid, SIGCONT) < 0) {
+		printf("sh: bg: kill %d: %s\n", -j->pid, errno_name(errno));
+		return;
+	}
+	j->stopped = false;
+	printf("[%d] %s &\n", j->pid, j->name);
 }
 
 static void builtin_help(void)
 {
 	printf("sh: PROG [ARGS] [&] runs %s/PROG (fork, execve, wait4); with &, in the background\n"
-	       "built-ins: echo ARGS, wait [PID], jobs, pid, help, exit [N]\n"
-	       "Ctrl-D on an empty line ends sh as exit does\n", bindir);
+	       "built-ins: echo ARGS, wait [PID], jobs, fg [PID], bg [PID], pid, help, exit [N]\n"
+	       "Ctrl-Z stops the job in front; Ctrl-D on an empty line ends sh as exit does\n",
+	       bindir);
 }
 
 /* A built-in ran: true; exit does not return. */
@@ -285,6 +402,10 @@ static bool builtin(int argc, char **argv)
 		builtin_wait(argc, argv);
 	} else if (strcmp(cmd, "jobs") == 0) {
 		builtin_jobs();
+	} else if (strcmp(cmd, "fg") == 0) {
+		builtin_fg(argc, argv);
+	} else if (strcmp(cmd, "bg") == 0) {
+		builtin_bg(argc, argv);
 	} else if (strcmp(cmd, "pid") == 0) {
 		printf("sh: pid %d, parent %d\n", getpid(), getppid());
 	} else if (strcmp(cmd, "help") == 0) {
@@ -317,6 +438,7 @@ int main(int argc, char **argv, char **envp)
 	(void)argc;
 	environ_sh = envp;
 	set_bindir(argv[0]);
+	job_control_signals(SIG_IGN);
 	for (;;) {
 		bool bg;
 		int n;

@@ -139,6 +139,11 @@ void wait_gone(const char *pid_arg);
 
 /* wait4's status, as Linux's <sys/wait.h> reads it */
 #define WNOHANG		1
+#define WUNTRACED	2
+#define WCONTINUED	8
+#define WIFSTOPPED(s)	(((s) & 0xff) == 0x7f)
+#define WSTOPSIG(s)	WEXITSTATUS(s)
+#define WIFCONTINUED(s)	((s) == 0xffff)
 #define WEXITSTATUS(s)	(((s) >> 8) & 0xff)
 #define WTERMSIG(s)	((s) & 0x7f)
 #define WIFEXITED(s)	(WTERMSIG(s) == 0)
@@ -162,6 +167,7 @@ int sigaction_handler(int sig, sighandler_t h, unsigned flags);
 /* a handler without SA_SIGINFO: the old frame, returning through __restore (sigreturn) */
 typedef void (*sighandler_old_t)(int);
 int sigaction_old(int sig, sighandler_old_t h, unsigned flags);
+int sigaction_disposition(int sig, uint32_t handler);	/* SIG_DFL or SIG_IGN */
 int sigprocmask(int how, const sigset_t *set, sigset_t *old);
 int tgkill(int tgid, int tid, int sig);
 int gettid(void);

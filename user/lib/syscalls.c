@@ -242,6 +242,13 @@ int sigaction_old(int sig, sighandler_old_t h, unsigned flags)
 	return sigaction_k(sig, &ka, 0);
 }
 
+int sigaction_disposition(int sig, uint32_t handler)
+{
+	struct k_sigaction ka = { handler, 0, 0, 0 };
+
+	return sigaction_k(sig, &ka, 0);
+}
+
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return (int)ret(syscall6(__NR_rt_sigprocmask, how, (long)set, (long)old, sizeof(sigset_t), 0, 0));

@@ -9,6 +9,9 @@
 #include <ronx/memlayout.h>
 #include <ronx/mm.h>
 #include <ronx/slab.h>
+#include <ronx/string.h>
+#include <ronx/smp.h>
+#include <ronx/smp_probe.h>
 #include <ronx/ktest.h>
 
 #define MANY	600		/* 64-byte objects: ten slabs */
@@ -142,4 +145,75 @@ KTEST(slab, large_allocations_are_pages)
 	kfree(p);
 	KT_EXPECT(t, nr_free_pages() == before, "%lu pages not given back",
 		  before - nr_free_pages());
+}
+
+/*
+ * Two CPUs kmalloc and kfree the same classes at once, each object
+ * filled with its CPU's tag and checked before it is freed: an object
+ * handed to both, or a free list broken by a race on it, shows as a
+ * foreign tag, a refused free or a page not given back.
+ */
+#define SMP_ROUNDS	2000
+#define SMP_BATCH	24
+
+struct slab_race {
+	unsigned long clobbered;	/* bytes found with another CPU's tag */
+	unsigned long failed;		/* kmallocs that gave nothing */
+};
+
+static void slab_race_run(struct slab_race *r, uint8_t tag)
+{
+	uint8_t *p[SMP_BATCH];
+
+	for (int round = 0; round < SMP_ROUNDS; round++) {
+		for (int i = 0; i < SMP_BATCH; i++) {
+			size_t size = 16 << (i % 4);	/* 16..128: slabs fill and empty */
+
+			p[i] = kmalloc(size, GFP_KERNEL);
+			if (!p[i]) {
+				r->failed++;
+				continue;
+			}
+			memset(p[i], tag, size);
+		}
+		for (int i = 0; i < SMP_BATCH; i++) {
+			if (!p[i])
+				continue;
+			for (size_t j = 0; j < (size_t)16 << (i % 4); j++)
+				r->clobbered += p[i][j] != tag;
+			kfree(p[i]);
+		}
+	}
+}
+
+static void slab_race_other(void *arg)
+{
+	slab_race_run(arg, 0xb0);
+}
+
+KTEST(slab, two_cpus_at_once)
+{
+	struct slab_race mine = { 0, 0 }, theirs = { 0, 0 };
+	unsigned long before, bad = slab_stats.bad_frees;
+	int other = next_other_cpu(0);
+
+	if (other < 0)
+		return kt_skip(t, "one CPU online");
+	kmem_cache_shrink_all();
+	before = nr_free_pages();
+	if (start_cpu_work(other, slab_race_other, &theirs)) {
+		KT_EXPECT(t, false, "CPU %d is busy with other work", other);
+		return;
+	}
+	slab_race_run(&mine, 0xa0);
+	wait_cpu_work(other);
+	KT_EXPECT(t, !mine.clobbered && !theirs.clobbered,
+		  "%lu and %lu bytes held the other CPU's tag: an object handed out twice",
+		  mine.clobbered, theirs.clobbered);
+	KT_EXPECT(t, !mine.failed && !theirs.failed, "%lu and %lu kmallocs failed",
+		  mine.failed, theirs.failed);
+	KT_EXPECT(t, slab_stats.bad_frees == bad, "%lu frees refused", slab_stats.bad_frees - bad);
+	kmem_cache_shrink_all();
+	KT_EXPECT(t, nr_free_pages() == before, "free pages %lu after, %lu before",
+		  nr_free_pages(), before);
 }

@@ -38,7 +38,8 @@ def check_freed_object(t, g, tag, out, name, byte):
             % (name, LEN - WORD, byte), "%d bytes differ, first %r" % (bad, got[:16]))
 
 
-def slab_lane(t, tag, cmdline, extra=()):
+def slab_lane(t, tag, cmdline, extra=(), suites="slab"):
+    """suites: the self-tests to run after the crash types ("": every one)."""
     zero = "init_on_free=1" in cmdline
     byte = 0 if zero else 0x6b
     with Guest("slab " + tag, cmdline=cmdline, extra=list(extra)) as g:
@@ -84,9 +85,12 @@ def slab_lane(t, tag, cmdline, extra=()):
                 t.check(word == 0x12345678,
                         tag + "without init_on_free the freed page still holds 0x12345678 (xp): "
                         "the outside check can tell", "word %#x" % word)
-        t.ktap(g.command("selftest slab", timeout=120), "selftest slab" + tag.strip())
+        t.ktap(g.command(("selftest " + suites).strip(), timeout=300),
+               ("selftest " + suites).strip() + tag.strip())
         out = g.command("run hello")
         t.check("exit status 0" in out, tag + "a process runs after the crash types", out[-400:])
+        out = g.command("meminfo")
+        t.check(re.search(r"^Oopses:\s+0$", out, re.M), tag + "no oops in this boot", out)
         t.check(g.poweroff() == 1, tag + "the kernel still powers off cleanly")
 
 
@@ -95,7 +99,8 @@ def test_slab_poison(t):
 
 
 def test_slab_init_on_free(t):
-    slab_lane(t, "init_on_free", "init_on_free=1")
+    """Every self-test too: init_on_free zeroes each page freed, modules' included."""
+    slab_lane(t, "init_on_free", "init_on_free=1", suites="")
 
 
 def test_slab_init_on_free_smp2(t):

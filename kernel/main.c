@@ -33,6 +33,7 @@
 #include <ronx/cpu_entry_area.h>
 #include <ronx/vmap_stack.h>
 #include <ronx/stackprotector.h>
+#include <ronx/slab.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -131,6 +132,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	serial_init_irq();
 	page_alloc_init();
 	paging_init();
+	kmem_cache_init();
 	setup_cpu_entry_areas();	/* GDT, TSS, IDT at a fixed address */
 	initrd_init();
 	sort_kernel_exports();

@@ -14,7 +14,7 @@
  * A mapping past its size is refused at mmap (mm/mmap.c): a PTE never
  * points at a frame the memfd does not hold at that moment.
  *
- * A fixed table of objects: ronx has no kmalloc. memfd_lock guards the
+ * A fixed table of objects (older than kmalloc). memfd_lock guards the
  * table and each size; growing and shrinking allocate and free outside
  * it (a free may send a TLB shootdown, which must not wait under a
  * spinlock), so a resize marks its memfd busy instead and a second

@@ -19,6 +19,7 @@
 #include <ronx/spinlock.h>
 #include <ronx/mm.h>
 #include <ronx/debug_pagealloc.h>
+#include <ronx/slab.h>
 
 static uint32_t pfn_bits[MAXMEM / PAGE_SIZE / 32];
 static struct pfn_bitmap frames;
@@ -130,6 +131,9 @@ static void __free_one_page(unsigned long phys)
  */
 void free_pages(unsigned long phys, unsigned long n)
 {
+	/* init_on_free: what the page held is gone before anyone else can have it */
+	if (want_init_on_free())
+		memset(__va(phys), 0, n * PAGE_SIZE);
 	debug_pagealloc_unmap_pages(phys, n);
 	for (unsigned long i = 0; i < n; i++)
 		__free_one_page(phys + i * PAGE_SIZE);

@@ -73,8 +73,9 @@ static void check_bogus_address(unsigned long ptr, unsigned long n, bool to_user
  * up to the caller's frame pointer: an object must lie in one such gap.
  * The walk starts at check_object_size()'s own frame, so the checking
  * code's frames (and the dead frames below them) are never good. When a
- * saved ebp leads off the stack, the walk has reached the entry code:
- * above the last C frame is its trap frame, the process's registers.
+ * saved ebp leads off the stack (the entry code's, a user ebp) the object
+ * was in no frame: above the last C frame is the trap frame, which system
+ * calls copy out field by field with put_user(), as Linux does.
  */
 static int within_stack_frames(unsigned long stack, unsigned long stackend,
 			       unsigned long obj, unsigned long len, unsigned long oldframe)
@@ -87,7 +88,7 @@ static int within_stack_frames(unsigned long stack, unsigned long stackend,
 		oldframe = frame;
 		frame = *(unsigned long *)frame;
 	}
-	return obj >= oldframe + 2 * sizeof(void *) ? GOOD_FRAME : BAD_STACK;
+	return BAD_STACK;
 }
 
 /*

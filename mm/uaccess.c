@@ -15,6 +15,9 @@
  *                   inside that window: open it just before the access and
  *                   close it just after, on the fault path too, so that no
  *                   other kernel code runs with user memory open.
+ * And copy_to_user()/copy_from_user() check their kernel side too
+ * (check_object_size(), mm/usercopy.c): a length bug must not leak or
+ * overwrite the kernel stack or text next to the object.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -48,6 +51,7 @@ unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
 {
 	unsigned long left = n;
 
+	check_object_size(to, n, false);
 	if (access_ok(from, n))
 		left = __copy_user(to, from, n);
 	/* what was not copied is zeroed: no stale kernel bytes reach the caller */
@@ -58,6 +62,7 @@ unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
 
 unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
 {
+	check_object_size(from, n, true);
 	if (!access_ok(to, n))
 		return n;
 	return __copy_user(to, from, n);

@@ -38,6 +38,15 @@ long strncpy_from_user(char *dst, const char __user *src, long count);
 /* One value of size bytes: 0, or -EFAULT. */
 long get_user_size(void *x, const void __user *ptr, unsigned long size);
 long put_user_size(const void *x, void __user *ptr, unsigned long size);
+/*
+ * Hardened usercopy (mm/usercopy.c): the kernel side of a copy must be a
+ * real address, wholly in one stack frame if on the stack, never text.
+ * A violation is reported and BUG()s.
+ */
+bool hardened_usercopy_enabled(void);
+void check_object_size(const void *ptr, unsigned long n, bool to_user);
+void usercopy_abort(const char *name, const char *detail, bool to_user,
+		    unsigned long offset, unsigned long len) __noreturn;
 /* The copy itself, with no access_ok(): only the functions above call it. */
 unsigned long __copy_user(void *to, const void *from, unsigned long n);
 

@@ -12,11 +12,10 @@ left stopped when sh exits is hung up (SIGHUP, SIGCONT)."""
 import re
 
 from guest import Guest, GuestError
-from userprog import free_pages
+from userprog import check_tap_program, free_pages
 from test_sh import CTRL_C, CTRL_D, SH_PROMPT, sh, start_sh
 
 CASES = 12
-TAP = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
 CTRL_Z = b"\x1a"
 
 
@@ -25,12 +24,7 @@ def test_jobctl_statuses(t):
         with Guest("jobctl smp%d" % smp, extra=["-smp", str(smp)]) as g:
             g.wait_ready()
             out = g.command("run jobctl", timeout=120)
-            lines = TAP.findall(out)
-            t.check(len(lines) == CASES, "[%d CPU] jobctl reported %d cases" % (smp, CASES), out)
-            for neg, n, what in lines:
-                t.check(not neg, "[%d CPU] %s. %s" % (smp, n, what), out)
-            t.check("jobctl: %d passed, 0 failed" % CASES in out and "exit status 0" in out,
-                    "[%d CPU] jobctl exit status 0" % smp, out)
+            check_tap_program(t, out, "jobctl", CASES, "[%d CPU] " % smp)
             out = g.command("ps")
             t.check(not re.search(r"stopped|jobctl", out), "[%d CPU] nothing left stopped" % smp,
                     out)

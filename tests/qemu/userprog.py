@@ -83,6 +83,21 @@ def ps(g):
             for m in PS_LINE.finditer(g.command("ps"))}
 
 
+TAP_CASE = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)
+
+
+def check_tap_program(t, out, prog, cases, prefix):
+    """A user program that reports in TAP (sigtest, jobctl): cases cases,
+    each ok, then its own summary and exit status 0. prefix starts each
+    check's name (the lane)."""
+    lines = TAP_CASE.findall(out)
+    t.check(len(lines) == cases, "%s%s reported %d cases" % (prefix, prog, cases), out)
+    for neg, n, what in lines:
+        t.check(not neg, "%s%s. %s" % (prefix, n, what), out)
+    t.check("%s: %d passed, 0 failed" % (prog, cases) in out and "exit status 0" in out,
+            "%s%s exit status 0" % (prefix, prog), out)
+
+
 def cr3_of(g, pid):
     """The CR3 (its page tables) ps shows for pid."""
     return ps(g)[pid][1]

@@ -10,7 +10,7 @@
  *   - if on the current task's kernel stack, wholly inside it and inside
  *     one frame of the callers: never across a saved ebp and return address;
  *   - not the kernel's text, and, for an overwrite, not its rodata either.
- * A heap object's size is not checked yet: ronx has no kmalloc.
+ * A heap object's size is not checked yet (mm/slab.c could tell it: ksize()).
  * `hardened_usercopy=off` turns all of it off (to show what it stops).
  */
 #include <ronx/compiler.h>

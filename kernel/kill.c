@@ -44,11 +44,10 @@ bool sig_kills(int sig)
 	return sig > 0 && sig <= _NSIG && !sig_ignored_by_default(sig) && !sig_stops(sig);
 }
 
-/* A process a kill may reach: set up, not yet exited, not the kernel's own task. */
+/* A process a kill may reach: set up, not yet a zombie (an exiting one still counts). */
 static bool signalable(const struct task *t)
 {
-	return t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_DEAD &&
-	       t->state != TASK_ZOMBIE && t->mm;
+	return task_is_process(t) && t->state != TASK_ZOMBIE;
 }
 
 /* sig to a live process: a stop or continue's side effects, then queued or acted on. */
@@ -68,7 +67,7 @@ static int send_sig(struct task *t, int sig, int sender)
 {
 	if (t->state == TASK_UNUSED || t->state == TASK_NEW || t->state == TASK_DEAD)
 		return -ESRCH;
-	if (!t->mm && t->state != TASK_ZOMBIE)
+	if (t->kthread)
 		return -EPERM;
 	if (sig && t->state != TASK_ZOMBIE)
 		deliver_locked(t, sig, sender, false);

@@ -21,18 +21,11 @@
 #include <ronx/spinlock.h>
 #include <ronx/process.h>
 
-/* A process, alive or a zombie (Linux keeps a zombie in its group); tasks_lock held. */
-static bool is_process(const struct task *t)
-{
-	return t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_DEAD &&
-	       (t->mm || t->state == TASK_ZOMBIE);
-}
-
 /* The session of group pgid's processes; tasks_lock held. -ESRCH: no such group. */
 static int pgrp_session_locked(int pgid)
 {
 	for (int i = 0; i < NR_TASKS; i++)
-		if (is_process(&tasks[i]) && task_pgid(&tasks[i]) == pgid)
+		if (task_is_process(&tasks[i]) && task_pgid(&tasks[i]) == pgid)
 			return task_sid(&tasks[i]);
 	return -ESRCH;
 }
@@ -60,9 +53,9 @@ bool pgrp_orphaned_locked(int pgid)
 	for (int i = 0; i < NR_TASKS; i++) {
 		const struct task *t = &tasks[i], *p = t->parent;
 
-		if (!is_process(t) || t->state == TASK_ZOMBIE || task_pgid(t) != pgid)
+		if (!task_is_process(t) || t->state == TASK_ZOMBIE || task_pgid(t) != pgid)
 			continue;
-		if (p && p->mm && is_process(p) && p->state != TASK_ZOMBIE &&
+		if (p && task_is_process(p) && p->state != TASK_ZOMBIE &&
 		    task_pgid(p) != pgid && task_sid(p) == task_sid(t))
 			return false;
 	}
@@ -84,7 +77,7 @@ static long setpgid_locked(int pid, int pgid)
 {
 	struct task *t = pid ? find_task(pid) : current;
 
-	if (!t || !is_process(t) || (t != current && t->parent != current))
+	if (!t || !task_is_process(t) || (t != current && t->parent != current))
 		return -ESRCH;
 	if (!pgid)
 		pgid = t->pid;
@@ -121,7 +114,7 @@ long sys_getpgid(uint32_t upid)
 		return -ESRCH;
 	spin_lock_irqsave(&tasks_lock, flags);
 	t = pid ? find_task(pid) : current;
-	if (t && is_process(t))
+	if (t && task_is_process(t))
 		ret = task_pgid(t);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	return ret;

@@ -51,7 +51,7 @@ static void notify_parent_cldstop_locked(struct task *t)
 	if (!p)
 		return;
 	wakeup_locked(p);		/* wait4 sleeps on the waiting task */
-	if (!p->mm || p->state == TASK_ZOMBIE || p->state == TASK_DEAD)
+	if (p->kthread || p->state == TASK_ZOMBIE || p->state == TASK_DEAD)
 		return;			/* the kernel's shell has no signals */
 	if (!(task_signals(p)->action[SIGCHLD - 1].flags & SA_NOCLDSTOP))
 		signal_queue_locked(p, SIGCHLD, t->pid, false);
@@ -134,8 +134,7 @@ void kill_orphaned_pgrp_locked(int pgid)
 	for (int i = 0; i < NR_TASKS; i++) {
 		struct task *t = &tasks[i];
 
-		if (t->mm && t->state != TASK_NEW && t->state != TASK_UNUSED &&
-		    t->state != TASK_ZOMBIE && t->state != TASK_DEAD && task_pgid(t) == pgid) {
+		if (task_is_process(t) && t->state != TASK_ZOMBIE && task_pgid(t) == pgid) {
 			send_sig_kernel_locked(t, SIGHUP);
 			send_sig_kernel_locked(t, SIGCONT);
 		}

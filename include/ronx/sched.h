@@ -129,6 +129,18 @@ struct mm_struct *get_slot_mm(int i, int *pid, char *comm);
  * kernel work for a process stops early when this says so (Linux's
  * fatal_signal_pending()).
  */
+/*
+ * A process, from the end of fork's setup until its parent collects it:
+ * alive, exiting or a zombie, never the kernel's own task. Not "has an
+ * mm": an exiting process gives its mm back before it is a zombie, and
+ * it is still a process there (Linux tells by PF_KTHREAD, not by ->mm).
+ */
+static inline bool task_is_process(const struct task *t)
+{
+	return t->state != TASK_UNUSED && t->state != TASK_NEW && t->state != TASK_DEAD &&
+	       !t->kthread;
+}
+
 static inline bool fatal_signal_pending(const struct task *t)
 {
 	return t->killed != 0;

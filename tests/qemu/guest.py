@@ -30,6 +30,19 @@ CPU_SMAP = "qemu32,+nx,+pae,+smep,+smap"   # make run's QEMU_CPU: the SMAP lanes
 PROMPT = "ronx> "
 PANIC = "Kernel panic - not syncing"
 BOOT_TIMEOUT = 30
+LOAD_STRETCH_MAX = 10
+
+
+def load_scaled(seconds):
+    """seconds on an idle machine, stretched by the runnable tasks each host
+    core has now (at most LOAD_STRETCH_MAX times): under TCG a guest runs
+    only as fast as the host lets it, and a -smp 4 boot at load 29 on two
+    cores missed 30 s. A hung guest is still caught, later under load."""
+    try:
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        return seconds
+    return seconds * min(LOAD_STRETCH_MAX, max(1.0, per_core))
 # words for every boot's command line (make test-kaslr: "kaslr")
 BOOT_EXTRA = os.environ.get("RONX_BOOT_EXTRA", "").strip()
 OFFSET = re.compile(r"^Kernel Offset: (?:0x([0-9a-f]+) from 0x[0-9a-f]+|disabled)", re.M)
@@ -157,8 +170,11 @@ class Guest:
         self.close()
 
     # -- serial console ----------------------------------------------------
-    def wait_for(self, pattern, timeout=BOOT_TIMEOUT, start=0, field="out"):
-        """Waits until pattern (a regex) appears in the output (self.<field>) after start."""
+    def wait_for(self, pattern, timeout=None, start=0, field="out"):
+        """Waits until pattern (a regex) appears in the output (self.<field>)
+        after start; timeout (default BOOT_TIMEOUT) is stretched by the
+        host's load, so a verdict does not change with how busy it is."""
+        timeout = round(load_scaled(BOOT_TIMEOUT if timeout is None else timeout), 1)
         deadline = time.monotonic() + timeout
         rx = re.compile(pattern, re.M)
         with self.lock:

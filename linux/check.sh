@@ -13,7 +13,8 @@ t0=$SECONDS
 
 say "building ronx_peer.ko against $KVER headers"
 rm -rf "$WORK/module"; mkdir -p "$WORK/module"
-cp "$LINUX_DIR/module/Kbuild" "$LINUX_DIR/module/ronx_peer.c" "$WORK/module/"
+cp "$LINUX_DIR/module/Kbuild" "$LINUX_DIR/module/ronx_peer.c" "$LINUX_DIR/module/ronx_crash.c" \
+	"$WORK/module/"
 make -C "$HEADERS" M="$WORK/module" ARCH=x86 >"$WORK/module.log" 2>&1 ||
 	{ cat "$WORK/module.log" >&2; die "module build failed"; }
 say "module: $(strings -a "$WORK/module/ronx_peer.ko" | grep -m1 "^vermagic=" || echo built)"
@@ -43,6 +44,7 @@ mkinitrd() { # output [module] [user]
 	rm -rf "$d"
 }
 mkinitrd "$WORK/initrd-debian.cpio.gz" "$WORK/module/ronx_peer.ko"
+mkinitrd "$WORK/initrd-crash.cpio.gz" "$WORK/module/ronx_crash.ko"
 mkinitrd "$WORK/initrd-small.cpio.gz"
 mkinitrd "$WORK/initrd-user.cpio.gz" "" user
 
@@ -53,8 +55,8 @@ done
 
 BOOTS=$WORK/boots
 rm -rf "$BOOTS"; mkdir -p "$BOOTS"
-boot() { # name kernel initrd append [--user]
-	python3 "$LINUX_DIR/boot.py" ${5:+"$5"} --name "$1" --kernel "$2" --initrd "$3" \
+boot() { # name kernel initrd append [--user | --until LINE]
+	python3 "$LINUX_DIR/boot.py" "${@:5}" --name "$1" --kernel "$2" --initrd "$3" \
 		--append "$4" --outdir "$BOOTS" || say "boot $1 failed (its checks will fail)"
 }
 boot debian-bios "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" "acpi=off pci=bios"
@@ -64,6 +66,8 @@ boot debian-default "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" ""
 # default command line (page-table isolation on) and without PTI.
 boot debian-user "$VMLINUZ" "$WORK/initrd-user.cpio.gz" "ronx_user=tests" --user
 boot debian-user-nopti "$VMLINUZ" "$WORK/initrd-user.cpio.gz" "pti=off mitigations=off ronx_user=tests" --user
+# The bugs of ronx's crash command, made on Linux (linux/crashes.py).
+boot debian-crash "$VMLINUZ" "$WORK/initrd-crash.cpio.gz" "ronx_crash" --until "=== ronx-crash: done"
 # Small kernels: pci=bios with the planted W+X page (both must be seen),
 # pci=nobios with nothing planted (the fix must not over-report), and
 # the default command line (does this version use the PCI BIOS?); and

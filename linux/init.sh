@@ -22,6 +22,24 @@ if grep -q 'ronx_user=' /proc/cmdline && [ -f /ubin/run.sh ]; then
 	wait_for_host
 fi
 
+# The bugs of ronx's crash command, made on Linux by ronx_crash.ko, one
+# per subshell: a caught one ends that subshell with an oops, and the
+# kernel goes on. Each name's console lines are printed (dmesg -c) after
+# it, between markers (linux/crashes.py reads them).
+if grep -q 'ronx_crash' /proc/cmdline && [ -e /ronx_crash.ko ]; then
+	insmod /ronx_crash.ko || echo "=== ronx-crash: insmod failed"
+	dmesg -c >/dev/null
+	for name in $(cat /sys/kernel/debug/ronx-crash/DIRECT); do
+		echo "=== ronx-crash: begin $name"
+		(echo "$name" >/sys/kernel/debug/ronx-crash/DIRECT)
+		echo "=== ronx-crash: status $?"
+		dmesg -c
+		echo "=== ronx-crash: end $name"
+	done
+	echo "=== ronx-crash: done"
+	wait_for_host
+fi
+
 echo "=== ronx-peer: cmdline $(cat /proc/cmdline)"
 echo "=== ronx-peer: kernel $(uname -r)"
 

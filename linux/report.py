@@ -10,6 +10,7 @@ import os
 import re
 import sys
 
+import crashes
 import user
 import user_nx
 import wx_series
@@ -81,6 +82,7 @@ def main():
     small, cps = wx_series.check(kt, a.boots, a.patches, meta)
     user_readings, user_walks = user.check(kt, a.boots)
     nx = user_nx.check(kt, a.boots, meta)
+    crash_linux, crash_ronx = crashes.check(kt, a.boots, os.path.dirname(a.ronx))
 
     os.makedirs(os.path.dirname(a.ktap), exist_ok=True)
     open(a.ktap, "w").write(kt.text())
@@ -95,7 +97,8 @@ def main():
                                                   nx_table=user_nx.document(
                                                       nx, meta, (user_readings.get("debian-user", {}),
                                                                  user_walks.get("debian-user", {})),
-                                                      ronx))))
+                                                      ronx)) +
+                                    crashes.document(crash_linux, crash_ronx, meta)))
     print(kt.text(), end="")
     npass = sum(1 for l in kt.lines if l.startswith("ok"))
     print(f"# linux: {npass} passed, {kt.failed} failed", file=sys.stderr)

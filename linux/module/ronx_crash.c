@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ronx_crash: the bugs of ronx's `crash` command that Debian's kernel has
+ * a defence for, made on purpose on Linux, so that one table shows both
+ * kernels catching (or missing) the same bug. Each is named as LKDTM
+ * names it (Debian's 686-pae kernel is built without CONFIG_LKDTM); this
+ * module's code is its own.
+ *
+ *   echo USERCOPY_KERNEL > /sys/kernel/debug/ronx-crash/DIRECT
+ *   cat /sys/kernel/debug/ronx-crash/DIRECT        (the names)
+ *
+ * The hardened usercopy check (CONFIG_HARDENED_USERCOPY=y in Debian's
+ * config) ends the writing process with a BUG, so the write never
+ * returns; if it does return, the copy went through and the line
+ * "ronx-crash: NAME: not caught" says so. The copies' sizes go through a
+ * volatile zero: check_object_size() is skipped for a size the compiler
+ * knows.
+ */
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
+
+#define TAG "ronx-crash: "
+#define OBJ_SIZE 512		/* ronx's and Linux's kmalloc-512 */
+#define COPY_SIZE 32
+
+static volatile size_t zero;
+static struct dentry *dir;
+
+/* A user page of the writing process, for the user side of each copy. */
+static unsigned long user_page(void)
+{
+	unsigned long u = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+				  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+
+	return u < TASK_SIZE ? u : 0;
+}
+
+/* Copy n bytes between kern and a fresh user page; true if the copy went through. */
+static bool copy_between(void *kern, size_t n, bool to_user)
+{
+	unsigned long u = user_page();
+	bool done;
+
+	if (!u)
+		return false;
+	if (to_user)
+		done = !copy_to_user((void __user *)u, kern, n);
+	else
+		done = !copy_from_user(kern, (void __user *)u, n);
+	vm_munmap(u, PAGE_SIZE);
+	return done;
+}
+
+/* An object of OBJ_SIZE, copied with twice its size: it runs into its neighbour. */
+static bool heap_size(bool to_user)
+{
+	char *obj = kmalloc(OBJ_SIZE, GFP_KERNEL);
+	bool done;
+
+	if (!obj)
+		return false;
+	memset(obj, 'r', OBJ_SIZE);
+	pr_info(TAG "good copy of the object's own %d bytes\n", OBJ_SIZE);
+	if (!copy_between(obj, zero + OBJ_SIZE, to_user))
+		pr_info(TAG "the good copy failed\n");
+	pr_info(TAG "bad copy of %d bytes from a %d-byte object\n", 2 * OBJ_SIZE, OBJ_SIZE);
+	done = copy_between(obj, zero + 2 * OBJ_SIZE, to_user);
+	kfree(obj);
+	return done;
+}
+
+/* p, through a call the compiler cannot see into (it would return NULL for a local's address). */
+static noinline char *escape(char *p)
+{
+	return p + zero;
+}
+
+/* A buffer in a frame that has returned: its address lies below the caller's frame. */
+static noinline char *dead_frame_buffer(void)
+{
+	char buf[4 * COPY_SIZE];
+
+	memset(buf, 'f', sizeof(buf));
+	return escape(buf + COPY_SIZE);
+}
+
+static bool stack_frame(bool to_user)
+{
+	char here[COPY_SIZE];
+
+	memset(here, 'h', sizeof(here));
+	pr_info(TAG "good copy of a buffer in this frame\n");
+	if (!copy_between(here, zero + sizeof(here), to_user))
+		pr_info(TAG "the good copy failed\n");
+	pr_info(TAG "bad copy of a buffer in a frame that has returned\n");
+	return copy_between(dead_frame_buffer(), zero + COPY_SIZE, to_user);
+}
+
+static bool stack_frame_to(void)
+{
+	return stack_frame(true);
+}
+
+static bool stack_frame_from(void)
+{
+	return stack_frame(false);
+}
+
+static bool heap_size_to(void)
+{
+	return heap_size(true);
+}
+
+static bool heap_size_from(void)
+{
+	return heap_size(false);
+}
+
+/* COPY_SIZE bytes starting one word below the stack's top: past its end. */
+static bool stack_beyond(void)
+{
+	char *top = (char *)task_stack_page(current) + THREAD_SIZE - sizeof(long);
+
+	pr_info(TAG "bad copy from one word below the stack's top\n");
+	return copy_between(top, zero + COPY_SIZE, true);
+}
+
+/* The kernel's text, to user space. */
+static bool kernel_text(void)
+{
+	pr_info(TAG "bad copy of kernel text (vm_mmap's first bytes)\n");
+	return copy_between((void *)vm_mmap, zero + COPY_SIZE, true);
+}
+
+static const struct {
+	const char *name;
+	bool (*fn)(void);
+} crashes[] = {
+	{ "USERCOPY_HEAP_SIZE_TO", heap_size_to },
+	{ "USERCOPY_HEAP_SIZE_FROM", heap_size_from },
+	{ "USERCOPY_STACK_FRAME_TO", stack_frame_to },
+	{ "USERCOPY_STACK_FRAME_FROM", stack_frame_from },
+	{ "USERCOPY_STACK_BEYOND", stack_beyond },
+	{ "USERCOPY_KERNEL", kernel_text },
+};
+
+static ssize_t direct_write(struct file *f, const char __user *ubuf, size_t len, loff_t *off)
+{
+	char name[40];
+	size_t n = min(len, sizeof(name) - 1);
+	int i;
+
+	if (copy_from_user(name, ubuf, n))
+		return -EFAULT;
+	name[n] = '\0';
+	strim(name);
+	for (i = 0; i < ARRAY_SIZE(crashes); i++) {
+		if (strcmp(name, crashes[i].name))
+			continue;
+		pr_info(TAG "performing %s\n", name);
+		if (crashes[i].fn())
+			pr_info(TAG "%s: not caught\n", name);
+		else
+			pr_info(TAG "%s: refused without an oops\n", name);
+		return len;
+	}
+	pr_info(TAG "no crash named '%s'\n", name);
+	return -EINVAL;
+}
+
+/* Reading DIRECT lists the names, one per line (linux/init.sh runs them all). */
+static ssize_t direct_read(struct file *f, char __user *ubuf, size_t len, loff_t *off)
+{
+	char list[ARRAY_SIZE(crashes) * 32];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(crashes); i++)
+		n += scnprintf(list + n, sizeof(list) - n, "%s\n", crashes[i].name);
+	return simple_read_from_buffer(ubuf, len, off, list, n);
+}
+
+static const struct file_operations direct_fops = {
+	.owner = THIS_MODULE,
+	.read = direct_read,
+	.write = direct_write,
+};
+
+static int __init ronx_crash_init(void)
+{
+	dir = debugfs_create_dir("ronx-crash", NULL);
+	debugfs_create_file("DIRECT", 0600, dir, NULL, &direct_fops);
+	return 0;
+}
+
+static void __exit ronx_crash_exit(void)
+{
+	debugfs_remove_recursive(dir);
+}
+
+module_init(ronx_crash_init);
+module_exit(ronx_crash_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Make the bugs of ronx's crash command on Linux, named as LKDTM names them");

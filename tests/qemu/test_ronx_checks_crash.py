@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""ronx's side of "The same bug on both kernels" in docs/linux-vs-ronx.md:
+each crash type of linux/crashes.py run with the shell's `crash`, its
+usercopy line, its BUG and whether the shell still answers, written to
+build/results/ronx-crash.json (make ronx-checks; linux-check reads it).
+Whether each is caught is checked here and again, beside Linux's, in
+linux/report.py."""
+import json
+import os
+import re
+import sys
+
+from guest import BUILD, Guest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "linux"))
+import crashes  # noqa: E402
+
+
+def test_ronx_checks_crash(t):
+    readings = {}
+    with Guest("ronx-checks crash") as g:
+        g.wait_ready()
+        listing = g.command("crash")
+        for name in crashes.NAMES:
+            listed = bool(re.search(r"^\s+%s\s" % name, listing, re.M))
+            out = g.command("crash " + name) if listed else ""
+            shell = "PagesFree:" in g.command("meminfo")
+            r = readings[name] = {"listed": listed, "line": crashes.report_line(out.splitlines()),
+                                  "bug": "kernel BUG at mm/usercopy.c:" in out, "shell": shell}
+            t.check(listed and r["line"] and r["bug"] and shell,
+                    "crash %s: usercopy's line, a BUG, and the shell answers after it" % name,
+                    out[-1500:] or listing)
+        g.poweroff()
+    with open(os.path.join(BUILD, "results", "ronx-crash.json"), "w") as f:
+        json.dump(readings, f, indent=1, sort_keys=True)

@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_user  # noqa: E402
 import bench_smp  # noqa: E402
 import bench_irq  # noqa: E402
+import bench_options  # noqa: E402
 
 PAGE = 4096
 ROWS = []
@@ -492,6 +493,9 @@ def main():
 
     print("bench: debug_pagealloc with and without (2 CPUs)", flush=True)
     pagealloc_rows()
+
+    print("bench: the defences' boot options, each with and without (ronx, Linux)", flush=True)
+    bench_options.rows(row, kernel, os.path.join(LINUX_DIR, "initrd-user.cpio.gz"))
 
     print("bench: the loader's cost under callgrind (a minute)", flush=True)
     loader_rows()

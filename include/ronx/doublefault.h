@@ -16,7 +16,7 @@
 
 struct trap_frame;
 
-struct tss_struct *setup_doublefault_tss(struct cpu *c);	/* kernel/cpu/doublefault_tss.c */
+void setup_doublefault_tss(struct cpu *c);	/* kernel/cpu/doublefault_tss.c */
 uint64_t doublefault_gate(void);
 extern char doublefault_stack[NR_CPUS][DOUBLEFAULT_STACK_SIZE];
 void doublefault_shim(void);

@@ -26,8 +26,8 @@
 char doublefault_stack[NR_CPUS][DOUBLEFAULT_STACK_SIZE] __aligned(16);
 extern char doublefault_entry[];	/* boot/doublefault.asm */
 
-/* c's double-fault TSS, ready to be switched to; its address for the GDT. */
-struct tss_struct *setup_doublefault_tss(struct cpu *c)
+/* Fills c's double-fault TSS (GDT entry 7 points at it), ready to be switched to. */
+void setup_doublefault_tss(struct cpu *c)
 {
 	struct tss_struct *t = &c->cea->doublefault_tss;	/* beside the CPU's own TSS */
 
@@ -40,7 +40,6 @@ struct tss_struct *setup_doublefault_tss(struct cpu *c)
 	t->ss = t->ds = t->es = t->gs = KERNEL_DS;
 	t->fs = PERCPU_SEL;			/* this_cpu() works there */
 	t->io_bitmap_base = sizeof(*t);
-	return t;
 }
 
 /*

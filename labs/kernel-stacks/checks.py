@@ -166,6 +166,103 @@ def describe(m):
     return "not present" if m is None else "%s frame %08x" % (m.perm(), m.pa & FRAME_MASK)
 
 
+# -- the double fault --------------------------------------------------------
+def df_view(ctx, g, cpu):
+    """CPU cpu's IDT vector 8 and the TSS its GDT entry 7 names, from xp."""
+    regs = g.guest.monitor("info registers", cpu=cpu)
+    idt = int(re.search(r"^IDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
+    gdt = int(re.search(r"^GDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
+
+    def words(va, n):   # through this CPU's page tables: the GDT is in its entry area
+        out = g.guest.monitor("gva2gpa 0x%x" % va, cpu=cpu)
+        m = re.search(r"gpa: 0x([0-9a-f]+)", out)
+        if not m:
+            raise CheckFailed("expected CPU %d to map 0x%08x, found: %s" % (cpu, va, out))
+        return xp_words(g, int(m.group(1), 16) + PAGE_OFFSET, n)
+    lo, hi = words(idt + 8 * 8, 2)
+    dlo, dhi = words(gdt + 7 * 8, 2)
+    base = (dlo >> 16) | (dhi & 0xff) << 16 | (dhi & 0xff000000)
+    tss = words(base, 26)
+    return {"gate": (hi, lo), "desc": (dhi, dlo), "base": base, "cr3": tss[7], "eip": tss[8],
+            "eflags": tss[9], "esp": tss[14], "cs": tss[19] & 0xffff, "ss": tss[20] & 0xffff}
+
+
+def df_fields(ctx, g, after):
+    """What is wrong with each CPU's vector 8 and double-fault TSS."""
+    bad, tops = [], set()
+    area = ctx.sym("doublefault_stack")
+    eips = {ctx.sym("doublefault_entry")} | ({ctx.sym("doublefault_resume")} if after else set())
+    for cpu in range(CPUS):
+        v = df_view(ctx, g, cpu)
+        hi, lo = v["gate"]
+        if lo >> 16 != DF_SEL or (hi >> 8) & 0xff != 0x85:
+            bad.append("CPU %d: expected IDT vector 8 a task gate (0x85) to selector 0x38, found "
+                       "%08x:%08x (type %#x, selector %#x)" % (cpu, hi, lo, (hi >> 8) & 0xff,
+                                                                lo >> 16))
+        if (v["desc"][0] >> 8) & 0x1f != 0x09:
+            bad.append("CPU %d: expected GDT entry 7 an available 32-bit TSS, found %08x:%08x"
+                       % (cpu, v["desc"][0], v["desc"][1]))
+        if v["esp"] not in {area + (k + 1) * DF_STACK for k in range(CPUS)}:
+            bad.append("CPU %d: expected the double-fault TSS's esp at the top of one CPU's "
+                       "doublefault_stack (0x%08x + (n + 1) * 0x%x), found %s"
+                       % (cpu, area, DF_STACK, ctx.where(v["esp"])))
+        elif v["esp"] in tops:
+            bad.append("CPU %d: expected a double-fault stack of its own, found esp %08x, "
+                       "another CPU's" % (cpu, v["esp"]))
+        tops.add(v["esp"])
+        want = ctx.sym("swapper_pg_dir") - PAGE_OFFSET
+        if v["cr3"] != want:
+            bad.append("CPU %d: expected the double-fault TSS's cr3 the kernel's page tables "
+                       "(%08x), found %08x" % (cpu, want, v["cr3"]))
+        if v["eip"] not in eips:
+            bad.append("CPU %d: expected the double-fault TSS's eip at doublefault_entry%s, "
+                       "found %s" % (cpu, " (or doublefault_resume once it ran)" if after else "",
+                                     ctx.where(v["eip"])))
+        if (v["cs"], v["ss"]) != (KERNEL_CS, KERNEL_DS) or v["eflags"] & 0x200:
+            bad.append("CPU %d: expected cs 0x08, ss 0x10 and interrupts off in the double-fault "
+                       "TSS, found cs %#x ss %#x eflags %#x" % (cpu, v["cs"], v["ss"],
+                                                                v["eflags"]))
+    return bad
+
+
+@check(points=10, name="each CPU's vector 8 a task gate to a TSS with its own stack, the "
+                       "kernel's CR3 and doublefault_entry (xp through the IDT and GDT)",
+       steps=[GATE, EIP, ESP, CR3])
+def df_tss(ctx):
+    g = ctx.boot(smp=CPUS, tag="kstacks")
+    bad = df_fields(ctx, g, after=False)
+    if bad:
+        raise CheckFailed("\n".join(bad[:8]))
+
+
+@check(points=15, name="crash EXHAUST_STACK: the double fault's oops, never a triple fault "
+                       "(QEMU runs on, -no-reboot), the shell answers, the TSS as before",
+       steps=[GATE, EIP, ESP, CR3])
+def exhaust(ctx):
+    g = ctx.boot(smp=CPUS, tag="kstacks-crash")
+    start = len(g.guest.out)
+    try:
+        out = g.sh("crash EXHAUST_STACK", timeout=60)
+        g.sh("cmdline")
+        alive = True
+    except GuestError:
+        g.dead = True
+        out, alive = g.guest.out[start:], False
+    if not alive or g.guest.proc.poll() is not None:
+        raise CheckFailed("expected `crash EXHAUST_STACK` to oops and the shell to answer, found "
+                          "QEMU %s:\n%s" % ("gone (a triple fault resets the CPU; -no-reboot "
+                                           "ends QEMU)" if g.guest.proc.poll() is not None
+                                           else "running but the shell silent",
+                                           g.guest.out[start:][-600:]))
+    if "kernel stack overflow (double-fault)" not in out or \
+            "BUG: stack guard page was hit" not in out:
+        raise CheckFailed("expected `crash EXHAUST_STACK` to print Linux's 'kernel stack "
+                          "overflow (double-fault)' oops, found:\n%s" % out.strip()[-600:])
+    bad = df_fields(ctx, g, after=True)
+    if bad:
+        raise CheckFailed("\n".join(bad[:8]))
+
+
 # -- the stacks --------------------------------------------------------------
 @check(points=20, name="each task's stack (tasks started at grade time) in its slot from the "
                        "second page, RW+NX; the slot's first page and the page above not "
@@ -382,100 +479,3 @@ def free_order(ctx):
             bad.append("%s: expected a flush_tlb_kernel_range() over it, found none" % what)
     if bad:
         raise CheckFailed("\n".join(bad[:6]))
-
-
-# -- the double fault --------------------------------------------------------
-def df_view(ctx, g, cpu):
-    """CPU cpu's IDT vector 8 and the TSS its GDT entry 7 names, from xp."""
-    regs = g.guest.monitor("info registers", cpu=cpu)
-    idt = int(re.search(r"^IDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
-    gdt = int(re.search(r"^GDT=\s*([0-9a-f]+)", regs, re.M).group(1), 16)
-
-    def words(va, n):   # through this CPU's page tables: the GDT is in its entry area
-        out = g.guest.monitor("gva2gpa 0x%x" % va, cpu=cpu)
-        m = re.search(r"gpa: 0x([0-9a-f]+)", out)
-        if not m:
-            raise CheckFailed("expected CPU %d to map 0x%08x, found: %s" % (cpu, va, out))
-        return xp_words(g, int(m.group(1), 16) + PAGE_OFFSET, n)
-    lo, hi = words(idt + 8 * 8, 2)
-    dlo, dhi = words(gdt + 7 * 8, 2)
-    base = (dlo >> 16) | (dhi & 0xff) << 16 | (dhi & 0xff000000)
-    tss = words(base, 26)
-    return {"gate": (hi, lo), "desc": (dhi, dlo), "base": base, "cr3": tss[7], "eip": tss[8],
-            "eflags": tss[9], "esp": tss[14], "cs": tss[19] & 0xffff, "ss": tss[20] & 0xffff}
-
-
-def df_fields(ctx, g, after):
-    """What is wrong with each CPU's vector 8 and double-fault TSS."""
-    bad, tops = [], set()
-    area = ctx.sym("doublefault_stack")
-    eips = {ctx.sym("doublefault_entry")} | ({ctx.sym("doublefault_resume")} if after else set())
-    for cpu in range(CPUS):
-        v = df_view(ctx, g, cpu)
-        hi, lo = v["gate"]
-        if lo >> 16 != DF_SEL or (hi >> 8) & 0xff != 0x85:
-            bad.append("CPU %d: expected IDT vector 8 a task gate (0x85) to selector 0x38, found "
-                       "%08x:%08x (type %#x, selector %#x)" % (cpu, hi, lo, (hi >> 8) & 0xff,
-                                                                lo >> 16))
-        if (v["desc"][0] >> 8) & 0x1f != 0x09:
-            bad.append("CPU %d: expected GDT entry 7 an available 32-bit TSS, found %08x:%08x"
-                       % (cpu, v["desc"][0], v["desc"][1]))
-        if v["esp"] not in {area + (k + 1) * DF_STACK for k in range(CPUS)}:
-            bad.append("CPU %d: expected the double-fault TSS's esp at the top of one CPU's "
-                       "doublefault_stack (0x%08x + (n + 1) * 0x%x), found %s"
-                       % (cpu, area, DF_STACK, ctx.where(v["esp"])))
-        elif v["esp"] in tops:
-            bad.append("CPU %d: expected a double-fault stack of its own, found esp %08x, "
-                       "another CPU's" % (cpu, v["esp"]))
-        tops.add(v["esp"])
-        want = ctx.sym("swapper_pg_dir") - PAGE_OFFSET
-        if v["cr3"] != want:
-            bad.append("CPU %d: expected the double-fault TSS's cr3 the kernel's page tables "
-                       "(%08x), found %08x" % (cpu, want, v["cr3"]))
-        if v["eip"] not in eips:
-            bad.append("CPU %d: expected the double-fault TSS's eip at doublefault_entry%s, "
-                       "found %s" % (cpu, " (or doublefault_resume once it ran)" if after else "",
-                                     ctx.where(v["eip"])))
-        if (v["cs"], v["ss"]) != (KERNEL_CS, KERNEL_DS) or v["eflags"] & 0x200:
-            bad.append("CPU %d: expected cs 0x08, ss 0x10 and interrupts off in the double-fault "
-                       "TSS, found cs %#x ss %#x eflags %#x" % (cpu, v["cs"], v["ss"],
-                                                                v["eflags"]))
-    return bad
-
-
-@check(points=10, name="each CPU's vector 8 a task gate to a TSS with its own stack, the "
-                       "kernel's CR3 and doublefault_entry (xp through the IDT and GDT)",
-       steps=[GATE, EIP, ESP, CR3])
-def df_tss(ctx):
-    g = ctx.boot(smp=CPUS, tag="kstacks")
-    bad = df_fields(ctx, g, after=False)
-    if bad:
-        raise CheckFailed("\n".join(bad[:8]))
-
-
-@check(points=15, name="crash EXHAUST_STACK: the double fault's oops, never a triple fault "
-                       "(QEMU runs on, -no-reboot), the shell answers, the TSS as before",
-       steps=[GATE, EIP, ESP, CR3])
-def exhaust(ctx):
-    g = ctx.boot(smp=CPUS, tag="kstacks-crash")
-    start = len(g.guest.out)
-    try:
-        out = g.sh("crash EXHAUST_STACK", timeout=60)
-        g.sh("cmdline")
-        alive = True
-    except GuestError:
-        g.dead = True
-        out, alive = g.guest.out[start:], False
-    if not alive or g.guest.proc.poll() is not None:
-        raise CheckFailed("expected `crash EXHAUST_STACK` to oops and the shell to answer, found "
-                          "QEMU %s:\n%s" % ("gone (a triple fault resets the CPU; -no-reboot "
-                                           "ends QEMU)" if g.guest.proc.poll() is not None
-                                           else "running but the shell silent",
-                                           g.guest.out[start:][-600:]))
-    if "kernel stack overflow (double-fault)" not in out or \
-            "BUG: stack guard page was hit" not in out:
-        raise CheckFailed("expected `crash EXHAUST_STACK` to print Linux's 'kernel stack "
-                          "overflow (double-fault)' oops, found:\n%s" % out.strip()[-600:])
-    bad = df_fields(ctx, g, after=True)
-    if bad:
-        raise CheckFailed("\n".join(bad[:8]))

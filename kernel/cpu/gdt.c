@@ -10,7 +10,7 @@
  *        from ring 3; its I/O bitmap is empty, so user in/out faults
  *   0x30 the per-CPU segment: base = this struct cpu, kept in %fs
  *   0x38 the double-fault TSS: vector 8's task gate switches to it, onto
- *        a stack of its own (kernel/cpu/doublefault.c)
+ *        a stack of its own (kernel/cpu/doublefault_tss.c)
  */
 #include <stdint.h>
 #include <ronx/compiler.h>

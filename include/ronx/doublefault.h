@@ -16,13 +16,9 @@
 
 struct trap_frame;
 
-/* An IDT task gate: the CPU switches to the TSS that selector names. */
-static inline uint64_t task_gate(uint16_t tss_selector)
-{
-	return ((uint64_t)tss_selector << 16) | (0x85ULL << 40);	/* present, DPL 0, task gate */
-}
-
-struct tss_struct *setup_doublefault_tss(struct cpu *c);
+void setup_doublefault_tss(struct cpu *c);	/* kernel/cpu/doublefault_tss.c */
+uint64_t doublefault_gate(void);
+extern char doublefault_stack[NR_CPUS][DOUBLEFAULT_STACK_SIZE];
 void doublefault_shim(void);
 void stack_overflow_oops(struct trap_frame *f, unsigned long addr, const char *message)
 	__attribute__((noreturn));

@@ -27,7 +27,7 @@ struct cpu_entry_area {
 	unsigned long sp0;		/* top of the running task's kernel stack */
 	uint64_t gdt[GDT_ENTRIES] __aligned(8);
 	struct tss_struct tss __aligned(16);
-	struct tss_struct doublefault_tss __aligned(16);	/* kernel/cpu/doublefault.c */
+	struct tss_struct doublefault_tss __aligned(16);	/* kernel/cpu/doublefault_tss.c */
 	uint8_t entry_stack[] __aligned(16);
 } __aligned(4096);
 

@@ -11,8 +11,9 @@
  * a third fault, and the machine resets. So vector 8 is a task gate: the
  * CPU saves the task's registers in this CPU's TSS and loads the
  * double-fault TSS (one per CPU, below), with its own stack and the
- * kernel's CR3. The double-fault TSS is in the CPU's cpu_entry_area, as
- * its own TSS is: the CPU reads it under whichever CR3 it faulted on.
+ * kernel's CR3 (kernel/cpu/doublefault_tss.c sets it up). The double-fault
+ * TSS is in the CPU's cpu_entry_area, as its own TSS is: the CPU reads it
+ * under whichever CR3 it faulted on.
  *
  * Both ways end in handle_stack_overflow(), run by the task itself but
  * lower on its stack than any frame it will return to: just below its
@@ -44,26 +45,6 @@
 #include <ronx/fpu.h>
 #include <ronx/doublefault.h>
 #include <ronx/panic.h>
-
-static char doublefault_stack[NR_CPUS][DOUBLEFAULT_STACK_SIZE] __aligned(16);
-extern char doublefault_entry[];	/* boot/doublefault.asm */
-
-/* c's double-fault TSS, ready to be switched to; its address for the GDT. */
-struct tss_struct *setup_doublefault_tss(struct cpu *c)
-{
-	struct tss_struct *t = &c->cea->doublefault_tss;	/* beside the CPU's own TSS */
-
-	memset(t, 0, sizeof(*t));
-	t->eip = (uint32_t)doublefault_entry;
-	t->esp = (uint32_t)(doublefault_stack[c->id] + DOUBLEFAULT_STACK_SIZE);
-	t->eflags = X86_EFLAGS_FIXED;		/* interrupts off */
-	t->cr3 = __pa(swapper_pg_dir);
-	t->cs = KERNEL_CS;
-	t->ss = t->ds = t->es = t->gs = KERNEL_DS;
-	t->fs = PERCPU_SEL;			/* this_cpu() works there */
-	t->io_bitmap_base = sizeof(*t);
-	return t;
-}
 
 /*
  * Where t's oops runs: below every frame it will come back to, and

@@ -10,7 +10,7 @@
  *        from ring 3; its I/O bitmap is empty, so user in/out faults
  *   0x30 the per-CPU segment: base = this struct cpu, kept in %fs
  *   0x38 the double-fault TSS: vector 8's task gate switches to it, onto
- *        a stack of its own (kernel/cpu/doublefault.c)
+ *        a stack of its own (kernel/cpu/doublefault_tss.c)
  */
 #include <stdint.h>
 #include <ronx/compiler.h>
@@ -52,7 +52,7 @@ static void fill_gdt(struct cpu *c)
 	c->cea->gdt[GDT_ENTRY_USER_DS] = gdt_entry(0, 0xfffff, ACC_DATA(3), SEG_4G);
 	c->cea->gdt[GDT_ENTRY_TSS] = gdt_entry((uint32_t)&c->cea->tss, sizeof(c->cea->tss) - 1, ACC_TSS, 0);
 	c->cea->gdt[GDT_ENTRY_PERCPU] = gdt_entry((uint32_t)c, sizeof(*c) - 1, ACC_DATA(0), SEG_BYTES);
-	c->cea->gdt[GDT_ENTRY_DOUBLEFAULT_TSS] = gdt_entry((uint32_t)setup_doublefault_tss(c),
+	c->cea->gdt[GDT_ENTRY_DOUBLEFAULT_TSS] = gdt_entry((uint32_t)&c->cea->doublefault_tss,
 							    sizeof(struct tss_struct) - 1, ACC_TSS, 0);
 }
 
@@ -96,6 +96,7 @@ void cpu_init(struct cpu *c, int id)
 	c->cea->tss.io_bitmap_base = sizeof(c->cea->tss);
 	fill_gdt(c);
 	load_gdt(c);
+	setup_doublefault_tss(c);	/* once %fs works: a lab's stub may printk */
 	c->online = true;
 }
 
@@ -105,4 +106,5 @@ void cpu_reload_gdt(struct cpu *c)
 	c->cea = get_cpu_entry_area(c->id);
 	fill_gdt(c);
 	load_gdt(c);
+	setup_doublefault_tss(c);
 }

@@ -57,8 +57,8 @@ void __init trap_init(void)
 
 	for (int i = 0; i < NR_VECTORS; i++)
 		idt[i] = interrupt_gate(trap_stubs[i], i == IA32_SYSCALL_VECTOR ? 3 : 0);
-	/* a double fault switches task, onto a stack of its own (kernel/cpu/doublefault.c) */
-	idt[X86_TRAP_DF] = task_gate(DOUBLEFAULT_TSS_SEL);
+	/* a double fault switches task, onto a stack of its own (kernel/cpu/doublefault_tss.c) */
+	idt[X86_TRAP_DF] = doublefault_gate();
 	__asm__ volatile("lidt %0" : : "m"(p));
 }
 

@@ -147,3 +147,15 @@ if __name__ == "__main__":
     for name, fn in TESTS:
         fn()
         print("ok", name)
+
+
+def test_kernel_stacks_every_seed_has_sleepers_in_slots_apart():
+    m = checks_of("kernel-stacks")
+    firsts = set()
+    for ctx in contexts():
+        first, sleepers = m.plan(ctx.rng("kernel-stacks tasks"))
+        firsts.add(first)
+        assert 2 <= len(sleepers) <= 5 and all(0 <= n <= 2 for n in sleepers) and \
+            first + len(sleepers) + sum(sleepers) < 64, "seed %d: %s %s" % (ctx.seed, first, sleepers)
+        assert 2 <= len(m.plan(ctx.rng("kernel-stacks exit"))[1]), "seed %d" % ctx.seed
+    assert len(firsts) > 5, "the first slots never move: %s" % sorted(firsts)

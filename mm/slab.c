@@ -388,6 +388,18 @@ void kmem_cache_shrink_all(void)
 	}
 }
 
+/* Pages of empty slabs the classes keep for their next kmalloc (meminfo's SlabEmpty). */
+unsigned long kmem_cache_empty_pages(void)
+{
+	unsigned long flags, n = 0;
+
+	spin_lock_irqsave(&slab_lock, flags);
+	for (int i = 0; i < NR_KMALLOC_CLASSES; i++)
+		n += kmalloc_caches[i].nr_empty;
+	spin_unlock_irqrestore(&slab_lock, flags);
+	return n;
+}
+
 /*
  * Hardened usercopy's heap check (Linux: __check_heap_object() in
  * mm/slub.c, called by mm/usercopy.c): a copy whose kernel side starts in

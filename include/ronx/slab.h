@@ -22,6 +22,7 @@ void *kzalloc(size_t size, unsigned flags);
 void kfree(const void *p);
 size_t ksize(const void *p);
 void kmem_cache_shrink_all(void);	/* empty slabs back to the page allocator */
+unsigned long kmem_cache_empty_pages(void);	/* empty slabs kept: free, but not PagesFree */
 /* Hardened usercopy (mm/usercopy.c): usercopy_abort() unless [ptr, ptr + n) is in one object. */
 void __check_heap_object(const void *ptr, unsigned long n, bool to_user);
 

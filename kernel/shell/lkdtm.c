@@ -18,6 +18,7 @@
 #include <ronx/smap.h>
 #include <ronx/user_demo.h>
 #include <ronx/syscall.h>
+#include <ronx/slab.h>
 
 #define RET 0xc3
 
@@ -72,6 +73,19 @@ static void lkdtm_EXEC_STACK(void)
 
 /* What a demo took, so that it can be given back after the oops. */
 static unsigned long demo_page, demo_mapping;
+void *lkdtm_objects[LKDTM_OBJECTS];
+
+/*
+ * The objects are freed; a slab left empty stays with its class for the
+ * next kmalloc (meminfo counts it in SlabEmpty, not PagesFree).
+ */
+static void release_demo_objects(void)
+{
+	for (int i = 0; i < LKDTM_OBJECTS; i++) {
+		kfree(lkdtm_objects[i]);
+		lkdtm_objects[i] = 0;
+	}
+}
 
 static void release_demo_memory(void)
 {
@@ -81,6 +95,7 @@ static void release_demo_memory(void)
 	if (demo_page)
 		free_page(demo_page);
 	demo_page = demo_mapping = 0;
+	release_demo_objects();
 }
 
 static void lkdtm_EXEC_KMALLOC(void)

@@ -140,6 +140,12 @@ static void lkdtm_USERCOPY_KERNEL(void)
 CRASHTYPE("USERCOPY_KERNEL", lkdtm_USERCOPY_KERNEL,
 	  "copy_to_user() of kernel text: hardened usercopy");
 
+/* One copy either way: the bytes not copied, as copy_*_user() returns them. */
+static unsigned long copy_user(bool to_user, void *kern, void __user *user, unsigned long n)
+{
+	return to_user ? copy_to_user(user, kern, n) : copy_from_user(kern, user, n);
+}
+
 /*
  * Two kmalloc objects side by side (one, then two, from one slab); a copy
  * of one's size from 16 bytes into one runs 16 bytes into two. Before it,
@@ -149,6 +155,7 @@ CRASHTYPE("USERCOPY_KERNEL", lkdtm_USERCOPY_KERNEL,
  */
 static noinline void do_usercopy_slab_size(bool to_user)
 {
+	const char *way = to_user ? "to" : "from";
 	size_t size = unconst + 1024;
 	unsigned char *one, *two;
 	unsigned char __user *user_addr;
@@ -167,32 +174,19 @@ static noinline void do_usercopy_slab_size(bool to_user)
 	memset(one, 'A', size);
 	memset(two, 'B', size);
 	pr_info("lkdtm: objects %p and %p, %u bytes each\n", one, two, (unsigned)size);
-	if (to_user) {
-		pr_info("lkdtm: attempting good copy_to_user of correct size\n");
-		if (copy_to_user(user_addr + 16, one + 16, size / 2) ||
-		    copy_to_user(user_addr, one, size)) {
-			pr_warn("lkdtm: copy_to_user failed unexpectedly?!\n");
-			return;
-		}
-		pr_info("lkdtm: attempting bad copy_to_user of too large size\n");
-		if (copy_to_user(user_addr + 16, one + 16, size)) {
-			pr_warn("lkdtm: copy_to_user failed, but lacked Oops\n");
-			return;
-		}
-	} else {
-		pr_info("lkdtm: attempting good copy_from_user of correct size\n");
-		if (copy_from_user(one + 16, user_addr + 16, size / 2) ||
-		    copy_from_user(one, user_addr, size)) {
-			pr_warn("lkdtm: copy_from_user failed unexpectedly?!\n");
-			return;
-		}
-		pr_info("lkdtm: attempting bad copy_from_user of too large size\n");
-		if (copy_from_user(one + 16, user_addr + 16, size)) {
-			pr_warn("lkdtm: copy_from_user failed, but lacked Oops\n");
-			return;
-		}
-		pr_info("lkdtm: the next object now starts with 0x%02x, not 'B' (0x42)\n", two[0]);
+	pr_info("lkdtm: attempting good copy_%s_user of correct size\n", way);
+	if (copy_user(to_user, one + 16, user_addr + 16, size / 2) ||
+	    copy_user(to_user, one, user_addr, size)) {
+		pr_warn("lkdtm: copy_%s_user failed unexpectedly?!\n", way);
+		return;
 	}
+	pr_info("lkdtm: attempting bad copy_%s_user of too large size\n", way);
+	if (copy_user(to_user, one + 16, user_addr + 16, size)) {
+		pr_warn("lkdtm: copy_%s_user failed, but lacked Oops\n", way);
+		return;
+	}
+	if (!to_user)
+		pr_info("lkdtm: the next object now starts with 0x%02x, not 'B' (0x42)\n", two[0]);
 	pr_err("lkdtm: FAIL: bad usercopy not detected!\n");
 	went_through();
 }

@@ -98,14 +98,17 @@ static void release_demo_memory(void)
 	release_demo_objects();
 }
 
+/* A kmalloc object lies in the direct map, RW+NX like all of it. */
 static void lkdtm_EXEC_KMALLOC(void)
 {
-	unsigned char *p;
+	unsigned char *p = lkdtm_objects[0] = kmalloc(64, GFP_KERNEL);
 
-	demo_page = alloc_page();
-	p = __va(demo_page);
+	if (!p) {
+		pr_err("lkdtm: no memory for the object\n");
+		return;
+	}
 	p[0] = RET;
-	exec_at(p, "a page from the allocator");
+	exec_at(p, "a kmalloc object");
 }
 
 static void lkdtm_EXEC_VMALLOC(void)
@@ -189,7 +192,7 @@ static const struct crashtype crashtypes[] = {
 	{ "WRITE_KERN", lkdtm_WRITE_KERN, "write to kernel text: RO+X" },
 	{ "EXEC_DATA", lkdtm_EXEC_DATA, "execute from .data: NX" },
 	{ "EXEC_STACK", lkdtm_EXEC_STACK, "execute from the stack: NX" },
-	{ "EXEC_KMALLOC", lkdtm_EXEC_KMALLOC, "execute from an allocated page: NX" },
+	{ "EXEC_KMALLOC", lkdtm_EXEC_KMALLOC, "execute from a kmalloc object: NX" },
 	{ "EXEC_VMALLOC", lkdtm_EXEC_VMALLOC, "execute from a freshly mapped page: NX" },
 	{ "EXEC_RODATA", lkdtm_EXEC_RODATA, "execute from .rodata: RO+NX" },
 	{ "EXEC_NULL", lkdtm_EXEC_NULL, "execute at address 0: not mapped" },

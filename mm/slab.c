@@ -37,6 +37,7 @@
 #include <ronx/panic.h>
 #include <ronx/mm.h>
 #include <ronx/slab.h>
+#include <ronx/uaccess.h>
 
 struct slab {			/* one per page frame */
 	void *freelist;		/* a slab's first free object */
@@ -385,4 +386,42 @@ void kmem_cache_shrink_all(void)
 		if (pa)
 			free_page(pa);
 	}
+}
+
+/* Pages of empty slabs the classes keep for their next kmalloc (meminfo's SlabEmpty). */
+unsigned long kmem_cache_empty_pages(void)
+{
+	unsigned long flags, n = 0;
+
+	spin_lock_irqsave(&slab_lock, flags);
+	for (int i = 0; i < NR_KMALLOC_CLASSES; i++)
+		n += kmalloc_caches[i].nr_empty;
+	spin_unlock_irqrestore(&slab_lock, flags);
+	return n;
+}
+
+/*
+ * Hardened usercopy's heap check (Linux: __check_heap_object() in
+ * mm/slub.c, called by mm/usercopy.c): a copy whose kernel side starts in
+ * a slab page must end inside the object it starts in, or it would leak
+ * or overwrite the next one. The page's size class is read without
+ * slab_lock: a caller copying its own object keeps the slab in use, and
+ * one racing a free of what it copies has a bug of its own.
+ */
+void __check_heap_object(const void *ptr, unsigned long n, bool to_user)
+{
+	struct slab *s = virt_to_slab(ptr);
+	struct kmem_cache *c;
+	unsigned long offset;
+	uint8_t cls;
+
+	if (!s)
+		return;
+	cls = __atomic_load_n(&s->cls, __ATOMIC_RELAXED);
+	if (!cls)
+		return;		/* not a slab page: a large kmalloc or any other page */
+	c = &kmalloc_caches[cls - 1];
+	offset = slab_object_offset(slab_address(s), (unsigned long)ptr, c->size);
+	if (!slab_object_holds(offset, n, c->size))
+		usercopy_abort("SLUB object", c->name, to_user, offset, n);
 }

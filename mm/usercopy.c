@@ -9,8 +9,9 @@
  *   - a real address: not 0-ish, not wrapping round the address space;
  *   - if on the current task's kernel stack, wholly inside it and inside
  *     one frame of the callers: never across a saved ebp and return address;
+ *   - if in a slab page (kmalloc's), wholly inside one object of its size
+ *     class (mm/slab.c's __check_heap_object(), as Linux's is mm/slub.c's);
  *   - not the kernel's text, and, for an overwrite, not its rodata either.
- * A heap object's size is not checked yet (mm/slab.c could tell it: ksize()).
  * `hardened_usercopy=off` turns all of it off (to show what it stops).
  */
 #include <ronx/compiler.h>
@@ -21,6 +22,7 @@
 #include <ronx/fpu.h>
 #include <ronx/bug.h>
 #include <ronx/uaccess.h>
+#include <ronx/slab.h>
 
 /* Written by the boot option only: no bug can turn the checks off later. */
 static bool enable_checks __ro_after_init = true;
@@ -153,5 +155,6 @@ noinline void check_object_size(const void *ptr, unsigned long n, bool to_user)
 		__asm__ volatile("mov %%esp, %0" : "=r"(sp));
 		usercopy_abort("process stack", 0, to_user, sp - p, n);
 	}
+	__check_heap_object(ptr, n, to_user);
 	check_kernel_image_object(p, n, to_user);
 }

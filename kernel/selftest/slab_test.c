@@ -130,6 +130,26 @@ KTEST(slab, many_objects_and_pages_back)
 		  nr_free_pages(), before);
 }
 
+/* meminfo's SlabEmpty: pages of slabs no object lives in, and only those. */
+KTEST(slab, empty_slabs_are_counted)
+{
+	char *p;
+
+	kmem_cache_shrink_all();
+	KT_EXPECT(t, kmem_cache_empty_pages() == 0, "%lu empty slabs after a shrink",
+		  kmem_cache_empty_pages());
+	p = kmalloc(512, GFP_KERNEL);
+	KT_EXPECT(t, p, "kmalloc(512) failed");
+	if (!p)
+		return;
+	KT_EXPECT(t, kmem_cache_empty_pages() == 0, "p's slab counted empty while p lives");
+	kfree(p);
+	KT_EXPECT(t, kmem_cache_empty_pages() == 1, "%lu empty slabs after the kfree, not 1",
+		  kmem_cache_empty_pages());
+	kmem_cache_shrink_all();
+	KT_EXPECT(t, kmem_cache_empty_pages() == 0, "the empty slab still counted after a shrink");
+}
+
 KTEST(slab, large_allocations_are_pages)
 {
 	unsigned long before = nr_free_pages();

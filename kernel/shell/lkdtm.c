@@ -18,6 +18,7 @@
 #include <ronx/smap.h>
 #include <ronx/user_demo.h>
 #include <ronx/syscall.h>
+#include <ronx/slab.h>
 
 #define RET 0xc3
 
@@ -72,6 +73,19 @@ static void lkdtm_EXEC_STACK(void)
 
 /* What a demo took, so that it can be given back after the oops. */
 static unsigned long demo_page, demo_mapping;
+void *lkdtm_objects[LKDTM_OBJECTS];
+
+/*
+ * The objects are freed; a slab left empty stays with its class for the
+ * next kmalloc (meminfo counts it in SlabEmpty, not PagesFree).
+ */
+static void release_demo_objects(void)
+{
+	for (int i = 0; i < LKDTM_OBJECTS; i++) {
+		kfree(lkdtm_objects[i]);
+		lkdtm_objects[i] = 0;
+	}
+}
 
 static void release_demo_memory(void)
 {
@@ -81,16 +95,20 @@ static void release_demo_memory(void)
 	if (demo_page)
 		free_page(demo_page);
 	demo_page = demo_mapping = 0;
+	release_demo_objects();
 }
 
+/* A kmalloc object lies in the direct map, RW+NX like all of it. */
 static void lkdtm_EXEC_KMALLOC(void)
 {
-	unsigned char *p;
+	unsigned char *p = lkdtm_objects[0] = kmalloc(64, GFP_KERNEL);
 
-	demo_page = alloc_page();
-	p = __va(demo_page);
+	if (!p) {
+		pr_err("lkdtm: no memory for the object\n");
+		return;
+	}
 	p[0] = RET;
-	exec_at(p, "a page from the allocator");
+	exec_at(p, "a kmalloc object");
 }
 
 static void lkdtm_EXEC_VMALLOC(void)
@@ -174,7 +192,7 @@ static const struct crashtype crashtypes[] = {
 	{ "WRITE_KERN", lkdtm_WRITE_KERN, "write to kernel text: RO+X" },
 	{ "EXEC_DATA", lkdtm_EXEC_DATA, "execute from .data: NX" },
 	{ "EXEC_STACK", lkdtm_EXEC_STACK, "execute from the stack: NX" },
-	{ "EXEC_KMALLOC", lkdtm_EXEC_KMALLOC, "execute from an allocated page: NX" },
+	{ "EXEC_KMALLOC", lkdtm_EXEC_KMALLOC, "execute from a kmalloc object: NX" },
 	{ "EXEC_VMALLOC", lkdtm_EXEC_VMALLOC, "execute from a freshly mapped page: NX" },
 	{ "EXEC_RODATA", lkdtm_EXEC_RODATA, "execute from .rodata: RO+NX" },
 	{ "EXEC_NULL", lkdtm_EXEC_NULL, "execute at address 0: not mapped" },

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * LKDTM's usercopy crash types (Linux: drivers/misc/lkdtm/usercopy.c) that
- * need no heap: each does a good copy, then a bad one that hardened
- * usercopy (mm/usercopy.c) must stop with its report and a BUG(). The
+ * LKDTM's usercopy crash types (Linux: drivers/misc/lkdtm/usercopy.c): each
+ * does a good copy, then a bad one that hardened usercopy (mm/usercopy.c)
+ * must stop with its report and a BUG(). The
  * user side is the shell's demo page (kernel/shell/user_demo.c), as
  * Linux's LKDTM maps a page into the process that asked. Booted with
  * hardened_usercopy=off the bad copy goes through and the demo says FAIL.
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
+#include <ronx/string.h>
 #include <ronx/printk.h>
 #include <ronx/sched.h>
 #include <ronx/mm_types.h>
 #include <ronx/uaccess.h>
 #include <ronx/user_demo.h>
+#include <ronx/slab.h>
 #include <ronx/lkdtm.h>
 
 /* Never 0 as far as the compiler knows: it cannot see the copies' sizes. */
@@ -137,3 +139,68 @@ static void lkdtm_USERCOPY_KERNEL(void)
 }
 CRASHTYPE("USERCOPY_KERNEL", lkdtm_USERCOPY_KERNEL,
 	  "copy_to_user() of kernel text: hardened usercopy");
+
+/* One copy either way: the bytes not copied, as copy_*_user() returns them. */
+static unsigned long copy_user(bool to_user, void *kern, void __user *user, unsigned long n)
+{
+	return to_user ? copy_to_user(user, kern, n) : copy_from_user(kern, user, n);
+}
+
+/*
+ * Two kmalloc objects side by side (one, then two, from one slab); a copy
+ * of one's size from 16 bytes into one runs 16 bytes into two. Before it,
+ * two good copies: half the object from there (Linux's), and the whole
+ * object from its start, which ends exactly at its end. The objects are
+ * the shell's to free (lkdtm_objects): the bad copy oopses.
+ */
+static noinline void do_usercopy_slab_size(bool to_user)
+{
+	const char *way = to_user ? "to" : "from";
+	size_t size = unconst + 1024;
+	unsigned char *one, *two;
+	unsigned char __user *user_addr;
+
+	one = lkdtm_objects[0] = kmalloc(size, GFP_KERNEL);
+	two = lkdtm_objects[1] = kmalloc(size, GFP_KERNEL);
+	user_addr = map_user_demo_page(VM_READ | VM_WRITE, test_text, sizeof(test_text));
+	if (!one || !two || !user_addr) {
+		pr_warn("lkdtm: Failed to allocate kernel or user memory\n");
+		return;
+	}
+	if (two < one) {	/* one below two: a free list in any order still gives neighbours */
+		one = two;
+		two = lkdtm_objects[0];
+	}
+	memset(one, 'A', size);
+	memset(two, 'B', size);
+	pr_info("lkdtm: objects %p and %p, %u bytes each\n", one, two, (unsigned)size);
+	pr_info("lkdtm: attempting good copy_%s_user of correct size\n", way);
+	if (copy_user(to_user, one + 16, user_addr + 16, size / 2) ||
+	    copy_user(to_user, one, user_addr, size)) {
+		pr_warn("lkdtm: copy_%s_user failed unexpectedly?!\n", way);
+		return;
+	}
+	pr_info("lkdtm: attempting bad copy_%s_user of too large size\n", way);
+	if (copy_user(to_user, one + 16, user_addr + 16, size)) {
+		pr_warn("lkdtm: copy_%s_user failed, but lacked Oops\n", way);
+		return;
+	}
+	if (!to_user)
+		pr_info("lkdtm: the next object now starts with 0x%02x, not 'B' (0x42)\n", two[0]);
+	pr_err("lkdtm: FAIL: bad usercopy not detected!\n");
+	went_through();
+}
+
+static void lkdtm_USERCOPY_HEAP_SIZE_TO(void)
+{
+	do_usercopy_slab_size(true);
+}
+CRASHTYPE("USERCOPY_HEAP_SIZE_TO", lkdtm_USERCOPY_HEAP_SIZE_TO,
+	  "copy_to_user() past a kmalloc object's end: hardened usercopy");
+
+static void lkdtm_USERCOPY_HEAP_SIZE_FROM(void)
+{
+	do_usercopy_slab_size(false);
+}
+CRASHTYPE("USERCOPY_HEAP_SIZE_FROM", lkdtm_USERCOPY_HEAP_SIZE_FROM,
+	  "copy_from_user() past a kmalloc object's end: hardened usercopy");

@@ -9,6 +9,7 @@
 #include <ronx/mm.h>
 #include <ronx/page_ref.h>
 #include <ronx/debug_pagealloc.h>
+#include <ronx/slab.h>
 
 static void print_log_line(const char *line, int level)
 {
@@ -36,6 +37,8 @@ static int cmd_meminfo(int argc, char **argv)
 	cprintf("PagesTotal: %8lu\n", total);
 	cprintf("PagesFree:  %8lu\n", free);
 	cprintf("PagesUsed:  %8lu\n", total - free);
+	/* kmalloc keeps one empty slab per size class: used, but no object lives there */
+	cprintf("SlabEmpty:  %8lu\n", kmem_cache_empty_pages());
 	cprintf("PageTables: %8lu\n", nr_pagetable_pages);
 	cprintf("PageFaults: %8lu\n", page_fault_count);
 	cprintf("Oopses:     %8lu\n", oops_count);

@@ -2,26 +2,37 @@
 """Hardened usercopy (issue 32 item 5, mm/usercopy.c) and LKDTM's
 USERCOPY_* crash types (item 7): each bad copy is stopped with Linux's
 usercopy_abort() line and a BUG(), the shell answers and a process still
-runs after them. Booted with hardened_usercopy=off the same copies go
+runs after them. The heap ones (USERCOPY_HEAP_SIZE_TO/FROM) copy 1024
+bytes from 16 bytes into a kmalloc-1024 object, after two good copies (half
+of it from there, all of it from its start), and their objects are freed
+after the oops: meminfo's PagesFree plus SlabEmpty is the same after them. Booted with hardened_usercopy=off the same copies go
 through (or fault on their own), which proves the check is what stops them."""
 import re
 
 from guest import Guest
 
 REPORT = re.compile(r"^usercopy: Kernel memory (exposure|overwrite) attempt detected (from|to) "
-                    r"(process stack|kernel text) \(offset (\d+), size (\d+)\)!$", re.M)
+                    r"(process stack|kernel text|SLUB object 'kmalloc-1024') \(offset (\d+), size (\d+)\)!$",
+                    re.M)
+HEAP = "SLUB object 'kmalloc-1024'"
 CASES = [  # crash type, Linux's words, where, size
     ("USERCOPY_STACK_FRAME_TO", "exposure", "from", "process stack", 32),
     ("USERCOPY_STACK_FRAME_FROM", "overwrite", "to", "process stack", 32),
     ("USERCOPY_STACK_BEYOND", "exposure", "from", "process stack", 32),
     ("USERCOPY_KERNEL", "exposure", "from", "kernel text", 4096),
+    ("USERCOPY_HEAP_SIZE_TO", "exposure", "from", HEAP, 1024),
+    ("USERCOPY_HEAP_SIZE_FROM", "overwrite", "to", HEAP, 1024),
 ]
 TEXT_AT = re.compile(r"lkdtm: attempting bad copy_to_user from kernel text: ([0-9a-f]{8})$", re.M)
 EXPECTED_OFF = "since this kernel was booted with hardened_usercopy=off"
 
 
 def pages_free(g):
-    return int(re.search(r"PagesFree:\s+(\d+)", g.command("meminfo")).group(1))
+    """PagesFree and the empty slabs kmalloc keeps (SlabEmpty): a heap demo's
+    freed objects may leave their slab with its class, empty; a leaked one
+    keeps it in use, and the sum one page short."""
+    out = g.command("meminfo")
+    return sum(int(re.search(r"%s:\s+(\d+)" % k, out).group(1)) for k in ("PagesFree", "SlabEmpty"))
 
 
 def runs_hello(t, g, when):
@@ -50,6 +61,15 @@ def test_usercopy_caught(t):
                 text = g.symbols()["_text"]
                 t.check(at and int(m.group(4)) == int(at.group(1), 16) - text,
                         "USERCOPY_KERNEL: the offset is the address's distance from _text", out[-1500:])
+            if where == HEAP:
+                way = "to_user" if name.endswith("_TO") else "from_user"
+                t.check(m and int(m.group(4)) == 16
+                        and "attempting good copy_%s of correct size" % way in out
+                        and "attempting bad copy_%s of too large size" % way in out
+                        and "unexpectedly" not in out,
+                        "%s: the good copies (half the object at offset 16, all of it from its "
+                        "start) go through; the bad one is refused at offset 16 in its object"
+                        % name, out[-1500:])
         runs_hello(t, g, "after %d usercopy oopses" % len(CASES))
         t.check(pages_free(g) == before, "no page leaked by the usercopy crash types")
         t.check(g.poweroff() == 1, "the kernel powers off cleanly after them")
@@ -66,4 +86,8 @@ def test_usercopy_off(t):
                        else "lkdtm: FAIL: bad" in out and EXPECTED_OFF in out)
             t.check(through and "usercopy:" not in out and "kernel BUG" not in out,
                     "[hardened_usercopy=off] %s is not stopped by usercopy" % name, out[-1500:])
+            if name == "USERCOPY_HEAP_SIZE_FROM":
+                t.check("lkdtm: the next object now starts with 0x00, not 'B' (0x42)" in out,
+                        "[hardened_usercopy=off] USERCOPY_HEAP_SIZE_FROM overwrites the next "
+                        "object (its first byte is the user page's, 0)", out[-1500:])
         runs_hello(t, g, "under hardened_usercopy=off")

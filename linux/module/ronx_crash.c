@@ -26,7 +26,7 @@
 #include <linux/string.h>
 
 #define TAG "ronx-crash: "
-#define OBJ_SIZE 512		/* ronx's and Linux's kmalloc-512 */
+#define OBJ_SIZE 1024		/* kmalloc-1024 on both kernels */
 #define COPY_SIZE 32
 
 static volatile size_t zero;
@@ -57,7 +57,11 @@ static bool copy_between(void *kern, size_t n, bool to_user)
 	return done;
 }
 
-/* An object of OBJ_SIZE, copied with twice its size: it runs into its neighbour. */
+/*
+ * An object of OBJ_SIZE, copied from 16 bytes in: half of it is a good
+ * copy, OBJ_SIZE bytes run 16 bytes into the next object (LKDTM's shape,
+ * and ronx's crash does the same, so both lines can be set side by side).
+ */
 static bool heap_size(bool to_user)
 {
 	char *obj = kmalloc(OBJ_SIZE, GFP_KERNEL);
@@ -66,11 +70,12 @@ static bool heap_size(bool to_user)
 	if (!obj)
 		return false;
 	memset(obj, 'r', OBJ_SIZE);
-	pr_info(TAG "good copy of the object's own %d bytes\n", OBJ_SIZE);
-	if (!copy_between(obj, zero + OBJ_SIZE, to_user))
+	pr_info(TAG "good copy of %d bytes from 16 bytes into a %d-byte object\n",
+		OBJ_SIZE / 2, OBJ_SIZE);
+	if (!copy_between(obj + 16, zero + OBJ_SIZE / 2, to_user))
 		pr_info(TAG "the good copy failed\n");
-	pr_info(TAG "bad copy of %d bytes from a %d-byte object\n", 2 * OBJ_SIZE, OBJ_SIZE);
-	done = copy_between(obj, zero + 2 * OBJ_SIZE, to_user);
+	pr_info(TAG "bad copy of %d bytes from 16 bytes into it\n", OBJ_SIZE);
+	done = copy_between(obj + 16, zero + OBJ_SIZE, to_user);
 	kfree(obj);
 	return done;
 }

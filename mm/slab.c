@@ -37,6 +37,7 @@
 #include <ronx/panic.h>
 #include <ronx/mm.h>
 #include <ronx/slab.h>
+#include <ronx/kfence.h>
 
 struct slab {			/* one per page frame */
 	void *freelist;		/* a slab's first free object */
@@ -227,6 +228,10 @@ void *kmalloc(size_t size, unsigned flags)
 	if (size > KMALLOC_MAX_CACHE_SIZE)
 		return kmalloc_large(size);
 	cls = size_index(size);
+	/* every Nth, with kfence.sample_interval=N: a page of its own between guards */
+	obj = kfence_alloc(size, kmalloc_caches[cls].size);
+	if (obj)
+		return obj;
 	spin_lock_irqsave(&slab_lock, irq);
 	obj = take_object(cls);
 	spin_unlock_irqrestore(&slab_lock, irq);
@@ -334,6 +339,10 @@ void kfree(const void *p)
 
 	if (!p)
 		return;
+	if (is_kfence_address(p)) {
+		kfence_free(p);
+		return;
+	}
 	spin_lock_irqsave(&slab_lock, flags);
 	if (!valid_object(s, p)) {
 		slab_stats.bad_frees++;
@@ -357,6 +366,8 @@ size_t ksize(const void *p)
 {
 	struct slab *s = virt_to_slab(p);
 
+	if (is_kfence_address(p))
+		return kfence_ksize(p);
 	if (!p || !s)
 		return 0;
 	if (s->large)

@@ -25,15 +25,17 @@
  * kfence_handle_page_fault() prints KFENCE's report: what, where, the
  * faulting stack, the object, and where it was allocated and freed.
  * Then, as Linux's kfence_unprotect(), it maps the page again and the
- * access goes on: the kernel keeps running. The object's next kmalloc
- * puts its guards back.
+ * access goes on: the kernel keeps running. The object's kfree puts its
+ * guards back (Linux leaves them mapped).
  *
  * Locking: kfence_lock guards the metadata, the free list and the
- * present bits of the pool's ptes; it is taken alone. A page is made
- * absent under it and every CPU's TLB flushed after it is given back
- * (the shootdown takes call_lock): until the flush another CPU may still
- * reach the page through a stale entry, which only misses a report.
- * Making a page present needs no flush (no CPU caches an absent pte).
+ * present bits of the pool's ptes. Nothing but console_lock is taken
+ * inside it, so the page-fault handler may take it under any lock. kfree
+ * makes a page absent under it and flushes every CPU's TLB after giving
+ * it back (the shootdown takes call_lock, as a free under debug_pagealloc
+ * does): until then another CPU may still reach the page through a stale
+ * entry, which only misses a report. kmalloc sends no shootdown. Making a
+ * page present needs no flush (no CPU caches an absent pte).
  */
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
@@ -216,13 +218,26 @@ static void fifo_put(unsigned long obj)
 	fifo[(fifo_head + fifo_len++) % KFENCE_NUM_OBJECTS] = (uint16_t)obj;
 }
 
-/* Its guard pages absent again, if a report mapped one; true if a flush is due. */
-static bool protect_guards(unsigned long obj)
+/* The guards around an object page absent again, if a report mapped one; true if a flush is due. */
+static bool protect_guards(unsigned long page)
 {
-	unsigned long page = kfence_object_page(obj);
 	bool left = protect(page - 1), right = protect(page + 1);
 
 	return left || right;
+}
+
+/*
+ * kmalloc sends no shootdown (it may run where call_lock may not be
+ * taken): a guard a report mapped is made absent again with this CPU's
+ * flush alone. Another CPU's stale entry can only miss a report until
+ * its TLB drops it; the object's kfree flushes every CPU.
+ */
+static void protect_guards_local(unsigned long page)
+{
+	if (protect_guards(page)) {
+		__flush_tlb_one(page_va(page - 1));
+		__flush_tlb_one(page_va(page + 1));
+	}
 }
 
 /* size <= PAGE_SIZE bytes from the pool, if this kmalloc is sampled and an object is free. */
@@ -230,7 +245,6 @@ void *kfence_alloc(size_t size, unsigned cache_size)
 {
 	struct kfence_metadata *m;
 	unsigned long flags, page;
-	bool flush;
 	long obj;
 
 	if (size > PAGE_SIZE || !should_sample())
@@ -244,7 +258,7 @@ void *kfence_alloc(size_t size, unsigned cache_size)
 	}
 	m = &meta[obj];
 	page = kfence_object_page(obj);
-	flush = protect_guards(obj);
+	protect_guards_local(page);
 	unprotect(page);
 	m->addr = kfence_place(page_va(page), size, next_right++ & 1);
 	m->size = size;
@@ -258,8 +272,6 @@ void *kfence_alloc(size_t size, unsigned cache_size)
 	kfence_stats.allocated++;
 	kfence_stats.allocs++;
 	spin_unlock_irqrestore(&kfence_lock, flags);
-	if (flush)
-		flush_tlb_kernel_range(page_va(page - 1), page_va(page + 2));
 	return (void *)m->addr;
 }
 
@@ -508,12 +520,13 @@ void kfence_free(const void *p)
 	save_track(&m->free, (uint32_t)__builtin_frame_address(0));
 	page = (addr - __kfence_pool) / PAGE_SIZE;
 	flush = protect(page);
+	flush |= protect_guards(page);	/* put back, if a report mapped one */
 	fifo_put(meta_index(m));
 	kfence_stats.allocated--;
 	kfence_stats.frees++;
 	spin_unlock_irqrestore(&kfence_lock, flags);
 	if (flush)
-		flush_tlb_kernel_range(page_va(page), page_va(page + 1));
+		flush_tlb_kernel_range(page_va(page - 1), page_va(page + 2));
 }
 
 /* A KFENCE object's size is what kmalloc was asked for (as Linux's ksize()). */

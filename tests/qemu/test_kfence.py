@@ -87,14 +87,10 @@ def check_oob(t, g, tag, name, kind, side, pool):
     went_on(t, g, tag, name, out, "lkdtm: read 0x00: the kernel went on" if kind == "read"
             else "lkdtm: wrote: the kernel went on")
     pt = tlb(g)
-    hit, other = (o.right, o.left) if side == "right" else (o.left, o.right)
-    t.check(pt.lookup(o.page) is None and pt.lookup(other) is None,
-            tag + name + ": from outside (info tlb) the freed object's page 0x%08x and its "
-            "other guard 0x%08x are absent" % (o.page, other),
-            "page %r guard %r" % (pt.lookup(o.page), pt.lookup(other)))
-    t.check(pt.lookup(hit) is not None,
-            tag + name + ": the guard it hit (0x%08x) is mapped now, so the access could "
-            "complete (Linux's kfence_unprotect)" % hit)
+    t.check(all(pt.lookup(va) is None for va in (o.left, o.page, o.right)),
+            tag + name + ": from outside (info tlb) the freed object's page 0x%08x and both "
+            "guards are absent (the one it hit put back by kfree)" % o.page,
+            [(hex(va), pt.lookup(va) is not None) for va in (o.left, o.page, o.right)])
     t.check(not mapped_at(pt, o.phys),
             tag + name + ": from outside, the freed object's frame 0x%08x is mapped at no "
             "address (not in the direct map)" % o.phys,
@@ -117,6 +113,11 @@ def check_uaf(t, g, tag, name, kind):
             "the allocation and the free stacks" % o.k, out[-1500:])
     went_on(t, g, tag, name, out, "lkdtm: read 0x6b: the kernel went on" if kind == "read"
             else "lkdtm: wrote: the kernel went on")
+    pt = tlb(g)
+    t.check(pt.lookup(o.page) is not None and pt.lookup(o.left) is None,
+            tag + name + ": from outside, the freed page 0x%08x is mapped now, so the access "
+            "could complete (Linux's kfence_unprotect); its guard is not" % o.page,
+            [(hex(va), pt.lookup(va) is not None) for va in (o.left, o.page)])
     return o
 
 

@@ -90,7 +90,7 @@ def check_oob(t, g, tag, name, kind, side, pool):
     t.check(all(pt.lookup(va) is None for va in (o.left, o.page, o.right)),
             tag + name + ": from outside (info tlb) the freed object's page 0x%08x and both "
             "guards are absent (the one it hit put back by kfree)" % o.page,
-            [(hex(va), pt.lookup(va) is not None) for va in (o.left, o.page, o.right)])
+            str([(hex(va), pt.lookup(va) is not None) for va in (o.left, o.page, o.right)]))
     t.check(not mapped_at(pt, o.phys),
             tag + name + ": from outside, the freed object's frame 0x%08x is mapped at no "
             "address (not in the direct map)" % o.phys,
@@ -117,7 +117,7 @@ def check_uaf(t, g, tag, name, kind):
     t.check(pt.lookup(o.page) is not None and pt.lookup(o.left) is None,
             tag + name + ": from outside, the freed page 0x%08x is mapped now, so the access "
             "could complete (Linux's kfence_unprotect); its guard is not" % o.page,
-            [(hex(va), pt.lookup(va) is not None) for va in (o.left, o.page)])
+            str([(hex(va), pt.lookup(va) is not None) for va in (o.left, o.page)]))
     return o
 
 

@@ -140,6 +140,7 @@ def kfence_lane(t, tag, extra=()):
     with Guest("kfence " + tag, cmdline="kfence.sample_interval=1", extra=list(extra)) as g:
         g.wait_ready()
         tag = "[%s] " % tag
+        t.ktap(g.command("selftest kfence", timeout=300), "selftest kfence " + tag.strip())
         m = INIT.search(g.out)
         t.check(m, tag + "the boot says KFENCE is on, with its pool", g.out[-2000:])
         if not m:
@@ -149,8 +150,9 @@ def kfence_lane(t, tag, extra=()):
                 tag + "the pool is 2 MiB, 2 MiB-aligned: one page table")
         pt = tlb(g)
         present = [hex(va) for va, mp in pt.pages(pool[0], pool[1]) if mp]
-        t.check(not present, tag + "from outside (info tlb), before any kmalloc, not one page "
-                "of the pool is mapped: guards and unused objects", "present: %s" % present[:8])
+        t.check(not present, tag + "from outside (info tlb), after the self-tests freed every "
+                "object, not one page of the pool is mapped: guards and free objects",
+                "present: %s" % present[:8])
         listing = g.command("crash")
         for name in NAMES:
             t.check(re.search(r"^\s+%s\s" % name, listing, re.M), tag + "crash lists " + name)
@@ -192,6 +194,20 @@ def test_kfence_smp2(t):
     kfence_lane(t, "interval 1 smp 2", ["-smp", "2"])
 
 
+def test_kfence_interval3(t):
+    """N > 1: every third kmalloc (the self-test counts them), the crash types still find one."""
+    with Guest("kfence interval 3", cmdline="kfence.sample_interval=3") as g:
+        g.wait_ready()
+        t.check("sample interval 3 allocations" in g.out, "[interval 3] the boot says N is 3",
+                g.out[-1500:])
+        t.ktap(g.command("selftest kfence", timeout=300), "selftest kfence [interval 3]")
+        out = g.command("crash KFENCE_UAF_WRITE")
+        t.check(re.search(r"^BUG: KFENCE: use-after-free write in lkdtm_KFENCE_UAF_WRITE\+", out,
+                          re.M) and "lkdtm: wrote: the kernel went on" in out,
+                "[interval 3] KFENCE_UAF_WRITE is reported and the kernel goes on", out[-1500:])
+        t.check(g.poweroff() == 1, "[interval 3] the kernel powers off cleanly")
+
+
 def test_kfence_off(t):
     with Guest("kfence off", cmdline="kfence.sample_interval=0") as g:
         g.wait_ready()
@@ -199,6 +215,9 @@ def test_kfence_off(t):
         out = g.command("kfence")
         t.check("enabled: 0" in out and re.search(r"^total allocations: 0$", out, re.M),
                 "[off] kfence says it is off, nothing allocated", out)
+        out = g.command("selftest kfence")
+        t.check(out.count("# SKIP booted without kfence.sample_interval") == 3,
+                "[off] the KFENCE self-tests say they are skipped, and why", out)
         out = g.command("crash KFENCE_OOB_READ")
         t.check("lkdtm: KFENCE is off: boot with kfence.sample_interval=N" in out
                 and "BUG: KFENCE" not in out, "[off] the crash type says KFENCE is off", out)

@@ -355,7 +355,7 @@ static const char *const line_names[] = {
 /* Linux ends each report with the CPU and task it happened on. */
 static void report_end(void)
 {
-	pr_err("\nCPU: %d PID: %d Comm: %s\n", smp_processor_id(), current ? current->pid : 0,
+	pr_err("\nCPU: %d PID: %d Comm: %pE\n", smp_processor_id(), current ? current->pid : 0,
 	       current ? current->comm : "swapper");
 	pr_err("==================================================================\n");
 }

@@ -352,6 +352,14 @@ static const char *const line_names[] = {
 	[KFENCE_ERROR_INVALID] = "Invalid",
 };
 
+/* "BUG: KFENCE: out-of-bounds read in FN", under a rule: every report begins so. */
+static void report_start(const char *what, const char *fn)
+{
+	kfence_stats.bugs++;
+	pr_err("==================================================================\n");
+	pr_err("BUG: KFENCE: %s in %s\n\n", what, fn);
+}
+
 /* Linux ends each report with the CPU and task it happened on. */
 static void report_end(void)
 {
@@ -370,12 +378,11 @@ static void report_fault(unsigned long addr, const struct trap_frame *f,
 	const char *access = (f->error_code & X86_PF_WRITE) ? "write" : "read";
 	unsigned long stack[KFENCE_STACK_DEPTH];
 	int depth = stack_trace_save_fp(f->ebp, stack, KFENCE_STACK_DEPTH);
-	char fn[96], where[48];
+	char fn[96], where[48], what[32];
 
 	sprint_symbol(fn, sizeof(fn), f->eip);
-	kfence_stats.bugs++;
-	pr_err("==================================================================\n");
-	pr_err("BUG: KFENCE: %s %s in %s\n\n", bug_names[type], access, fn);
+	snprintf(what, sizeof(what), "%s %s", bug_names[type], access);
+	report_start(what, fn);
 	if (m) {
 		where_in(where, sizeof(where), addr, m);
 		pr_err("%s %s at 0x%08lx (%s):\n", line_names[type], access, addr, where);
@@ -451,9 +458,7 @@ static void report_corruption(const struct kfence_metadata *m, uint8_t *bad, uin
 		n += snprintf(bytes + n, sizeof(bytes) - n, *p == kfence_canary((unsigned long)p) ?
 			      " ." : " 0x%02x", *p);
 	sprint_backtrace(fn, sizeof(fn), stack[0]);
-	kfence_stats.bugs++;
-	pr_err("==================================================================\n");
-	pr_err("BUG: KFENCE: memory corruption in %s\n\n", fn);
+	report_start(bug_names[KFENCE_ERROR_CORRUPTION], fn);
 	pr_err("Corrupted memory at 0x%08lx [%s ] (in kfence-#%ld):\n", (unsigned long)bad, bytes,
 	       meta_index(m));
 	print_stack(stack, depth);
@@ -468,9 +473,7 @@ static void report_invalid_free(unsigned long addr, const struct kfence_metadata
 	char fn[96];
 
 	sprint_backtrace(fn, sizeof(fn), stack[0]);
-	kfence_stats.bugs++;
-	pr_err("==================================================================\n");
-	pr_err("BUG: KFENCE: invalid free in %s\n\n", fn);
+	report_start(bug_names[KFENCE_ERROR_INVALID_FREE], fn);
 	pr_err("Invalid free of 0x%08lx (in kfence-#%ld):\n", addr, meta_index(m));
 	print_stack(stack, depth);
 	pr_err("\n");

@@ -34,6 +34,7 @@
 #include <ronx/vmap_stack.h>
 #include <ronx/stackprotector.h>
 #include <ronx/slab.h>
+#include <ronx/kfence.h>
 
 extern const struct boot_param __start_boot_params[], __stop_boot_params[];
 
@@ -133,6 +134,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	page_alloc_init();
 	paging_init();
 	kmem_cache_init();
+	kfence_init();		/* one CPU: its flush is every CPU's */
 	setup_cpu_entry_areas();	/* GDT, TSS, IDT at a fixed address */
 	initrd_init();
 	sort_kernel_exports();

@@ -28,26 +28,43 @@ static void print_return_address(unsigned long addr)
 	printk(KERN_EMERG " %08lx %s\n", addr, buf);
 }
 
-/* Follow saved frame pointers (the kernel keeps them) while they look sane. */
-static void show_trace(uint32_t ebp)
+/*
+ * Follow saved frame pointers (the kernel keeps them) while they look
+ * sane: up to max return addresses into store, the innermost first.
+ * Each word is read with probe_read(), so a bad chain ends the walk
+ * instead of faulting. KFENCE keeps an allocation's and a free's this way.
+ */
+int stack_trace_save_fp(uint32_t ebp, unsigned long *store, int max)
 {
-	printk(KERN_EMERG "Call Trace:\n");
-	for (int depth = 0; depth < 16 && ebp >= PAGE_OFFSET; depth++) {
+	int n = 0;
+
+	while (n < max && ebp >= PAGE_OFFSET) {
 		unsigned char b[8];
 		uint32_t next, ret;
 
 		for (int i = 0; i < 8; i++)
 			if (probe_read((char *)ebp + i, &b[i]))
-				return;
+				return n;
 		next = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
 		ret = b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24;
 		if (!ret)
-			return;
-		print_return_address(ret);
+			return n;
+		store[n++] = ret;
 		if (next <= ebp)
-			return;
+			return n;
 		ebp = next;
 	}
+	return n;
+}
+
+static void show_trace(uint32_t ebp)
+{
+	unsigned long trace[16];
+	int n = stack_trace_save_fp(ebp, trace, 16);
+
+	printk(KERN_EMERG "Call Trace:\n");
+	for (int i = 0; i < n; i++)
+		print_return_address(trace[i]);
 }
 
 static void show_regs(const struct trap_frame *f)

@@ -70,8 +70,9 @@ static pteval_t *direct_map_pte(unsigned long pa)
  * Sets or clears the present bit, and nothing else, in one cmpxchg8b:
  * the entry may change meanwhile (CPA on a neighbour is another entry,
  * but a lost race on this one is retried). Returns whether it changed.
+ * KFENCE (mm/kfence.c) flips its pool's pages with it too.
  */
-static bool set_present(pteval_t *pte, bool present)
+bool set_pte_present(pteval_t *pte, bool present)
 {
 	pteval_t old = *(volatile pteval_t *)pte, new, seen;
 
@@ -94,7 +95,7 @@ static unsigned long flip_pages(unsigned long pa, unsigned long n, bool enable)
 	for (unsigned long i = 0; i < n; i++) {
 		pteval_t *pte = direct_map_pte(pa + i * PAGE_SIZE);
 
-		if (pte && set_present(pte, enable))
+		if (pte && set_pte_present(pte, enable))
 			changed++;
 	}
 	return changed;

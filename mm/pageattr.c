@@ -31,6 +31,7 @@
 #include <ronx/pageattr.h>
 #include <ronx/shell.h>
 #include <ronx/debug_pagealloc.h>
+#include <ronx/kfence.h>
 
 #define CPA_FLUSH_CEILING	TLB_FLUSH_CEILING	/* more pages than this: flush everything */
 
@@ -235,10 +236,12 @@ static void count_flush(const struct cpa_request *cpa, uint64_t cycles)
  * always need ptes (mm/init.c; the image sits anywhere under KASLR).
  * Never under debug_pagealloc: each page of the direct map must keep a
  * pte of its own to leave the map when it is freed (mm/debug_pagealloc.c).
+ * Nor KFENCE's pool, whose page table mm/kfence.c keeps pointers into.
  */
 static bool collapsible_region(unsigned long va)
 {
-	return !debug_pagealloc_enabled() && va >= PAGE_OFFSET + PMD_SIZE && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
+	return !debug_pagealloc_enabled() && !is_kfence_address((void *)va) &&
+	       va >= PAGE_OFFSET + PMD_SIZE && va < PAGE_OFFSET + (max_low_pfn << PAGE_SHIFT) &&
 	       (va + PMD_SIZE <= (unsigned long)_text || va >= PFN_ALIGN(_end));
 }
 

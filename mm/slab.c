@@ -38,6 +38,7 @@
 #include <ronx/mm.h>
 #include <ronx/slab.h>
 #include <ronx/uaccess.h>
+#include <ronx/kfence.h>
 
 struct slab {			/* one per page frame */
 	void *freelist;		/* a slab's first free object */
@@ -228,6 +229,10 @@ void *kmalloc(size_t size, unsigned flags)
 	if (size > KMALLOC_MAX_CACHE_SIZE)
 		return kmalloc_large(size);
 	cls = size_index(size);
+	/* every Nth, with kfence.sample_interval=N: a page of its own between guards */
+	obj = kfence_alloc(size, kmalloc_caches[cls].size);
+	if (obj)
+		return obj;
 	spin_lock_irqsave(&slab_lock, irq);
 	obj = take_object(cls);
 	spin_unlock_irqrestore(&slab_lock, irq);
@@ -335,6 +340,10 @@ void kfree(const void *p)
 
 	if (!p)
 		return;
+	if (is_kfence_address(p)) {
+		kfence_free(p);
+		return;
+	}
 	spin_lock_irqsave(&slab_lock, flags);
 	if (!valid_object(s, p)) {
 		slab_stats.bad_frees++;
@@ -358,6 +367,8 @@ size_t ksize(const void *p)
 {
 	struct slab *s = virt_to_slab(p);
 
+	if (is_kfence_address(p))
+		return kfence_ksize(p);
 	if (!p || !s)
 		return 0;
 	if (s->large)
@@ -408,6 +419,22 @@ unsigned long kmem_cache_empty_pages(void)
  * slab_lock: a caller copying its own object keeps the slab in use, and
  * one racing a free of what it copies has a bug of its own.
  */
+/* A copy at a KFENCE object, held to its size class as a slab object is (Linux does both). */
+static void check_kfence_object(const void *ptr, unsigned long n, bool to_user)
+{
+	unsigned long offset;
+	unsigned size;
+
+	if (!kfence_object_extent(ptr, &offset, &size))
+		return;
+	if (slab_object_holds(offset, n, size))
+		return;
+	for (int i = 0; i < NR_KMALLOC_CLASSES; i++)
+		if (kmalloc_caches[i].size == size)
+			usercopy_abort("SLUB object", kmalloc_caches[i].name, to_user, offset, n);
+	usercopy_abort("SLUB object", "kmalloc", to_user, offset, n);
+}
+
 void __check_heap_object(const void *ptr, unsigned long n, bool to_user)
 {
 	struct slab *s = virt_to_slab(ptr);
@@ -415,6 +442,10 @@ void __check_heap_object(const void *ptr, unsigned long n, bool to_user)
 	unsigned long offset;
 	uint8_t cls;
 
+	if (is_kfence_address(ptr)) {
+		check_kfence_object(ptr, n, to_user);
+		return;
+	}
 	if (!s)
 		return;
 	cls = __atomic_load_n(&s->cls, __ATOMIC_RELAXED);

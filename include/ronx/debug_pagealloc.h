@@ -39,6 +39,8 @@ bool debug_pagealloc_free_page_hit(unsigned long va);
 #include <ronx/pgtable_types.h>
 /* CPA (mm/pageattr.c): the pte of a free page taken out of the direct map at va, or NULL */
 pteval_t *debug_pagealloc_lookup(unsigned long va);
+/* The present bit alone, in one cmpxchg (no flush): whether it changed. */
+bool set_pte_present(pteval_t *pte, bool present);
 
 /* What it has done since boot (meminfo). */
 struct debug_pagealloc_stats {

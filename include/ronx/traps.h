@@ -71,6 +71,7 @@ void trap_dispatch(struct trap_frame *f);
 void do_page_fault(struct trap_frame *f);
 void recover_quietly(const struct trap_frame *f, unsigned long cr2);
 void die(const char *what, struct trap_frame *f, unsigned long cr2);
+int stack_trace_save_fp(uint32_t ebp, unsigned long *store, int max);	/* kernel/oops.c */
 bool fixup_exception(struct trap_frame *f);
 bool do_debug(struct trap_frame *f);
 bool search_exception_tables(uint32_t ip);

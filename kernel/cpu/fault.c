@@ -30,6 +30,7 @@
 #include <ronx/memory.h>
 #include <ronx/stagestat.h>
 #include <ronx/debug_pagealloc.h>
+#include <ronx/kfence.h>
 
 unsigned long page_fault_count;
 
@@ -172,6 +173,9 @@ void do_page_fault(struct trap_frame *f)
 	if (fixup_exception(f))
 		return;
 	recover_quietly(f, address);
+	/* KFENCE's pool: reported, the page mapped, and the access retried (mm/kfence.c) */
+	if (kfence_handle_page_fault(address, f))
+		return;
 	/* the page below or above the kernel stack: reported off the stack (kernel/cpu/doublefault.c) */
 	if (!user_mode(f) && stack_guard_hit(current, address))
 		stack_overflow_oops(f, address, "kernel stack overflow (page fault)");

@@ -218,7 +218,7 @@ def watched_run(ctx, g, line, timeout=30, reads_only=False):
     read (no W bit in its error code), for a program whose writes before
     it take faults of their own (an anonymous page's frame comes on its
     first touch)."""
-    from watch import Watch, faults
+    from watch import Watch
 
     def wanted(ev):
         return ev.kind == "#PF" and ev.user and not (reads_only and ev.err & 2)

@@ -96,10 +96,10 @@ class Watch:
             self.names[addr] = name
         self.on_fault = on_fault
 
-    def _event(self, stub, reply, pf=None, quiet=False):
+    def _event(self, stub, reply, pf=None, quiet=False, regs=None):
         m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
         cpu = int(m.group(1), 16) - 1 if m else 0
-        regs = stub.regs()
+        regs = regs or stub.regs()
         ev = Event(pf or self.names.get(regs["eip"], "0x%08x" % regs["eip"]), cpu, regs["eip"])
         if ev.kind == "#PF":
             esp = regs["esp"]
@@ -136,14 +136,14 @@ class Watch:
                 reply = stub.next_stop(0.02)
                 if reply is not None:
                     ev = None
+                    regs = stub.regs()      # once per stop: the event and cont() use them
                     w = re.search(r"[ar]?watch:([0-9a-f]+)", reply)
                     if w:
                         m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
-                        ev = Event("read", int(m.group(1), 16) - 1 if m else 0,
-                                   stub.regs()["eip"])
+                        ev = Event("read", int(m.group(1), 16) - 1 if m else 0, regs["eip"])
                         ev.cr2 = int(w.group(1), 16)
-                    elif stub.regs()["eip"] in self.names:
-                        ev = self._event(stub, reply)
+                    elif regs["eip"] in self.names:
+                        ev = self._event(stub, reply, regs=regs)
                     if ev is not None:
                         events.append(ev)
                         if loop.add(ev):
@@ -153,7 +153,7 @@ class Watch:
                             watching = False
                             self._unwatch(stub)
                             unwatched = time.monotonic()
-                    stub.cont()
+                    stub.cont(regs["eip"])
                 elif not watching and not probed and time.monotonic() - unwatched >= PROBE_AFTER:
                     # still running after what the caller needed: a fault loop?
                     probed = True
@@ -197,11 +197,12 @@ class Watch:
                 reply = stub.next_stop(0.02)
                 if reply is None:
                     continue
-                if stub.regs()["eip"] == pf:
-                    hit = loop.add(self._event(stub, reply, pf="#PF", quiet=True))
+                regs = stub.regs()
+                if regs["eip"] == pf:
+                    hit = loop.add(self._event(stub, reply, pf="#PF", quiet=True, regs=regs))
                     if hit:
                         return hit
-                stub.cont()
+                stub.cont(regs["eip"])
             return None
         finally:
             stub.stop()

@@ -117,25 +117,42 @@ def died(out):
     return "no end line; it printed:\n" + out[-400:]
 
 
-def start_background(g, line, ready, timeout=20):
+def start_background(g, line, ready, timeout=20, ctx=None):
     """Runs `run LINE &`; waits until the program prints the regex ready;
-    returns (pid, cr3 from ps, the match). CheckFailed if it dies first."""
+    returns (pid, cr3 from ps, the match). CheckFailed if it dies first,
+    or (given ctx) if QEMU sees it take the same page fault again and
+    again (labs/watch.py fault_loop(): a program that never gets past a
+    fault is told at once, not at the timeout)."""
+    from watch import PROBE_AFTER, fault_loop, looping
     start = len(g.guest.out)
     out = g.sh("run %s &" % line)
     m = re.search(r"^\[(\d+)\] ", out, re.M)
     if not m:
         raise CheckFailed("expected `run %s &` to start a process, found:\n%s" % (line, out[-400:]))
     pid = int(m.group(1))
-    deadline = time.monotonic() + timeout
+    t0 = time.monotonic()
+    deadline = t0 + timeout
+    probed = ctx is None
+
+    def ended(text):
+        return re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % pid, text,
+                         re.M) or re.search(r"\[%d\]: segfault at" % pid, text)
     while time.monotonic() < deadline:
         text = g.guest.out[start:]
         hit = re.search(ready, text, re.M)
         if hit:
             break
-        if re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % pid, text, re.M) or \
-                re.search(r"\[%d\]: segfault at" % pid, text):
+        if ended(text):
             raise CheckFailed("expected %s to run and print /%s/, found it ended: %s"
                               % (line.split()[0], ready, died(text)))
+        if not probed and time.monotonic() - t0 >= PROBE_AFTER:
+            probed = True
+            f = fault_loop(ctx, g, lambda: re.search(ready, g.guest.out[start:], re.M) or
+                           ended(g.guest.out[start:]), deadline - time.monotonic())
+            if f:
+                raise CheckFailed(looping(f, "expected %s to print /%s/, found it stuck"
+                                          % (line.split()[0], ready)))
+            continue
         time.sleep(0.05)
     else:
         raise CheckFailed("expected %s to print /%s/ within %ds, found:\n%s"
@@ -201,14 +218,18 @@ def watched_run(ctx, g, line, timeout=30, reads_only=False):
     read (no W bit in its error code), for a program whose writes before
     it take faults of their own (an anonymous page's frame comes on its
     first touch)."""
-    from watch import Watch, faults
+    from watch import Watch
+
+    def wanted(ev):
+        return ev.kind == "#PF" and ev.user and not (reads_only and ev.err & 2)
 
     def pte(ev):
-        if ev.user:
+        if wanted(ev):
             e = walk(g, ev.cr3, ev.cr2)
             ev.pte = e[2][2] if len(e) == 3 else None
-    out, events = Watch(ctx, g, on_fault=pte).run("run " + line, timeout)
-    user = [e for e in faults(events, user=True) if not (reads_only and e.err & 2)]
+    # only the first such fault is returned: the run goes on unwatched after it
+    out, events = Watch(ctx, g, on_fault=pte, until=wanted).run("run " + line, timeout)
+    user = [e for e in events if wanted(e)]
     return out, (user[0] if user else None)
 
 

@@ -15,6 +15,15 @@ page fault it did not take, nor make another CPU run the teacher's code.
 
 on_fault(event), if given, runs while the CPU is still stopped at the
 fault (to read the page tables as the CPU saw them: walk(), xp).
+until(event), if given, is the last event the caller needs: the line then
+runs on with no breakpoint (a program that grows its stack by 2000
+faults costs one stop, not 2000).
+
+A program stuck on a fault (the kernel returns to the instruction without
+resolving it) is told by counting: the same fault REPEATS times in a row
+in one address space fails the line at once, where waiting would only
+reach its time limit (fault_loop() watches a program started in the
+background the same way).
 """
 import re
 import time
@@ -71,8 +80,13 @@ def registers(text):
 
 
 class Watch:
-    def __init__(self, ctx, g, faults=True, calls=None, on_fault=None, reads=(), on_call=None):
+    def __init__(self, ctx, g, faults=True, calls=None, on_fault=None, reads=(), on_call=None,
+                 until=None):
         self.ctx, self.g = ctx, g
+        # until(event): the last event the caller needs; once it is seen the
+        # breakpoints go and the line runs to its end unwatched (a program
+        # that takes 2000 faults costs one stop, not 2000)
+        self.until = until
         self.on_call = on_call          # on_call(event, stub) at a call's stop, the CPU stopped
         self.reads = list(reads)        # addresses whose every read stops the CPU ("read")
         self.names = {}
@@ -82,18 +96,18 @@ class Watch:
             self.names[addr] = name
         self.on_fault = on_fault
 
-    def _event(self, stub, reply):
+    def _event(self, stub, reply, pf=None, quiet=False, regs=None):
         m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
         cpu = int(m.group(1), 16) - 1 if m else 0
-        regs = stub.regs()
-        ev = Event(self.names.get(regs["eip"], "0x%08x" % regs["eip"]), cpu, regs["eip"])
+        regs = regs or stub.regs()
+        ev = Event(pf or self.names.get(regs["eip"], "0x%08x" % regs["eip"]), cpu, regs["eip"])
         if ev.kind == "#PF":
             esp = regs["esp"]
             ev.err, ev.fault_ip, ev.cs = (stub.read32(esp), stub.read32(esp + 4),
                                           stub.read32(esp + 8) & 0xFFFF)
             r = registers(self.g.guest.monitor("info registers", cpu=cpu))
             ev.cr2, ev.cr3 = r.get("CR2"), r.get("CR3", 0) & 0xFFFFFFE0
-            if self.on_fault:
+            if self.on_fault and not quiet:
                 self.on_fault(ev)
         else:
             ev.regs = regs
@@ -108,6 +122,8 @@ class Watch:
         stub = attach_stub(g.guest)
         start = len(g.guest.out)
         deadline = time.monotonic() + timeout
+        watching, probed, unwatched = True, False, None
+        loop = FaultLoop()
         try:
             for addr in self.names:
                 stub.break_at(addr)
@@ -119,15 +135,34 @@ class Watch:
             while self._prompt(start, line) is None:
                 reply = stub.next_stop(0.02)
                 if reply is not None:
+                    ev = None
+                    regs = stub.regs()      # once per stop: the event and cont() use them
                     w = re.search(r"[ar]?watch:([0-9a-f]+)", reply)
                     if w:
                         m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+)", reply)
-                        ev = Event("read", int(m.group(1), 16) - 1 if m else 0,
-                                   stub.regs()["eip"])
+                        ev = Event("read", int(m.group(1), 16) - 1 if m else 0, regs["eip"])
                         ev.cr2 = int(w.group(1), 16)
+                    elif regs["eip"] in self.names:
+                        ev = self._event(stub, reply, regs=regs)
+                    if ev is not None:
                         events.append(ev)
-                    elif stub.regs()["eip"] in self.names:
-                        events.append(self._event(stub, reply))
+                        if loop.add(ev):
+                            g.dead = True
+                            raise CheckFailed(looping(ev, "`%s`" % line))
+                        if watching and self.until and self.until(ev):
+                            watching = False
+                            self._unwatch(stub)
+                            unwatched = time.monotonic()
+                    stub.cont(regs["eip"])
+                elif not watching and not probed and time.monotonic() - unwatched >= PROBE_AFTER:
+                    # still running after what the caller needed: a fault loop?
+                    probed = True
+                    stub.stop()
+                    hit = self.probe(stub, lambda: self._prompt(start, line) is not None,
+                                     deadline)
+                    if hit:
+                        g.dead = True
+                        raise CheckFailed(looping(hit, "`%s`" % line))
                     stub.cont()
                 if time.monotonic() > deadline or g.guest.proc.poll() is not None:
                     g.dead = True
@@ -139,8 +174,8 @@ class Watch:
         finally:
             try:
                 stub.stop()
-                for addr in self.reads:
-                    stub.command("z3,%x,1" % addr)
+                if watching:
+                    self._unwatch(stub)
                 stub.detach()
             except (OSError, GdbStubError):
                 g.dead = True
@@ -148,6 +183,36 @@ class Watch:
         text = g.guest.out[start:end]
         echo = text.find(line + "\n")
         return (text[echo + len(line) + 1:] if echo >= 0 else text), events
+
+    def probe(self, stub, done, deadline):
+        """With stub stopped: the guest runs, stopped at each page fault,
+        until done() or deadline; the fault a CPU took REPEATS times in a
+        row, or None. It leaves the guest stopped, the breakpoint gone."""
+        loop, pf = FaultLoop(), self.ctx.sym("stub_14")
+        stub.break_at(pf)
+        stub.cont()
+        try:
+            while not done() and time.monotonic() < deadline and \
+                    self.g.guest.proc.poll() is None:
+                reply = stub.next_stop(0.02)
+                if reply is None:
+                    continue
+                regs = stub.regs()
+                if regs["eip"] == pf:
+                    hit = loop.add(self._event(stub, reply, pf="#PF", quiet=True, regs=regs))
+                    if hit:
+                        return hit
+                stub.cont(regs["eip"])
+            return None
+        finally:
+            stub.stop()
+            stub.clear(pf)
+
+    def _unwatch(self, stub):
+        for addr in list(stub.breakpoints):
+            stub.clear(addr)
+        for addr in self.reads:
+            stub.command("z3,%x,1" % addr)
 
     def _prompt(self, start, line):
         """Where the prompt after the echo of line is, or None."""
@@ -179,6 +244,56 @@ def syscalls(ctx, g, line, timeout=30):
                    calls={"int80": ctx.sym("stub_128"),
                           "ret_from_trap": ctx.sym("ret_from_trap")}).run(line, timeout)
     return out, calls
+
+
+# the same page fault this many times in a row on one CPU: the kernel
+# returns to the faulting instruction without resolving the fault, for ever
+# (an honest kernel resolves a fault or kills the program the first time)
+REPEATS = 100
+PROBE_AFTER = 2     # seconds a line runs on unwatched before its page faults are watched
+
+
+class FaultLoop:
+    """Counts, per address space (CR3: two stuck processes take turns on
+    a CPU), how many times in a row it took the same page fault in ring 3
+    (address, error code, instruction)."""
+
+    def __init__(self):
+        self.last, self.count = {}, {}
+
+    def add(self, ev):
+        """ev, an Event; the fault once it repeated REPEATS times, else None."""
+        if ev.kind != "#PF" or not ev.user:
+            return None
+        key = (ev.cr2, ev.err, ev.fault_ip)
+        same = self.last.get(ev.cr3) == key
+        self.last[ev.cr3] = key
+        self.count[ev.cr3] = self.count.get(ev.cr3, 0) + 1 if same else 1
+        return ev if self.count[ev.cr3] >= REPEATS else None
+
+
+def looping(ev, what):
+    return ("%s: the CPU took the same page fault %d times in a row (QEMU's gdbstub: %s): "
+            "the kernel returns to the instruction without resolving the fault"
+            % (what, REPEATS, ev))
+
+
+def fault_loop(ctx, g, done, timeout):
+    """Watches g's page faults (the #PF entry) until done() or timeout:
+    the first one a CPU took REPEATS times in a row, or None. The verdict
+    is a count of the CPU's own faults, never a time: timeout only ends
+    the watch."""
+    stub = attach_stub(g.guest)
+    try:
+        return Watch(ctx, g).probe(stub, done, time.monotonic() + timeout)
+    except GdbStubError as e:
+        g.dead = True
+        raise CheckFailed("QEMU's gdbstub stopped answering: %s" % e)
+    finally:
+        try:
+            stub.detach()
+        except (OSError, GdbStubError):
+            g.dead = True
 
 
 def faults(events, cpu=None, user=None):

@@ -65,18 +65,19 @@ def grade_one(lab_name, name, path, outdir, seed, timeout, only=None, keep=False
         cmd += ["--only", ",".join(str(i) for i in sorted(only))]
     t0 = time.monotonic()
     status = "graded"
+    # the teacher's tree is built (grade_many()): each grader need not ask make again
+    env = dict(os.environ, RONX_TEACHER_BUILT="1")
     with open(os.path.join(d, "grade.log"), "w") as log:
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=lab.ROOT,
-                             start_new_session=True)
-        try:
-            rc = p.wait(timeout)
-            if rc != 0:
-                status = "error (exit %d)" % rc
-        except subprocess.TimeoutExpired:
+                             start_new_session=True, env=env)
+        waiter = Waiter(p)
+        if not waiter.wait(timeout):
             # the whole group: the grader and every QEMU it started
             os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+            waiter.wait(None)
             status = "time limit (%ds)" % timeout
+        elif p.returncode != 0:
+            status = "error (exit %d)" % p.returncode
     seconds = time.monotonic() - t0
     if not keep:
         shutil_rmtree(work)
@@ -85,7 +86,31 @@ def grade_one(lab_name, name, path, outdir, seed, timeout, only=None, keep=False
     if os.path.exists(results):
         with open(results) as f:
             res = json.load(f)
-    return finish(lab_name, name, res, status, seconds, results, only)
+    row = finish(lab_name, name, res, status, seconds, results, only)
+    row["cpu"] = waiter.cpu
+    return row
+
+
+class Waiter:
+    """Waits for a Popen as wait4() does, keeping the CPU seconds (user
+    and system) of the process and of every child it waited for (a
+    grader's makes and QEMUs): where a class's time goes."""
+
+    def __init__(self, p):
+        self.p, self.cpu, self.got = p, 0.0, []
+        self.thread = threading.Thread(target=self._wait, daemon=True)
+        self.thread.start()
+
+    def _wait(self):
+        _, status, ru = os.wait4(self.p.pid, 0)
+        self.p.returncode = os.waitstatus_to_exitcode(status)
+        self.cpu = ru.ru_utime + ru.ru_stime
+        self.got.append(status)
+
+    def wait(self, timeout):
+        """True once the process has ended (timeout None: for ever)."""
+        self.thread.join(timeout)
+        return bool(self.got)
 
 
 def shutil_rmtree(path):
@@ -140,10 +165,12 @@ def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout, kee
             rows[(lab_name, name)] = row
             if slowest[0] is None or row["seconds"] > slowest[0]["seconds"]:
                 slowest[0] = row
-            print("grade-class: [%d%s] %s: %d/%d in %.1fs%s (slowest so far: %s, %.1fs)"
-                  % (len(rows), total, name, row["score"], row["max"], row["seconds"],
-                     "" if row["status"] == "graded" else ", " + row["status"],
-                     slowest[0]["name"], slowest[0]["seconds"]), file=out, flush=True)
+            print("grade-class: [%d%s] %s: %d/%d in %.1fs (CPU %.1fs)%s (slowest so far: "
+                  "%s, %.1fs)" % (len(rows), total, name, row["score"], row["max"],
+                                  row["seconds"], row["cpu"],
+                                  "" if row["status"] == "graded" else ", " + row["status"],
+                                  slowest[0]["name"], slowest[0]["seconds"]),
+                  file=out, flush=True)
         return row
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         # map() submits each item as the iterable yields it

@@ -640,7 +640,8 @@ def grade_submission(lab, path, results_path, work=None, seed=None, out=sys.stdo
         if sub.reason:
             return grade([lab], results_path, ROOT, out, seed, ROOT, sub.summary(),
                          "not a submission: " + sub.reason, repeat, only)
-        failed = build(ROOT)
+        # make grade-class builds the teacher's tree once, before its graders
+        failed = None if os.environ.get("RONX_TEACHER_BUILT") else build(ROOT)
         if failed:
             raise LabError("the teacher's tree %s does not build:\n%s" % (ROOT, failed))
         make_scratch(work, lab, sub)

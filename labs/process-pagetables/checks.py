@@ -289,7 +289,7 @@ class Snapshot:
     def __init__(self, ctx, g):
         p = program(ctx)
         start = len(g.guest.out)
-        self.pid, self.cr3, m = start_background(g, "segments", READY)
+        self.pid, self.cr3, m = start_background(g, "segments", READY, ctx=ctx)
         self.printed = g.guest.out[start:]
         self.jit, self.none = int(m.group(1), 16), int(m.group(2), 16)
         try:
@@ -553,7 +553,7 @@ def prot_none(ctx):
        steps=[SUPPORTED])
 def without_nx(ctx):
     g = boot(ctx, cpu=CPU_NO_NX)
-    pid, cr3, _ = start_background(g, "segments", READY)
+    pid, cr3, _ = start_background(g, "segments", READY, ctx=ctx)
     try:
         pt, _ = stopped_in(g, cr3)
     finally:

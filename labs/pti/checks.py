@@ -145,7 +145,7 @@ def stopped_in_ring3(ctx, g, cr3=None, tries=60):
 def start_probe(ctx, g):
     """`run ptiprobe ... &` until it has run its rounds (well under a
     second: 10 s is a probe that will never get there)."""
-    pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE, timeout=10)
+    pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE, timeout=10, ctx=ctx)
     return pid, cr3
 
 

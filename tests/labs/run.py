@@ -52,6 +52,7 @@ labs/ORDER (results: build/results/labs.ktap):
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -444,6 +445,9 @@ MESSAGES = [
      None),
     ("process-pagetables", "wrong-no-guard", "expected the CPU to fault writing the unmapped "
      "guard page", None),
+    # a program stuck on one fault is told by the fault's count, not by its 20 s limit
+    ("process-pagetables", "wrong-pde-read-only", "found it stuck: the CPU took the same page "
+     "fault 100 times in a row", "within 20s"),
     ("uaccess", "wrong-sn-task-size-after-load", "expected no read at TASK_SIZE (0xc0000000), "
      "found 1 by the kernel", None),
 ]
@@ -988,10 +992,17 @@ def class_tree(name, sub):
     return gradeclass.work_path(name, sub)
 
 
+def cpu_seconds():
+    """User and system CPU seconds of this process and of the children it
+    has waited for (QEMUs, makes, graders): where the stage's time goes."""
+    return sum(getattr(resource.getrusage(who), f) for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+
+
 def wrong_under_seeds(name, checks, w, tree, out):
     """wrong/w under SEEDS[1:] in tree (its class grade's tree): its record
     in out["wrong"]."""
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), cpu_seconds()
     try:
         res = results_of(name, "wrong-" + w)
     except OSError:
@@ -1034,6 +1045,7 @@ def wrong_under_seeds(name, checks, w, tree, out):
                 rec["proof"] = "%s fails and draws nothing from the seed" % hit.name
                 break
     rec["seconds"] = round(time.monotonic() - t0, 1)
+    rec["cpu"] = round(cpu_seconds() - c0, 1)
 
 
 def seed_jobs(names, rows):
@@ -1125,7 +1137,12 @@ def test_wrong_under_seeds(t, names, tmp, rows=None):
                     "SUBMISSION=... SEED=%s)" % (", ".join(full), n, full[0] if full else ""))
             progress("  %s: wrong/%s under %d seeds: %s%s" % (
                 n, w, len(SEEDS), how[:100],
-                " (%.0fs)" % rec["seconds"] if "seconds" in rec else ""))
+                " (%.0fs, CPU %.0fs)" % (rec["seconds"], rec["cpu"]) if "seconds" in rec
+                else ""))
+    for n in names:
+        recs = [r for r in merged.get(n, {"wrong": {}})["wrong"].values() if "seconds" in r]
+        progress("labs: %s: %d wrong solutions graded under further seeds, %.0fs (CPU %.0fs)"
+                 % (n, len(recs), sum(r["seconds"] for r in recs), sum(r["cpu"] for r in recs)))
     progress("labs: every wrong solution under %d seeds in %.0fs" % (len(SEEDS),
                                                                     time.monotonic() - t0))
 
@@ -1194,20 +1211,23 @@ class Deferred:
 
 
 class Phases:
-    """The wall time of each part of the test, printed as it ends and
+    """The wall time of each part of the test, and the CPU time of this
+    process and of the children it waited for meanwhile (graders, QEMUs,
+    makes; the seed workers' when they end), printed as it ends and
     summed up at the end (where the stage's minutes go)."""
 
     def __init__(self):
-        self.t0, self.times = time.monotonic(), []
+        self.t0, self.c0, self.times = time.monotonic(), cpu_seconds(), []
 
     def done(self, what):
-        now = time.monotonic()
-        self.times.append((what, now - self.t0))
-        progress("labs: %s in %.0fs" % (what, now - self.t0))
-        self.t0 = now
+        now, cpu = time.monotonic(), cpu_seconds()
+        self.times.append((what, now - self.t0, cpu - self.c0))
+        progress("labs: %s in %.0fs (CPU %.0fs)" % (what, now - self.t0, cpu - self.c0))
+        self.t0, self.c0 = now, cpu
 
     def summary(self):
-        progress("labs: time by part: " + ", ".join("%s %.0fs" % (w, s) for w, s in self.times))
+        progress("labs: time by part: " + ", ".join("%s %.0fs (CPU %.0fs)" % t
+                                                    for t in self.times))
 
 
 def test_labs(t, labs):
@@ -1259,8 +1279,8 @@ def test_labs(t, labs):
         rows = gradeclass.grade_many(items(), jobs=JOBS, seed=SEED, out=Lines(), keep=keep)
         for n in classes:
             mine = [r for (ln, _), r in rows.items() if ln == n]
-            progress("labs: %s: %d submissions, %.0fs of grading" % (
-                n, len(mine), sum(r["seconds"] for r in mine)))
+            progress("labs: %s: %d submissions, %.0fs of grading (CPU %.0fs)" % (
+                n, len(mine), sum(r["seconds"] for r in mine), sum(r["cpu"] for r in mine)))
         ph.done("the classes made and %d submissions graded" % len(rows))
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}

@@ -7,7 +7,8 @@
 # With --user (ronx's user programs, linux/user-run.sh) it waits for the
 # programs' last line instead, then stops the guest while it runs the
 # user program spin and walks spin's pages (NAME.walk.txt). With --until
-# LINE it waits for that line and keeps only the console log.
+# LINE it waits for that line (or a panic's end) and keeps only the
+# console log.
 import argparse
 import os
 import re
@@ -142,7 +143,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--memory", default="256")
     ap.add_argument("--user", action="store_true", help="wait for the user programs' end only")
-    ap.add_argument("--until", help="wait for this console line, keep the log, read no tables")
+    ap.add_argument("--until", help="wait for this console line or a panic, keep the log, "
+                    "read no tables")
     a = ap.parse_args()
     mark = a.until.encode() if a.until else USER_MARK if a.user else MARK
 
@@ -171,7 +173,8 @@ def main():
                 ready = True
                 break
             if PANIC_END in data:
-                break		# a panicked kernel never gets there: no point waiting out the timeout
+                ready = bool(a.until)	# --until: a panic ends the log too (CORRUPT_STACK's)
+                break		# a panicked kernel gets no further: no point waiting out the timeout
             if time.time() - last_note >= 10:
                 last_note = time.time()
                 tail = data.rstrip().split(b"\n")[-1][:90].decode(errors="replace")

@@ -11,18 +11,23 @@ import re
 from evidence import strip_ts
 
 BOOT = "debian-crash"
-# LKDTM's names. Debian's 686-pae kernel has HARDENED_USERCOPY=y; it has
+# LKDTM's names. Debian's 686-pae kernel has HARDENED_USERCOPY=y and
+# STACKPROTECTOR_STRONG=y; it has
 # no LKDTM, no KFENCE and (32-bit) no VMAP_STACK, so these are the bugs
 # both kernels can be asked about.
 NAMES = ["USERCOPY_HEAP_SIZE_TO", "USERCOPY_HEAP_SIZE_FROM", "USERCOPY_STACK_FRAME_TO",
-         "USERCOPY_STACK_FRAME_FROM", "USERCOPY_STACK_BEYOND", "USERCOPY_KERNEL"]
-# usercopy_abort()'s line (mm/usercopy.c), ronx's and Linux's alike
+         "USERCOPY_STACK_FRAME_FROM", "USERCOPY_STACK_BEYOND", "USERCOPY_KERNEL", "CORRUPT_STACK"]
+# The ones whose defence panics: made last, each kernel's run ends there.
+PANICS = {"CORRUPT_STACK"}
+# usercopy_abort()'s line (mm/usercopy.c), ronx's and Linux's alike, and
+# __stack_chk_fail()'s panic
 REPORT = re.compile(r"usercopy: Kernel memory (exposure|overwrite) attempt detected (from|to) "
-                    r"(SLUB object|process stack|kernel text)( '[^']*')? \(offset \d+, size \d+\)!")
+                    r"(SLUB object|process stack|kernel text)( '[^']*')? \(offset \d+, size \d+\)!"
+                    r"|Kernel panic - not syncing: (stack-protector): Kernel stack is corrupted in: \S+")
 
 
 def report_line(lines):
-    """The usercopy line among lines, or None."""
+    """The usercopy or stack-protector line among lines, or None."""
     for line in lines:
         m = REPORT.search(line)
         if m:
@@ -31,9 +36,11 @@ def report_line(lines):
 
 
 def kind(line):
-    """What a usercopy line says was refused: (direction, object)."""
+    """What a line says was refused: (direction, object), or the stack protector's panic."""
     m = REPORT.search(line or "")
-    return (m.group(1), m.group(3)) if m else None
+    if not m:
+        return None
+    return (m.group(5),) if m.group(5) else (m.group(1), m.group(3))
 
 
 def linux_readings(boots_dir):
@@ -48,7 +55,13 @@ def linux_readings(boots_dir):
         st = re.search(r"^=== ronx-crash: status (\d+)$", m.group(2), re.M)
         out[m.group(1)] = {"line": report_line(lines), "status": int(st.group(1)) if st else None,
                            "bug": any(l.startswith("kernel BUG at mm/usercopy.c") for l in lines)}
-    out["_done"] = "=== ronx-crash: done" in text
+    for name in PANICS:	# the console to its end: the panic is the last thing it prints
+        m = re.search(r"^=== ronx-crash: begin %s\n(.*)" % name, text, re.M | re.S)
+        if m and name not in out:
+            lines = [strip_ts(l) for l in m.group(1).splitlines()]
+            out[name] = {"line": report_line(lines), "status": None,
+                         "panic": any(l.startswith("---[ end Kernel panic") for l in lines)}
+    out["_done"] = "=== ronx-crash: done" in text or all(out.get(n, {}).get("panic") for n in PANICS)
     return out
 
 
@@ -62,15 +75,22 @@ def check(kt, boots_dir, results_dir):
     kt.add(linux.get("_done"), f"{BOOT}: ran every crash and went on to its last line")
     for name in NAMES:
         lx = linux.get(name)
-        kt.add(lx and lx["line"] and lx["bug"] and lx["status"] == 139,
-               f"{BOOT}: {name}: refused with usercopy's line and a BUG that ended the writer "
-               f"({lx and lx['line']}; status {lx and lx['status']})")
         rx = (ronx or {}).get(name)
-        kt.add(rx and rx["line"] and rx["bug"] and rx["shell"],
-               f"ronx: crash {name}: refused with usercopy's line and a BUG, the shell answers "
-               f"({'not measured' if ronx is None else rx and rx['line'] or 'no such line'})")
+        rline = 'not measured' if ronx is None else rx and rx['line'] or 'no such line'
+        if name in PANICS:
+            kt.add(lx and lx["line"] and lx["panic"],
+                   f"{BOOT}: {name}: the stack protector's panic ({lx and lx['line']})")
+            kt.add(rx and rx["line"] and rx["panic"],
+                   f"ronx: crash {name}: the stack protector's panic ({rline})")
+        else:
+            kt.add(lx and lx["line"] and lx["bug"] and lx["status"] == 139,
+                   f"{BOOT}: {name}: refused with usercopy's line and a BUG that ended the writer "
+                   f"({lx and lx['line']}; status {lx and lx['status']})")
+            kt.add(rx and rx["line"] and rx["bug"] and rx["shell"],
+                   f"ronx: crash {name}: refused with usercopy's line and a BUG, the shell answers "
+                   f"({rline})")
         kt.add(lx and rx and kind(lx["line"]) and kind(lx["line"]) == kind(rx["line"]),
-               f"{name}: both kernels refuse the same copy "
+               f"{name}: both kernels catch it the same way "
                f"(Linux {kind(lx and lx['line'])}, ronx {kind(rx and rx['line'])})")
     return linux, ronx
 
@@ -79,10 +99,12 @@ def document(linux, ronx, meta):
     deb = meta.get("KVER", "?")
     o = ["\n## The same bug on both kernels\n",
          "The bugs of ronx's `crash` command that Debian's kernel has a defence for, made on "
-         f"purpose on both. Linux {deb} has `CONFIG_HARDENED_USERCOPY=y` but no LKDTM, so "
+         f"purpose on both. Linux {deb} has `CONFIG_HARDENED_USERCOPY=y` and "
+         "`CONFIG_STACKPROTECTOR_STRONG=y` but no LKDTM, so "
          "`linux/module/ronx_crash.c` makes each bug under LKDTM's name (boot "
          f"`{BOOT}`, one subshell per name: a caught bug ends it with an oops, status 139, and "
-         "the kernel goes on); ronx's column is its shell's `crash NAME` "
+         "the kernel goes on; `CORRUPT_STACK`'s stack protector panics, on both kernels, so "
+         "it comes last); ronx's column is its shell's `crash NAME` "
          "(`tests/qemu/test_ronx_checks_crash.py`). Linux's 32-bit kernel has no VMAP_STACK "
          "and Debian builds it without KFENCE, so ronx's stack-overflow and KFENCE crashes have "
          "no Linux row.\n",

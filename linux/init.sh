@@ -25,7 +25,8 @@ fi
 # The bugs of ronx's crash command, made on Linux by ronx_crash.ko, one
 # per subshell: a caught one ends that subshell with an oops, and the
 # kernel goes on. Each name's console lines are printed (dmesg -c) after
-# it, between markers (linux/crashes.py reads them).
+# it, between markers (linux/crashes.py reads them). The last one,
+# CORRUPT_STACK, panics: its lines are the console's to the end.
 if grep -q 'ronx_crash' /proc/cmdline && [ -e /ronx_crash.ko ]; then
 	insmod /ronx_crash.ko || echo "=== ronx-crash: insmod failed"
 	dmesg -c >/dev/null

@@ -12,7 +12,8 @@
  * The hardened usercopy check (CONFIG_HARDENED_USERCOPY=y in Debian's
  * config) ends the writing process with a BUG, so the write never
  * returns; if it does return, the copy went through and the line
- * "ronx-crash: NAME: not caught" says so. The copies' sizes go through a
+ * "ronx-crash: NAME: not caught" says so. CORRUPT_STACK's stack protector
+ * (CONFIG_STACKPROTECTOR_STRONG=y) panics the kernel. The copies' sizes go through a
  * volatile zero: check_object_size() is skipped for a size the compiler
  * knows.
  */
@@ -143,6 +144,27 @@ static bool kernel_text(void)
 	return copy_between((void *)vm_mmap, zero + COPY_SIZE, true);
 }
 
+/* n bytes of 0xff from p, in a function the compiler cannot see into. */
+static noinline void overwrite(char *p, size_t n)
+{
+	memset(p, 0xff, n);
+}
+
+/*
+ * Eight bytes of stack written with 64: over this frame's canary (the
+ * kernel is built with -fstack-protector-strong), so the check on the way
+ * out panics: "stack-protector: Kernel stack is corrupted in: ...". A
+ * panic ends the boot, so linux/init.sh makes this one last.
+ */
+static noinline bool corrupt_stack(void)
+{
+	char data[8] __aligned(sizeof(long));
+
+	pr_info(TAG "overflowing an 8-byte array on the stack with 64 bytes\n");
+	overwrite(data, zero + 64);
+	return true;
+}
+
 static const struct {
 	const char *name;
 	bool (*fn)(void);
@@ -153,6 +175,7 @@ static const struct {
 	{ "USERCOPY_STACK_FRAME_FROM", stack_frame_from },
 	{ "USERCOPY_STACK_BEYOND", stack_beyond },
 	{ "USERCOPY_KERNEL", kernel_text },
+	{ "CORRUPT_STACK", corrupt_stack },	/* last: its panic ends the boot */
 };
 
 static ssize_t direct_write(struct file *f, const char __user *ubuf, size_t len, loff_t *off)

@@ -67,7 +67,7 @@ boot debian-default "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" ""
 boot debian-user "$VMLINUZ" "$WORK/initrd-user.cpio.gz" "ronx_user=tests" --user
 boot debian-user-nopti "$VMLINUZ" "$WORK/initrd-user.cpio.gz" "pti=off mitigations=off ronx_user=tests" --user
 # The bugs of ronx's crash command, made on Linux (linux/crashes.py).
-boot debian-crash "$VMLINUZ" "$WORK/initrd-crash.cpio.gz" "ronx_crash" --until "=== ronx-crash: done"
+boot debian-crash "$VMLINUZ" "$WORK/initrd-crash.cpio.gz" "ronx_crash slub_debug=FP" --until "=== ronx-crash: done"
 # Small kernels: pci=bios with the planted W+X page (both must be seen),
 # pci=nobios with nothing planted (the fix must not over-report), and
 # the default command line (does this version use the PCI BIOS?); and

@@ -16,14 +16,18 @@ BOOT = "debian-crash"
 # no LKDTM, no KFENCE and (32-bit) no VMAP_STACK, so these are the bugs
 # both kernels can be asked about.
 NAMES = ["USERCOPY_HEAP_SIZE_TO", "USERCOPY_HEAP_SIZE_FROM", "USERCOPY_STACK_FRAME_TO",
-         "USERCOPY_STACK_FRAME_FROM", "USERCOPY_STACK_BEYOND", "USERCOPY_KERNEL", "CORRUPT_STACK"]
+         "USERCOPY_STACK_FRAME_FROM", "USERCOPY_STACK_BEYOND", "USERCOPY_KERNEL",
+         "READ_AFTER_FREE", "WRITE_AFTER_FREE", "CORRUPT_STACK"]
 # The ones whose defence panics: made last, each kernel's run ends there.
 PANICS = {"CORRUPT_STACK"}
-# usercopy_abort()'s line (mm/usercopy.c), ronx's and Linux's alike, and
-# __stack_chk_fail()'s panic
+# The ones SLUB's poison catches (Linux: slub_debug=FP): a line, no oops.
+POISON = {"READ_AFTER_FREE", "WRITE_AFTER_FREE"}
+# usercopy_abort()'s line (mm/usercopy.c), ronx's and Linux's alike,
+# __stack_chk_fail()'s panic, and what the slab poison shows
 REPORT = re.compile(r"usercopy: Kernel memory (exposure|overwrite) attempt detected (from|to) "
                     r"(SLUB object|process stack|kernel text)( '[^']*')? \(offset \d+, size \d+\)!"
-                    r"|Kernel panic - not syncing: (stack-protector): Kernel stack is corrupted in: \S+")
+                    r"|Kernel panic - not syncing: (stack-protector): Kernel stack is corrupted in: \S+"
+                    r"|Memory correctly (poisoned) \(\w+\)|BUG \S+ \([^)]*\): (Poison overwritten)")
 
 
 def report_line(lines):
@@ -40,7 +44,10 @@ def kind(line):
     m = REPORT.search(line or "")
     if not m:
         return None
-    return (m.group(5),) if m.group(5) else (m.group(1), m.group(3))
+    for g in (5, 6, 7):
+        if m.group(g):
+            return (m.group(g),)
+    return (m.group(1), m.group(3))
 
 
 def linux_readings(boots_dir):
@@ -77,7 +84,14 @@ def check(kt, boots_dir, results_dir):
         lx = linux.get(name)
         rx = (ronx or {}).get(name)
         rline = 'not measured' if ronx is None else rx and rx['line'] or 'no such line'
-        if name in PANICS:
+        if name in POISON:
+            kt.add(lx and lx["line"] and lx["status"] == 0,
+                   f"{BOOT}: {name}: SLUB's poison shows it, the writer goes on "
+                   f"({lx and lx['line']}; status {lx and lx['status']})")
+            kt.add(rx and rx["line"] and rx["shell"] and not rx["bug"],
+                   f"ronx: crash {name}: the slab's poison shows it, no oops, the shell answers "
+                   f"({rline})")
+        elif name in PANICS:
             kt.add(lx and lx["line"] and lx["panic"],
                    f"{BOOT}: {name}: the stack protector's panic ({lx and lx['line']})")
             kt.add(rx and rx["line"] and rx["panic"],
@@ -104,7 +118,10 @@ def document(linux, ronx, meta):
          "`linux/module/ronx_crash.c` makes each bug under LKDTM's name (boot "
          f"`{BOOT}`, one subshell per name: a caught bug ends it with an oops, status 139, and "
          "the kernel goes on; `CORRUPT_STACK`'s stack protector panics, on both kernels, so "
-         "it comes last); ronx's column is its shell's `crash NAME` "
+         "it comes last; `READ_AFTER_FREE` and `WRITE_AFTER_FREE` need Linux's slab poison, "
+         "`slub_debug=FP` on the boot's command line, where ronx poisons and checks by default); "
+         "ronx's "
+         "column is its shell's `crash NAME` "
          "(`tests/qemu/test_ronx_checks_crash.py`). Linux's 32-bit kernel has no VMAP_STACK "
          "and Debian builds it without KFENCE, so ronx's stack-overflow and KFENCE crashes have "
          "no Linux row.\n",

@@ -13,7 +13,9 @@
  * config) ends the writing process with a BUG, so the write never
  * returns; if it does return, the copy went through and the line
  * "ronx-crash: NAME: not caught" says so. CORRUPT_STACK's stack protector
- * (CONFIG_STACKPROTECTOR_STRONG=y) panics the kernel. The copies' sizes go through a
+ * (CONFIG_STACKPROTECTOR_STRONG=y) panics the kernel. READ_AFTER_FREE and
+ * WRITE_AFTER_FREE are SLUB's poisoning, with slub_debug=FP on the command
+ * line: they print what they saw and return. The copies' sizes go through a
  * volatile zero: check_object_size() is skipped for a size the compiler
  * knows.
  */
@@ -144,6 +146,51 @@ static bool kernel_text(void)
 	return copy_between((void *)vm_mmap, zero + COPY_SIZE, true);
 }
 
+/*
+ * A kmalloc object read after kfree, LKDTM's READ_AFTER_FREE: under
+ * slub_debug=FP (Debian's kernel has CONFIG_SLUB_DEBUG, off by default) a
+ * freed object is filled with POISON_FREE, so the read sees 0x6b bytes.
+ * The word read is in the object's middle: SLUB keeps its free pointer
+ * elsewhere.
+ */
+static bool read_after_free(void)
+{
+	int *obj = kmalloc(OBJ_SIZE, GFP_KERNEL);
+	int mid = OBJ_SIZE / sizeof(int) / 2, saw;
+
+	if (!obj)
+		return false;
+	obj[mid] = 0x12345678;
+	kfree(obj);
+	saw = ((volatile int *)obj)[mid];
+	if (saw != 0x12345678)
+		pr_info(TAG "Memory correctly poisoned (%x)\n", saw);
+	else
+		pr_info(TAG "Memory was not poisoned\n");
+	return false;
+}
+
+/*
+ * A write into a freed kmalloc object, LKDTM's WRITE_AFTER_FREE: under
+ * slub_debug=FP (the poison, and the consistency checks that read it)
+ * the next kmalloc of it finds the poison changed and SLUB reports
+ * "Poison overwritten" (and repairs it); the writer goes on.
+ */
+static bool write_after_free(void)
+{
+	int *obj = kmalloc(OBJ_SIZE, GFP_KERNEL), *again;
+
+	if (!obj)
+		return false;
+	kfree(obj);
+	((volatile int *)obj)[OBJ_SIZE / sizeof(int) / 2] = 0x0abcdef0;
+	again = kmalloc(OBJ_SIZE, GFP_KERNEL);
+	if (again != obj)
+		pr_info(TAG "the next kmalloc gave another object\n");
+	kfree(again);
+	return false;
+}
+
 /* n bytes of 0xff from p, in a function the compiler cannot see into. */
 static noinline void overwrite(char *p, size_t n)
 {
@@ -175,6 +222,8 @@ static const struct {
 	{ "USERCOPY_STACK_FRAME_FROM", stack_frame_from },
 	{ "USERCOPY_STACK_BEYOND", stack_beyond },
 	{ "USERCOPY_KERNEL", kernel_text },
+	{ "READ_AFTER_FREE", read_after_free },
+	{ "WRITE_AFTER_FREE", write_after_free },
 	{ "CORRUPT_STACK", corrupt_stack },	/* last: its panic ends the boot */
 };
 
@@ -194,8 +243,6 @@ static ssize_t direct_write(struct file *f, const char __user *ubuf, size_t len,
 		pr_info(TAG "performing %s\n", name);
 		if (crashes[i].fn())
 			pr_info(TAG "%s: not caught\n", name);
-		else
-			pr_info(TAG "%s: refused without an oops\n", name);
 		return len;
 	}
 	pr_info(TAG "no crash named '%s'\n", name);

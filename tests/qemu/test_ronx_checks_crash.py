@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """ronx's side of "The same bug on both kernels" in docs/linux-vs-ronx.md:
 each crash type of linux/crashes.py run with the shell's `crash`, its
-usercopy line, its BUG and whether the shell still answers (CORRUPT_STACK:
-its panic, in a boot of its own), written to
+usercopy or poison line, its BUG and whether the shell still answers
+(CORRUPT_STACK: its panic, in a boot of its own), written to
 build/results/ronx-crash.json (make ronx-checks; linux-check reads it).
 Whether each is caught is checked here and again, beside Linux's, in
 linux/report.py."""
@@ -49,9 +49,14 @@ def test_ronx_checks_crash(t):
             shell = "PagesFree:" in g.command("meminfo")
             r = readings[name] = {"listed": listed, "line": crashes.report_line(out.splitlines()),
                                   "bug": "kernel BUG at mm/usercopy.c:" in out, "shell": shell}
-            t.check(listed and r["line"] and r["bug"] and shell,
-                    "crash %s: usercopy's line, a BUG, and the shell answers after it" % name,
-                    out[-1500:] or listing)
+            if name in crashes.POISON:
+                t.check(listed and r["line"] and shell and not r["bug"],
+                        "crash %s: the slab's poison shows it, no BUG, the shell answers" % name,
+                        out[-1500:] or listing)
+            else:
+                t.check(listed and r["line"] and r["bug"] and shell,
+                        "crash %s: usercopy's line, a BUG, and the shell answers after it" % name,
+                        out[-1500:] or listing)
         g.poweroff()
     with open(os.path.join(BUILD, "results", "ronx-crash.json"), "w") as f:
         json.dump(readings, f, indent=1, sort_keys=True)

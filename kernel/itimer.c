@@ -16,8 +16,14 @@
  * returns as for any signal (nanosleep -EINTR; wait4 restarted, or
  * EINTR). fork's child starts with no timer (signals_fork()); execve
  * keeps it, as Linux's do. The deadline lives with the rest of the
- * signal state. ITIMER_VIRTUAL and ITIMER_PROF are not kept: EINVAL
- * (docs/user-mode.md).
+ * signal state.
+ *
+ * ITIMER_VIRTUAL and ITIMER_PROF count the process's own CPU time, in
+ * ticks, as Linux's tick-based accounting does: a tick that finds the
+ * process in ring 3 takes one from both, a tick that finds it in a
+ * system call one from ITIMER_PROF only (itimer_cpu_tick(), from the
+ * tick of the CPU it runs on). At zero the timer sends SIGVTALRM or
+ * SIGPROF and starts again from its interval.
  */
 #include <ronx/compiler.h>
 #include <ronx/spinlock.h>
@@ -89,22 +95,48 @@ static void real_timer_set(struct task_signals *s, unsigned long value, unsigned
 		timers_armed = true;
 }
 
+/* ITIMER_VIRTUAL or ITIMER_PROF: its ticks left (none: 0) and interval as a timeval. */
+static struct itimerval cpu_timer_get(const struct cpu_itimer *c)
+{
+	return (struct itimerval){ jiffies_to_timeval(c->incr), jiffies_to_timeval(c->left) };
+}
+
+static void cpu_timer_set(struct cpu_itimer *c, unsigned long value, unsigned long incr)
+{
+	c->left = value;
+	c->incr = value ? incr : 0;
+}
+
+/* The process's CPU-time timer which is (ITIMER_VIRTUAL or ITIMER_PROF), or NULL. */
+static struct cpu_itimer *cpu_timer(struct task_signals *s, uint32_t which)
+{
+	return which == ITIMER_VIRTUAL ? &s->it_virt : which == ITIMER_PROF ? &s->it_prof : 0;
+}
+
 long sys_setitimer(uint32_t which, uint32_t uvalue, uint32_t uovalue)
 {
 	struct task_signals *s = task_signals(current);
 	struct itimerval new = { { 0, 0 }, { 0, 0 } }, old;
-	unsigned long flags;
+	struct cpu_itimer *c = cpu_timer(s, which);
+	unsigned long flags, value, incr;
 
 	/* Linux's order: the new value is read and checked first; NULL disarms */
 	if (uvalue && copy_from_user(&new, (const void __user *)uvalue, sizeof(new)))
 		return -EFAULT;
 	if (!timeval_valid(&new.it_value) || !timeval_valid(&new.it_interval))
 		return -EINVAL;
-	if (which != ITIMER_REAL)
+	if (which != ITIMER_REAL && !c)
 		return -EINVAL;
+	value = timeval_to_jiffies(&new.it_value);
+	incr = timeval_to_jiffies(&new.it_interval);
 	spin_lock_irqsave(&tasks_lock, flags);
-	old = real_timer_get(s);
-	real_timer_set(s, timeval_to_jiffies(&new.it_value), timeval_to_jiffies(&new.it_interval));
+	if (c) {
+		old = cpu_timer_get(c);
+		cpu_timer_set(c, value, incr);
+	} else {
+		old = real_timer_get(s);
+		real_timer_set(s, value, incr);
+	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	/* as Linux: the timer is set even if the old value cannot be written */
 	if (uovalue && copy_to_user((void __user *)uovalue, &old, sizeof(old)))
@@ -114,13 +146,15 @@ long sys_setitimer(uint32_t which, uint32_t uvalue, uint32_t uovalue)
 
 long sys_getitimer(uint32_t which, uint32_t uvalue)
 {
+	struct task_signals *s = task_signals(current);
+	struct cpu_itimer *c = cpu_timer(s, which);
 	struct itimerval v;
 	unsigned long flags;
 
-	if (which != ITIMER_REAL)
+	if (which != ITIMER_REAL && !c)
 		return -EINVAL;
 	spin_lock_irqsave(&tasks_lock, flags);
-	v = real_timer_get(task_signals(current));
+	v = c ? cpu_timer_get(c) : real_timer_get(s);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	if (copy_to_user((void __user *)uvalue, &v, sizeof(v)))
 		return -EFAULT;
@@ -190,5 +224,34 @@ void itimer_tick(void)
 		armed |= s->it_real_at != 0;
 	}
 	timers_armed = armed;
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/* One tick of c: at zero, sig to t and the interval again. tasks_lock held. */
+static void cpu_timer_tick(struct task *t, struct cpu_itimer *c, int sig)
+{
+	if (!c->left || --c->left)
+		return;
+	send_sig_kernel_locked(t, sig);
+	c->left = c->incr;
+}
+
+/*
+ * A tick of the CPU that runs process t (update_process_times()): user
+ * is true if it found t in ring 3. Its own timers only, so the only
+ * writer of them besides setitimer, which holds tasks_lock with this
+ * CPU's interrupts off.
+ */
+void itimer_cpu_tick(struct task *t, bool user)
+{
+	struct task_signals *s = task_signals(t);
+	unsigned long flags;
+
+	if (!s->it_prof.left && !s->it_virt.left)
+		return;
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (user)
+		cpu_timer_tick(t, &s->it_virt, SIGVTALRM);
+	cpu_timer_tick(t, &s->it_prof, SIGPROF);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }

@@ -51,6 +51,7 @@ void signals_fork(struct task *child, const struct task *parent)
 	c->pending = 0;
 	c->restart_nr = 0;
 	c->it_real_at = c->it_real_incr = 0;	/* timers are not inherited (kernel/itimer.c) */
+	c->it_virt = c->it_prof = (struct cpu_itimer){ 0, 0 };
 	memset(&c->fault, 0, sizeof(c->fault));
 }
 

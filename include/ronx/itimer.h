@@ -7,6 +7,7 @@
  */
 #ifndef RONX_ITIMER_H
 #define RONX_ITIMER_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #define ITIMER_REAL	0
@@ -28,4 +29,6 @@ long sys_alarm(uint32_t seconds);
 long sys_setitimer(uint32_t which, uint32_t uvalue, uint32_t uovalue);
 long sys_getitimer(uint32_t which, uint32_t uvalue);
 void itimer_tick(void);					/* the timer tick: timers due */
+struct task;
+void itimer_cpu_tick(struct task *t, bool user);	/* a tick of t's CPU time */
 #endif

@@ -21,6 +21,8 @@ struct trap_frame;
 #define SIGTSTP		20
 #define SIGTTIN		21
 #define SIGTTOU		22
+#define SIGVTALRM	26
+#define SIGPROF		27
 #define SIG_DFL		0u
 #define SIG_IGN		1u
 
@@ -151,6 +153,8 @@ struct task_signals {
 	int restart_nr;			/* a system call that returned -ERESTARTSYS, 0: none */
 	/* ITIMER_REAL, alarm()'s too (kernel/itimer.c): the deadline in jiffies (0: none), the interval */
 	unsigned long it_real_at, it_real_incr;
+	/* ITIMER_VIRTUAL (ring 3 ticks) and ITIMER_PROF (every tick of the process's): ticks left, interval */
+	struct cpu_itimer { unsigned long left, incr; } it_virt, it_prof;
 };
 
 struct task;

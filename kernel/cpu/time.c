@@ -77,6 +77,7 @@ void update_process_times(struct trap_frame *f)
 	if (user_mode(f) || (t && t->mm)) {
 		t->runtime++;
 		this_cpu()->need_resched = true;
+		itimer_cpu_tick(t, user_mode(f));	/* ITIMER_VIRTUAL, ITIMER_PROF */
 	}
 }
 

@@ -129,7 +129,7 @@ TESTS = [
 ]
 # sigtest's cases (tests/qemu/test_signals.py checks them on ronx, with
 # fxsave and with fnsave frames)
-SIGTEST_CASES = 32
+SIGTEST_CASES = 34
 # Runs qemu-user cannot make (tests/user/run.py says SKIP with the reason)
 QEMU_SKIP_RUNS = {
     "sigtest": "qemu-user's signals are not Linux's: it loses the x87 state across a handler, "

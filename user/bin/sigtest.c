@@ -28,10 +28,12 @@
  *   setitimer/getitimer (ITIMER_REAL): a periodic timer fires again and
  *     again, getitimer reads what is left, alarm() shares the timer, and
  *     Linux's EINVAL and EFAULT
+ *   ITIMER_VIRTUAL: SIGVTALRM from ring 3 time only (a sleep costs it
+ *     nothing); ITIMER_PROF: SIGPROF from ring 3 and system call time
  */
 #include <ulib.h>
 
-#define CASES 32
+#define CASES 34
 
 static int passed, failed, nr;
 static volatile int hits, last_sig, last_code, last_pid;
@@ -684,6 +686,78 @@ static void test_itimer_errors(void)
 	sigaction_handler(SIGALRM, on_signal, 0);
 }
 
+static volatile int expired;
+
+static void on_watchdog(int sig, struct siginfo *si, void *uc)
+{
+	(void)sig; (void)si; (void)uc;
+	expired = 1;
+}
+
+/* Spins in ring 3 until hits reaches n or the 10 s watchdog (ITIMER_REAL) goes off. */
+static void spin_until(int n, int syscalls)
+{
+	expired = 0;
+	sigaction_handler(SIGALRM, on_watchdog, 0);
+	alarm(10);
+	while (hits < n && !expired)
+		if (syscalls)
+			getpid();
+	alarm(0);
+	sigaction_handler(SIGALRM, on_signal, 0);
+}
+
+/*
+ * ITIMER_VIRTUAL counts the process's time in ring 3 only: every 20 ms
+ * of it a SIGVTALRM (SI_KERNEL), three times in a busy loop; a 300 ms
+ * nanosleep, no user time, leaves it where it was (give or take the
+ * tick that may land on the loop around it).
+ */
+static void test_itimer_virtual(void)
+{
+	struct itimerval every = { { 0, 20000 }, { 0, 20000 } }, zero = { { 0, 0 }, { 0, 0 } };
+	struct itimerval before, after, old;
+	struct timespec nap = { 0, 300000000 };
+
+	sigaction_handler(SIGVTALRM, on_signal, 0);
+	hits = 0;
+	int armed = setitimer(ITIMER_VIRTUAL, &every, 0) == 0;
+	spin_until(3, 0);
+	int n = hits, sig = last_sig, code = last_code, timed_out = expired;
+	struct itimerval slow = { { 0, 0 }, { 100, 0 } };
+	setitimer(ITIMER_VIRTUAL, &slow, 0);
+	getitimer(ITIMER_VIRTUAL, &before);
+	nanosleep(&nap, 0);
+	getitimer(ITIMER_VIRTUAL, &after);
+	int off = setitimer(ITIMER_VIRTUAL, &zero, &old) == 0;
+	long slept = usecs(&before.it_value) - usecs(&after.it_value);
+	report(armed && !timed_out && n >= 3 && sig == SIGVTALRM && code == SI_KERNEL &&
+	       slept >= 0 && slept < 100000 && off && usecs(&old.it_value) > 0 &&
+	       usecs(&old.it_value) <= 100000000,
+	       "setitimer(ITIMER_VIRTUAL) every 20 ms: SIGVTALRM (SI_KERNEL) 3 times in a busy loop; "
+	       "a 300 ms nanosleep takes less than 100 ms from it");
+}
+
+/* ITIMER_PROF counts ring 3 and the system calls both: SIGPROF in a loop of getpid(). */
+static void test_itimer_prof(void)
+{
+	struct itimerval every = { { 0, 20000 }, { 0, 20000 } }, zero = { { 0, 0 }, { 0, 0 } }, now;
+
+	sigaction_handler(SIGPROF, on_signal, 0);
+	hits = 0;
+	int armed = setitimer(ITIMER_PROF, &every, 0) == 0;
+	int got = getitimer(ITIMER_PROF, &now) == 0 && now.it_interval.tv_sec == 0 &&
+		  now.it_interval.tv_usec == 20000 && usecs(&now.it_value) > 0 &&
+		  usecs(&now.it_value) <= 20000;
+	spin_until(3, 1);
+	int n = hits, sig = last_sig, timed_out = expired;
+	int off = setitimer(ITIMER_PROF, &zero, 0) == 0 && getitimer(ITIMER_PROF, &now) == 0 &&
+		  usecs(&now.it_value) == 0 && usecs(&now.it_interval) == 0;
+	report(armed && got && !timed_out && n >= 3 && sig == SIGPROF && off,
+	       "setitimer(ITIMER_PROF) every 20 ms: getitimer reads it back, SIGPROF 3 times in a "
+	       "loop of getpid(); disarmed, it reads 0");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n1..%d\n", CASES);
@@ -702,6 +776,8 @@ int main(void)
 	test_itimer_get();
 	test_itimer_alarm();
 	test_itimer_errors();
+	test_itimer_virtual();
+	test_itimer_prof();
 	printf("sigtest: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

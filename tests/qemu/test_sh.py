@@ -63,8 +63,10 @@ def test_sh_runs_programs(t):
         m = re.search(r"^\[(\d+)\] hello$", out, re.M)
         t.check(m, "PROG &: sh prints the background child's pid at once", out)
         bg = m.group(1) if m else "?"
-        # its lines may follow sh's next prompt on the same line
-        g.wait_for(r"hello from user space, pid %s\n" % bg, 30)
+        # its lines may follow sh's next prompt on the same line; all of
+        # them are out before `wait` is typed, or one lands inside its echo
+        # ("waitargv[1] = ..." failed a full run)
+        g.wait_for(r"hello from user space, pid %s\n(?:.*\n)*?argv\[1\] = \"bg\"\n" % bg, 30)
         out = sh(g, "wait")
         t.check(re.search(r"hello from user space, pid %s$" % bg, g.out, re.M) and
                 re.search(r"^\[%s\] done: hello: exit status 0$" % bg, g.out, re.M),

@@ -9,6 +9,7 @@ import time
 
 from guest import BUILD, CPU_NO_NX, CPU_NX, PROMPT, ROOT, Guest
 from tlb import PageTables
+from userprog import free_pages_and_empty_slabs
 
 WRITE = ["#PF: supervisor write access in kernel mode", "permissions violation"]
 NX = ["kernel tried to execute NX-protected page - exploit attempt?",
@@ -24,20 +25,13 @@ EXPECTED = {
 }
 
 
-def free_pages(g):
-    """PagesFree and kmalloc's empty slabs (SlabEmpty): EXEC_KMALLOC's object,
-    freed after its oops, may leave its slab kept empty for the next kmalloc."""
-    out = g.command("meminfo")
-    return sum(int(re.search(r"%s:\s+(\d+)" % k, out).group(1)) for k in ("PagesFree", "SlabEmpty"))
-
-
 def crash_all(t, g):
     """Every demo once, on a guest that has not oopsed yet (QEMU or Bochs):
     each is listed, must oops for its own reason, the shell come back, no page leak."""
     listing = g.command("crash")
     for name in EXPECTED:
         t.check(re.search(r"^\s+%s\s" % name, listing, re.M), "crash lists %s" % name, listing)
-    before = free_pages(g)
+    before = free_pages_and_empty_slabs(g)
     for n, (name, lines) in enumerate(EXPECTED.items(), 1):
         out = g.command("crash " + name)
         missing = [l for l in lines if l not in out]
@@ -45,7 +39,7 @@ def crash_all(t, g):
                 and "oopsed as it should" in out,
                 "%s oopses with the right reason and the shell comes back" % name,
                 "missing %s in:\n%s" % (missing, out[-900:]))
-    t.check(free_pages(g) == before, "no page leaked by %d oopses" % len(EXPECTED))
+    t.check(free_pages_and_empty_slabs(g) == before, "no page leaked by %d oopses" % len(EXPECTED))
 
 
 def test_crash_demos(t):
@@ -126,7 +120,7 @@ def stack_guard_lane(t, tag, cmdline="", extra=()):
     with Guest("crash stacks " + tag, cmdline=cmdline, extra=list(extra)) as g:
         g.wait_ready()
         tag = "[%s] " % tag
-        before = free_pages(g)
+        before = free_pages_and_empty_slabs(g)
         listing = g.command("crash")
         df_cpu = None
         for n, (name, line, where) in enumerate(STACK_CASES, 1):
@@ -155,7 +149,7 @@ def stack_guard_lane(t, tag, cmdline="", extra=()):
             check_doublefault_gate(t, g, tag, df_cpu)
         out = g.command("run hello")
         t.check("exit status 0" in out, tag + "a process still runs after the overflows (FPU and CR0.TS intact)", out)
-        t.check(free_pages(g) == before, tag + "no page leaked by the stack crashes (PagesFree+SlabEmpty %d)" % before)
+        t.check(free_pages_and_empty_slabs(g) == before, tag + "no page leaked by the stack crashes (PagesFree+SlabEmpty %d)" % before)
         t.check(g.poweroff() == 1, tag + "the kernel still powers off cleanly")
 
 

@@ -10,6 +10,7 @@ through (or fault on their own), which proves the check is what stops them."""
 import re
 
 from guest import Guest
+from userprog import free_pages_and_empty_slabs
 
 REPORT = re.compile(r"^usercopy: Kernel memory (exposure|overwrite) attempt detected (from|to) "
                     r"(process stack|kernel text|SLUB object 'kmalloc-1024') \(offset (\d+), size (\d+)\)!$",
@@ -27,14 +28,6 @@ TEXT_AT = re.compile(r"lkdtm: attempting bad copy_to_user from kernel text: ([0-
 EXPECTED_OFF = "since this kernel was booted with hardened_usercopy=off"
 
 
-def pages_free(g):
-    """PagesFree and the empty slabs kmalloc keeps (SlabEmpty): a heap demo's
-    freed objects may leave their slab with its class, empty; a leaked one
-    keeps it in use, and the sum one page short."""
-    out = g.command("meminfo")
-    return sum(int(re.search(r"%s:\s+(\d+)" % k, out).group(1)) for k in ("PagesFree", "SlabEmpty"))
-
-
 def runs_hello(t, g, when):
     out = g.command("run hello")
     t.check("hello from user space" in out and "exit status 0" in out,
@@ -45,7 +38,7 @@ def test_usercopy_caught(t):
     with Guest("usercopy") as g:
         g.wait_ready()
         listing = g.command("crash")
-        before = pages_free(g)
+        before = free_pages_and_empty_slabs(g)
         for n, (name, kind, way, where, size) in enumerate(CASES, 1):
             t.check(re.search(r"^\s+%s\s" % name, listing, re.M), "crash lists %s" % name, listing)
             out = g.command("crash " + name)
@@ -71,7 +64,7 @@ def test_usercopy_caught(t):
                         "start) go through; the bad one is refused at offset 16 in its object"
                         % name, out[-1500:])
         runs_hello(t, g, "after %d usercopy oopses" % len(CASES))
-        t.check(pages_free(g) == before, "no page leaked by the usercopy crash types")
+        t.check(free_pages_and_empty_slabs(g) == before, "no page leaked by the usercopy crash types")
         t.check(g.poweroff() == 1, "the kernel powers off cleanly after them")
 
 

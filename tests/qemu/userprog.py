@@ -107,6 +107,14 @@ def free_pages(g):
     return int(re.search(r"PagesFree:\s+(\d+)", g.command("meminfo")).group(1))
 
 
+def free_pages_and_empty_slabs(g):
+    """PagesFree plus the empty slabs kmalloc keeps (SlabEmpty): a freed
+    kmalloc object may leave its slab kept empty for the next kmalloc; a
+    leaked one keeps its slab in use, and the sum one page short."""
+    out = g.command("meminfo")
+    return sum(int(re.search(r"%s:\s+(\d+)" % k, out).group(1)) for k in ("PagesFree", "SlabEmpty"))
+
+
 def settled_free_pages(g, want):
     """PagesFree once it equals want, or its last reading after 10 s: a
     killed process gives its pages back on its own CPU as it exits, and a

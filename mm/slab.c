@@ -427,12 +427,8 @@ static void check_kfence_object(const void *ptr, unsigned long n, bool to_user)
 
 	if (!kfence_object_extent(ptr, &offset, &size))
 		return;
-	if (slab_object_holds(offset, n, size))
-		return;
-	for (int i = 0; i < NR_KMALLOC_CLASSES; i++)
-		if (kmalloc_caches[i].size == size)
-			usercopy_abort("SLUB object", kmalloc_caches[i].name, to_user, offset, n);
-	usercopy_abort("SLUB object", "kmalloc", to_user, offset, n);
+	if (!slab_object_holds(offset, n, size))	/* size is its class's: kmalloc gave it */
+		usercopy_abort("SLUB object", kmalloc_caches[size_index(size)].name, to_user, offset, n);
 }
 
 void __check_heap_object(const void *ptr, unsigned long n, bool to_user)

@@ -113,7 +113,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from guest import CPU_NX, CPU_NO_NX, PANIC, Guest, GuestError  # noqa: E402,F401
+from guest import CPU_NX, CPU_NO_NX, PANIC, PROMPT, Guest, GuestError, load_scaled  # noqa: E402,F401
 from ktap import parse  # noqa: E402
 from tlb import PageTables, kernel_symbols  # noqa: E402
 import elf32  # noqa: E402
@@ -304,14 +304,70 @@ class Boot:
     def monitor(self, cmd):
         return self.guest.monitor(cmd)
 
-    def ktap(self, suite, timeout=30):
+    def sh_while_ktap(self, line, timeout, stall):
+        """sh(line) for a self-test suite that writes a KTAP line to port 0xe9
+        after each test: a kernel stuck in one test (a CPU looping on a
+        range read from a stack frame that is gone) is told after `stall`
+        seconds with no new line, not after the whole suite's `timeout`.
+        Both are stretched by the host's load; a hang fails with either."""
+        g = self.guest
+        with g.lock:
+            start = len(g.out)
+        g.send(line.encode() + b"\r")
+        try:
+            echo = g.wait_for(re.escape(line) + r"\n", timeout, start)
+            deadline = time.monotonic() + load_scaled(timeout)
+            seen, since = len(g.debugcon_text()), time.monotonic()
+            while True:
+                try:
+                    m = g.wait_for("^" + re.escape(PROMPT), 1, echo.end())
+                    return g.out[echo.end():m.start()]
+                except GuestError:
+                    if g.proc.poll() is not None or PANIC in g.out:
+                        raise
+                now, port = time.monotonic(), g.debugcon_text()
+                if len(port) != seen:
+                    seen, since = len(port), now
+                elif now - since > load_scaled(stall) or now > deadline:
+                    last = [l.strip() for l in port.splitlines() if l.strip()][-1:] or ["nothing"]
+                    what = ("no KTAP line for %d s" % (now - since) if now <= deadline
+                            else "not ended in %d s" % load_scaled(timeout))
+                    raise GuestError("`%s`: %s after %r; the CPUs were at %s"
+                                     % (line, what, last[0], self.where_cpus()))
+        except GuestError:
+            self.dead = True
+            raise
+
+    def where_cpus(self):
+        """Each CPU's eip as a kernel symbol+offset (QEMU's `info registers`)."""
+        try:
+            cpus = re.findall(r"CPU #(\d+):", self.monitor("info cpus"))
+            pcs = [(c, re.search(r"EIP=([0-9a-f]+)", self.guest.monitor("info registers",
+                                                                         cpu=int(c))).group(1))
+                   for c in cpus]
+            syms = sorted((a, n) for n, a in self.guest.symbols().items())
+        except (GuestError, OSError) as e:
+            return "(QEMU did not say: %s)" % e
+        where = []
+        for cpu, pc in pcs:
+            pc = int(pc, 16)
+            below = [s for s in syms if s[0] <= pc]
+            at = "%s+0x%x" % (below[-1][1], pc - below[-1][0]) if below else "0x%x" % pc
+            where.append("CPU %s %s" % (cpu, at))
+        return ", ".join(where) or "(no CPU in `info cpus`)"
+
+    def ktap(self, suite, timeout=30, stall=None):
         """`selftest suite`'s results as kernel/selftest/ktest.c wrote them to port
         0xe9 (never what the console shows: code under test can print
-        there), checked against the teacher's list of the suite's tests."""
+        there), checked against the teacher's list of the suite's tests.
+        stall: fail once no test has ended for that many seconds."""
         if suite not in self._ktap:
             port = getattr(self.guest, "debugcon", False)   # a Guest made with debugcon=True
             start = len(self.guest.debugcon_text()) if port else 0
-            out = self.sh("selftest " + suite, timeout)
+            if stall and port:
+                out = self.sh_while_ktap("selftest " + suite, timeout, stall)
+            else:
+                out = self.sh("selftest " + suite, timeout)
             text = self.guest.debugcon_text()[start:] if port else out
             got = port_ktap(text, suite)
             if not got["results"]:

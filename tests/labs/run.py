@@ -581,6 +581,30 @@ def test_time_limit(t, name, tmp):
     t.check(not r.stdout.strip(), "... and no QEMU or make of it is left running", r.stdout)
 
 
+def test_stall(t, tmp):
+    """A kernel that loops for ever inside one self-test (tlb-shootdown's
+    CPU 2 spinning in do_kernel_range_flush() after its 3000th call, as a
+    CPU does that flushes a range read from a dead stack frame) is told by
+    the silence after its last KTAP line, not at the end of the suite's
+    300 s, and the grade names where each CPU was."""
+    d = lab_files_dir("tlb-shootdown", os.path.join(tmp, "loops"))
+    path = os.path.join(d, "mm", "tlb.c")
+    with open(path) as f:
+        src = f.read()
+    loop = ("\tstruct tlb_stats *s = &this_cpu()->tlb;\n\tstatic int calls;\n\n"
+            "\tif (smp_processor_id() == 2 && ++calls > 3000)\n\t\tfor (;;)\n\t\t\t;\n")
+    with open(path, "w") as f:
+        f.write(src.replace("\tstruct tlb_stats *s = &this_cpu()->tlb;\n", loop, 1))
+    no_stale = 2     # the check that runs `selftest smp` first
+    gradeclass.grade_many([("tlb-shootdown", "loops", d, {no_stale})], jobs=1, seed=SEED,
+                          out=open(os.devnull, "w"))
+    out = "".join(x["output"] for x in results_of("tlb-shootdown", "loops")["tests"])
+    t.check(re.search(r"no KTAP line for \d+ s after 'ok \d+ \w+'; the CPUs were at .*"
+                      r"CPU 2 do_kernel_range_flush\+0x", out) is not None,
+            "tlb-shootdown: a kernel looping inside `selftest smp` is told by the silence after "
+            "its last KTAP line, naming where each CPU was", out[-1500:])
+
+
 def first_check_of_file(name, rel):
     """The number (from 1) of the lab's first check that grades a step of
     a function in rel, or None."""
@@ -1299,6 +1323,9 @@ def test_labs(t, labs):
                 ph.done("graded alone, and the time limit")
                 test_broken_submissions(t, one, os.path.join(tmp, one))
                 ph.done("broken submissions")
+            if "tlb-shootdown" in classes:
+                test_stall(t, os.path.join(tmp, "tlb-shootdown"))
+                ph.done("a kernel looping in a self-test")
                 test_autograder(t, one, v, os.path.join(tmp, one))
                 ph.done("the autograder")
         finally:

@@ -254,28 +254,47 @@ def port_ktap(text, suite):
 BOOT_SILENCE = 10     # seconds a booting kernel may print nothing before it counts as hung
 
 
-def wait_ready(guest, timeout=30, silence=BOOT_SILENCE):
-    """guest.wait_ready(), but a boot that prints nothing for `silence`
-    seconds before its prompt is taken as hung at once: a kernel that
-    hangs at boot costs each of its boots seconds, not the whole timeout
-    (a healthy boot prints all along and is at its prompt in a second or two)."""
+class Stalled(GuestError):
+    """wait_talking() gave up: quiet (nothing new for `silence` s) or not
+    done within the timeout; seconds: how long it had been quiet."""
+    def __init__(self, quiet, seconds, timeout):
+        GuestError.__init__(self, "quiet for %d s" % seconds if quiet else
+                            "not within %d s" % timeout)
+        self.quiet, self.seconds, self.timeout = quiet, seconds, timeout
+
+
+def wait_talking(guest, pattern, start, timeout, silence, said):
+    """guest.wait_for(pattern) for as long as the guest keeps saying
+    something new in said() (the serial log, the KTAP port): a kernel that
+    hangs costs `silence` seconds, not the whole timeout. Both are
+    stretched by the host's load; a hang fails with either (Stalled)."""
+    timeout, silence = load_scaled(timeout), load_scaled(silence)
     deadline = time.monotonic() + timeout
     seen, since = -1, time.monotonic()
     while True:
         try:
-            guest.wait_for(r"^ronx: ready$", timeout=1)
-            return guest.wait_ready()
+            return guest.wait_for(pattern, timeout=1, start=start)
         except GuestError:
             if guest.proc.poll() is not None or PANIC in guest.out:
                 raise
-        now = time.monotonic()
-        if len(guest.out) != seen:
-            seen, since = len(guest.out), now
+        now, text = time.monotonic(), said()
+        if len(text) != seen:
+            seen, since = len(text), now
         if now - since >= silence or now >= deadline:
-            raise GuestError("%s: no 'ronx: ready' line: %s; last output:\n%s"
-                             % (guest.name, "the boot printed nothing for %ds" % silence
-                                if now - since >= silence else "not within %ds" % timeout,
-                                guest.out[-1500:]))
+            raise Stalled(now - since >= silence, now - since, timeout)
+
+
+def wait_ready(guest, timeout=30, silence=BOOT_SILENCE):
+    """guest.wait_ready(), but a boot that prints nothing for `silence`
+    seconds before its prompt is taken as hung at once (a healthy boot
+    prints all along and is at its prompt in a second or two)."""
+    try:
+        wait_talking(guest, r"^ronx: ready$", 0, timeout, silence, lambda: guest.out)
+    except Stalled as e:
+        raise GuestError("%s: no 'ronx: ready' line: %s; last output:\n%s"
+                         % (guest.name, "the boot printed nothing for %ds" % e.seconds
+                            if e.quiet else "not within %ds" % e.timeout, guest.out[-1500:]))
+    return guest.wait_ready()
 
 
 class Boot:
@@ -316,24 +335,16 @@ class Boot:
         g.send(line.encode() + b"\r")
         try:
             echo = g.wait_for(re.escape(line) + r"\n", timeout, start)
-            deadline = time.monotonic() + load_scaled(timeout)
-            seen, since = len(g.debugcon_text()), time.monotonic()
-            while True:
-                try:
-                    m = g.wait_for("^" + re.escape(PROMPT), 1, echo.end())
-                    return g.out[echo.end():m.start()]
-                except GuestError:
-                    if g.proc.poll() is not None or PANIC in g.out:
-                        raise
-                now, port = time.monotonic(), g.debugcon_text()
-                if len(port) != seen:
-                    seen, since = len(port), now
-                elif now - since > load_scaled(stall) or now > deadline:
-                    last = [l.strip() for l in port.splitlines() if l.strip()][-1:] or ["nothing"]
-                    what = ("no KTAP line for %d s" % (now - since) if now <= deadline
-                            else "not ended in %d s" % load_scaled(timeout))
-                    raise GuestError("`%s`: %s after %r; the CPUs were at %s"
-                                     % (line, what, last[0], self.where_cpus()))
+            m = wait_talking(g, "^" + re.escape(PROMPT), echo.end(), timeout, stall,
+                             g.debugcon_text)
+            return g.out[echo.end():m.start()]
+        except Stalled as e:
+            self.dead = True
+            last = [x.strip() for x in g.debugcon_text().splitlines() if x.strip()][-1:]
+            raise GuestError("`%s`: %s after %r; the CPUs were at %s"
+                             % (line, "no KTAP line for %d s" % e.seconds if e.quiet
+                                else "not ended in %d s" % e.timeout,
+                                (last or ["nothing"])[0], self.where_cpus()))
         except GuestError:
             self.dead = True
             raise

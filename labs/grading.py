@@ -330,6 +330,7 @@ class Boot:
         seconds with no new line, not after the whole suite's `timeout`.
         Both are stretched by the host's load; a hang fails with either."""
         g = self.guest
+        stall = float(os.environ.get("RONX_GRADE_STALL") or stall)  # tests/labs: a short one
         with g.lock:
             start = len(g.out)
         g.send(line.encode() + b"\r")

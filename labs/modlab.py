@@ -97,6 +97,21 @@ def load_in_random_order(ctx, g, key, names, reload=()):
     return order
 
 
+def stopped_at(stub, g, line, start, at):
+    """With the guest running the shell line (sent after output offset
+    start): True once it stops at one of the addresses at, False once the
+    line has ended (its prompt printed) without stopping there: decided by
+    the order of events, never by how long nothing came."""
+    done = re.compile(re.escape(line) + r"\n(?:.*\n)*?" + re.escape(PROMPT), re.M)
+    while True:
+        # stopped by us (no breakpoint within 0.3 s) just as it reached one counts too
+        if stub.wait_stop(0.3) or stub.regs()["eip"] in at:
+            return True
+        if done.search(g.guest.out, start):
+            return False
+        stub.cont()
+
+
 def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
     """Runs the shell line with QEMU's gdbstub stopping the kernel at each
     of symbols (kernel functions); at every stop, at_stop(stub, eip)
@@ -111,15 +126,13 @@ def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
             stub.break_at(addr)
         stub.cont()
         g.guest.send((line + "\r").encode())
-        done = re.compile(re.escape(line) + r"\n(?:.*\n)*?" + re.escape(PROMPT), re.M)
         deadline = time.monotonic() + limit
         while True:
-            # stopped by us (no breakpoint within 0.3 s) just as it reached one counts too
-            if stub.wait_stop(0.3) or stub.regs()["eip"] in at:
+            if stopped_at(stub, g, line, start, at):
                 got = at_stop(stub, stub.regs()["eip"])
                 if got is not None:
                     seen.append(got)
-            elif done.search(g.guest.out, start):
+            else:
                 break
             if time.monotonic() > deadline:
                 raise CheckFailed("expected `%s` to finish within %d s, found it still running"

@@ -15,7 +15,7 @@ from grading import CheckFailed, check, expect_ktap, step
 from gdbstub import GdbStub
 from modlab import (AUTOLOADED, MODULES_END, MODULES_VADDR, PAGE, core_regions, expect_groups,
                     expect_freed_reset, freed_init, frees_seen, host_regions, insmod,
-                    load_in_random_order, own_boot, read_ko, seed_layout, short)
+                    load_in_random_order, own_boot, read_ko, seed_layout, short, stopped_at)
 import test_modules
 
 EXTRA = ("big", "patchme")
@@ -70,12 +70,13 @@ def stopped_in_init(ctx, g, name):
     makes: (the page tables then, the address init called printk from)."""
     start = len(g.guest.out)
     stub = GdbStub(g.guest)
+    line = "insmod " + name
     try:
         stub.break_at(ctx.sym("printk"))
         stub.cont()
-        g.guest.send(("insmod %s\r" % name).encode())
+        g.guest.send((line + "\r").encode())
         for _ in range(200):
-            if not stub.wait_stop(10):
+            if not stopped_at(stub, g, line, start, {ctx.sym("printk")}):
                 raise CheckFailed("expected %s's init to run and call printk, found it never "
                                   "did:\n%s" % (name, "\n".join(short(g.log, g.guest.out[start:]))))
             ret = stub.read32(stub.regs()["esp"])

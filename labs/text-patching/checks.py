@@ -11,7 +11,6 @@ is mapped must count; module_mutex is read by QEMU itself (its gdbstub)
 at each CPA call that opens or closes the window."""
 import re
 
-from gdbstub import GdbStub
 from grading import CheckFailed, check, expect_pages, step
 from modlab import (AUTOLOADED, POKE_ALIAS, core_regions, each, insmod, own_boot,
                     short, stops_seen)
@@ -181,21 +180,13 @@ def alias_seen(ctx):
         raise CheckFailed("\n".join(bad + short(g.log, out)))
 
 
-def mutex_at_each_call(ctx, g, stub, line, setter):
+def mutex_at_each_call(ctx, g, line, setter):
     """Runs line, stopping at every call of setter; module_mutex.locked (read
-    by QEMU) at each: [(eip, held)]."""
+    by QEMU) at each: [held]."""
     held = ctx.sym("module_mutex")     # spinlock_t: its first word is "locked"
-    start = len(g.guest.out)
-    g.guest.send(line.encode() + b"\r")
-    seen = []
-    while stub.wait_stop(3):
-        eip = stub.regs()["eip"]
-        if eip == setter:
-            seen.append(stub.read32(held) & 0xff)
-        stub.cont()
-    stub.cont()         # wait_stop stopped it when nothing more came
-    g.guest.wait_for("^" + re.escape("ronx> "), 30, start)
-    return seen
+    at = ctx.sym(setter)
+    return stops_seen(ctx, g, line, (setter,),
+                      lambda stub, eip: stub.read32(held) & 0xff if eip == at else None)[1]
 
 
 @check(points=10, name="the window opens and closes under module_mutex (read by QEMU at each "
@@ -203,16 +194,8 @@ def mutex_at_each_call(ctx, g, stub, line, setter):
 def under_mutex(ctx):
     g = own_boot(ctx, "text-patching-window")     # after the window check closed it
     insmod(g, "patchme")
-    rw, ro = ctx.sym("set_memory_rw_allow_wx"), ctx.sym("set_memory_ro")
-    stub = GdbStub(g.guest)
-    try:
-        stub.break_at(rw)
-        stub.break_at(ro)
-        stub.cont()
-        opened = mutex_at_each_call(ctx, g, stub, "patch open", rw)
-        closed = mutex_at_each_call(ctx, g, stub, "patch close", ro)
-    finally:
-        stub.detach()
+    opened = mutex_at_each_call(ctx, g, "patch open", "set_memory_rw_allow_wx")
+    closed = mutex_at_each_call(ctx, g, "patch close", "set_memory_ro")
     bad = []
     for what, seen in (("set_all_modules_text_rw (patch open)", opened),
                        ("set_all_modules_text_ro (patch close)", closed)):

@@ -7,8 +7,8 @@
 #
 #	KEY TIMEOUT INPUT HOW PROG ARGS...
 #
-# HOW is "one", or "pair": two copies at once on CPU 0 (the yield
-# benchmark's ping-pong). The output goes to the serial console between
+# HOW is "one", or "cpu0": pinned to CPU 0 (the yield benchmark's
+# ping-pong, whose two copies fork from one). The output goes to the serial console between
 # marker lines that linux/user.py reads back, with the exit status as
 # the shell gives it ($? is 128+N when signal N killed the program) and
 # the kernel's messages of that run (its "segfault at" line).
@@ -26,12 +26,9 @@ while read -r key timeout input how prog args; do
 	in=/dev/null
 	[ "$input" = - ] || in=/ubin/$input
 	echo "=== ronx-user: run $key: $prog $args"
-	if [ "$how" = pair ]; then
-		taskset 1 ./$prog $args <$in >/tmp/out.1 2>&1 &
+	if [ "$how" = cpu0 ]; then
 		taskset 1 ./$prog $args <$in >/tmp/out 2>&1
 		st=$?
-		wait $! || st=$?
-		cat /tmp/out.1 >>/tmp/out
 	elif [ "$timeout" != 0 ]; then
 		timeout -s KILL "$timeout" ./$prog $args <$in >/tmp/out 2>&1
 		st=$?

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tools/bench_switch.py [ROUNDS]: the context-switch and fault rows of
 `make bench` alone (issue 31), quickly: sched_yield alone and in a
-ping-pong pair, and bench_fork's fault rows, on Debian's 6.1 686-pae
+ping-pong (bench_yield pair: parent and child on one CPU, each counting
+the yields that alternated), and bench_fork's fault rows, on Debian's 6.1 686-pae
 (pti=off mitigations=off, then its default) and on ronx (pti=off, then
 pti=on), the four boots interleaved in each round, the same
 user/bin/bench_* binaries. `tools/bench_switch.py stages [CMDLINE]`
@@ -34,14 +35,14 @@ import benchchart  # noqa: E402
 
 CACHE = os.environ.get("RONX_LINUX_CACHE", os.path.expanduser("~/.cache/ronx/linux"))
 OUT = os.path.join(BUILD, "bench", "switch")
-# key, program, arguments, "one" or "pair" (linux/user-run.sh's list format)
+# key, program, arguments, "one" or "cpu0" (linux/user-run.sh's list format)
 RUNS = (("bench_getpid", "bench_getpid", "100000", "one"),
         ("bench_yield-alone", "bench_yield", "20000", "one"),
-        ("bench_yield-pair", "bench_yield", "20000", "pair"),
+        (bench_user.PAIR_KEY, "bench_yield", "pair 20000", "cpu0"),
         ("bench_fork", "bench_fork", "200", "one"))
 ROWS = (("getpid round trip", "bench_getpid", None),
         ("sched_yield alone", "bench_yield-alone", None),
-        ("sched_yield ping-pong", "bench_yield-pair", None),
+        ("sched_yield ping-pong (2 switches + 2 calls)", bench_user.PAIR_KEY, None),
         ("first-touch read fault", "bench_fork", "first-touch read"),
         ("first-touch write fault", "bench_fork", "first-touch write"),
         ("copy-on-write fault", "bench_fork", "cow fault"))
@@ -85,7 +86,7 @@ def ronx(cmdline):
         g.wait_ready()
         out["bench_getpid"] = g.command("run bench_getpid 100000", timeout=300)
         out["bench_yield-alone"] = g.command("run bench_yield 20000", timeout=300)
-        out["bench_yield-pair"] = bench_user.ronx_yield_pair(g)
+        out[bench_user.PAIR_KEY] = bench_user.ronx_yield_pair(g)
         out["bench_fork"] = g.command("run bench_fork 200", timeout=600)
         g.poweroff()
     return out
@@ -127,6 +128,10 @@ def main():
                 title, " | ".join(str(v[b[0]]) for b in boots),
                 " | ".join("%.2f" % r if r else "-" for r in ratios.values())))
             chart.append((title, ratios, GOALS.get(key)))
+        # the ping-pong's median is a row only where this count is near 1
+        print("| ping-pong: yields that came back after the other copy ran | %s | | |" % " | ".join(
+            "%d/%d" % a if a else "no count"
+            for a in (bench_user.alternation(res[b[0]].get(bench_user.PAIR_KEY)) for b in boots)))
         svg = os.path.join(OUT, "round%d.svg" % (r + 1))
         benchchart.write(svg, benchchart.ratio_svg(
             "Context switch and faults, round %d: ronx's cycles over Linux's (load %s)"

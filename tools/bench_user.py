@@ -7,9 +7,12 @@ Every number is TSC cycles counted inside the guest (under TCG the
 guest's rdtsc reads the host's counter), the median of many samples:
 
 - system call: bench_getpid, getpid() round trips;
-- context switch: two bench_yield at once on one CPU; each sched_yield
-  switches to the other copy and back, so one call costs two switches and
-  two system calls (bench_yield alone: the call with no one to switch to);
+- context switch: bench_yield pair, a parent and its child yielding in
+  turn on one CPU (SCHED_FIFO on Linux, ronx's round robin), so one call
+  costs two switches and two system calls; each copy counts the yields
+  that came back after one yield of the other, and the row's median
+  counts only when nearly all did on both sides (bench_yield alone: the
+  call with no one to switch to);
 - spawn-to-exit: bench_spawn (vfork, execve, wait4 of a program that
   exits at once), on both kernels;
 - fork: bench_fork, a fork+exit+wait round trip, one copy-on-write fault
@@ -69,13 +72,31 @@ RONX_BOOTS = ("pti=on", "pti=off")
 OFF_PAIR, ON_PAIR = "ronx pti=off / Linux pti=off", "ronx pti=on / Linux default"
 
 
+PAIR_KEY = "bench_yield-pair"
+# each copy's "...; 19998 of 20000 came back after one yield of the other copy"
+ALTERNATED = re.compile(r"(\d+) of (\d+) came back after one yield of the other copy")
+# the ping-pong's median is a switch's cost only if (nearly) every yield switched
+MIN_ALTERNATION = 0.95
+
+
 def ronx_yield_pair(g, n=20000):
-    """Two bench_yield at once in guest g, one in the background: both their outputs."""
-    start = len(g.out)
-    g.command("run bench_yield %d &" % n)
-    g.command("run bench_yield %d" % n, timeout=600)
-    g.wait_for(r"(?s)(bench_yield: pid .*){2}", 120, start)
-    return g.out[start:]
+    """bench_yield's ping-pong in guest g: both copies' lines (the child's first)."""
+    return g.command("run bench_yield pair %d" % n, timeout=600)
+
+
+def alternation(text):
+    """(yields that came back after one of the other copy's, yields), both
+    copies of the ping-pong together; None without both copies' counts."""
+    got = ALTERNATED.findall(text or "")
+    if len(got) != 2:
+        return None
+    return sum(int(a) for a, _ in got), sum(int(n) for _, n in got)
+
+
+def alternated(runs):
+    """Whether the ping-pong in runs switched on (nearly) every yield."""
+    a = alternation(runs.get(PAIR_KEY)) if runs else None
+    return bool(a) and a[0] >= MIN_ALTERNATION * a[1]
 
 
 def ronx_runs(cmdline=""):
@@ -99,8 +120,9 @@ def ronx_runs(cmdline=""):
 
 
 def cell(runs, key, what=None):
-    """The median for one run (the mean of the two copies' medians for a pair)."""
-    if runs is None or key not in runs:
+    """The median for one run (the mean of the two copies' medians for the
+    ping-pong, None unless it alternated)."""
+    if runs is None or key not in runs or (key == PAIR_KEY and not alternated(runs)):
         return None
     vals = [med for w, med in medians(runs[key]) if what is None or what in w]
     return sum(vals) // len(vals) if vals else None
@@ -114,8 +136,8 @@ def rows(row, kernel, initrd):
     for title, key, what, goal in (
             ("system call (getpid round trip)", "bench_getpid", "getpid round trip", True),
             ("sched_yield alone (no switch)", "bench_yield-alone", None, False),
-            ("sched_yield ping-pong, two processes on one CPU (2 switches + 2 calls)",
-             "bench_yield-pair", None, False),
+            ("sched_yield ping-pong, parent and child alternating on one CPU "
+             "(2 switches + 2 calls)", PAIR_KEY, None, False),
             ("spawn-to-exit of a program that exits at once", "bench_spawn", None, True),
             ("fork+exit+wait round trip", "bench_fork", "fork+exit+wait", True),
             ("one copy-on-write fault (a 4K copy)", "bench_fork", "cow fault", False),
@@ -124,12 +146,17 @@ def rows(row, kernel, initrd):
         lv = {label: cell(runs, key, what) for label, runs in linux.items()}
         rv = {label: cell(runs, key, what) for label, runs in ronx.items()}
         parts = ["Linux %s: %s" % (label, "%d" % v if v else "not measured") for label, v in lv.items()]
+        if key == PAIR_KEY:
+            parts.append("yields that came back after the other copy ran: " + alternation_note(
+                [("Linux " + k, v) for k, v in linux.items()] +
+                [("ronx " + k, v) for k, v in ronx.items()]))
         for label, runs in ronx.items():
             if runs is None:
                 parts.append("ronx %s: not measured (this kernel has no run command)" % label)
             elif rv[label] is None:
                 parts.append("ronx %s: not measured (%s)" % (label,
-                             "`run -n` prints no cycle count" if key == "bench_spawn" else "no reading"))
+                             "`run -n` prints no cycle count" if key == "bench_spawn" else
+                             "did not alternate" if key == PAIR_KEY else "no reading"))
             else:
                 parts.append("ronx %s: %d" % (label, rv[label]))
         on, off = rv.get("pti=on"), rv.get("pti=off")
@@ -167,6 +194,16 @@ def rows(row, kernel, initrd):
         "(measured, no goal): what PTI adds twice per system call",
         "the shell's cr3bench in each ronx boot: write_cr3(read_cr3()) timed 1000 times; 16 pages "
         "of the direct map read warm and right after a CR3 write, the difference per page")
+
+
+def alternation_note(boots):
+    """'Linux default 40000/40000, ...' for [(boot, runs)]: the ping-pong's
+    alternation count in each boot (the row's median needs it)."""
+    notes = []
+    for label, runs in boots:
+        a = alternation(runs.get(PAIR_KEY)) if runs else None
+        notes.append("%s %s" % (label, "%d/%d" % a if a else "no count"))
+    return ", ".join(notes)
 
 
 CR3BENCH = re.compile(r"cr3bench: one CR3 write: (\d+) cycles \(min (\d+)\);.*?: (\d+) per page refilled")

@@ -93,12 +93,14 @@ def check_made_up_rows(t):
             repr(goals))
 
 
-def canned(cycles):
-    """What the guests print, with these medians."""
+def canned(cycles, alt=20000):
+    """What the guests print, with these medians; alt of the ping-pong's
+    20000 yields a copy came back after one of the other's."""
+    pair = ("bench_yield: pid %%d, pair, SCHED_FIFO, 20000 yields: min 1 median %d cycles per "
+            "sched_yield; %d of 20000 came back after one yield of the other copy\n" % (cycles[2], alt))
     return {"bench_getpid": "bench_getpid: getpid round trip: min 1 median %d cycles\n" % cycles[0],
             "bench_yield-alone": "bench_yield: pid 1: min 1 median %d cycles\n" % cycles[1],
-            "bench_yield-pair": "bench_yield: pid 2: min 1 median %d cycles\n"
-                                "bench_yield: pid 3: min 1 median %d cycles\n" % (cycles[2], cycles[2]),
+            "bench_yield-pair": pair % 3 + pair % 2,
             "bench_fork": "fork+exit+wait: min 1 median %d cycles\n" % cycles[3]}
 
 
@@ -130,6 +132,16 @@ def check_make_bench_rows(t):
             (OFF, 0.5), (ON, 0.5)]
     t.check([(s, r) for s, r, _, _ in got] == want,
             "make bench's user rows reach user.svg as ronx over Linux, one bar a measured pair",
+            "bars %r, expected %r" % ([(s, r) for s, r, _, _ in got], want))
+    # a ping-pong that did not alternate (CFS giving the CPU back to the
+    # yielder) is no switch's cost: that pair of the row has no bar
+    linux["bench-nopti"] = canned((2000, 4000, 60000, 300000), alt=15000)
+    user_svg_from(linux, ronx)
+    with open(os.path.join(ROOT, "build", "bench", "user.svg")) as f:
+        _, got = bars(f.read())
+    want = want[:4] + want[5:]
+    t.check([(s, r) for s, r, _, _ in got] == want,
+            "a ping-pong with 75% of its yields alternating gets no bar, the other pair keeps its",
             "bars %r, expected %r" % ([(s, r) for s, r, _, _ in got], want))
 
 

@@ -29,13 +29,13 @@ TRAPS_LINE = re.compile(r"traps: (\S+)\[(\d+)\] (.*?) ip:([0-9a-f]+) sp:([0-9a-f
 
 
 class Run:
-    """One run of a program: NAME ARGS, with stdin, or two copies at once."""
+    """One run of a program: NAME ARGS, with stdin, or pinned to CPU 0."""
 
-    def __init__(self, name, args=(), stdin=None, timeout=0, pair=False, key=None,
+    def __init__(self, name, args=(), stdin=None, timeout=0, cpu0=False, key=None,
                  what="", qemu_args=None):
         self.name, self.args, self.stdin = name, list(args), stdin
         self.qemu_args = qemu_args
-        self.timeout, self.pair = timeout, pair
+        self.timeout, self.cpu0 = timeout, cpu0
         self.key = key or name
         self.what = what
 
@@ -291,7 +291,7 @@ RONX_ONLY = [Run("redteam", [a.case], key="redteam-" + a.case, what=a.what)
 BENCH = [
     Run("bench_getpid", ["100000"]),
     Run("bench_yield", ["20000"], key="bench_yield-alone"),
-    Run("bench_yield", ["20000"], pair=True, key="bench_yield-pair"),
+    Run("bench_yield", ["pair", "20000"], cpu0=True, key="bench_yield-pair"),
     Run("bench_spawn", ["1000", "/ubin/true"]),
     Run("bench_fork", ["200"]),
     Run("bench_appel", ["1000"]),
@@ -686,7 +686,7 @@ def guest_list(kind, outdir, runs=None):
                 inp = "input.%s" % run.key
                 with open(os.path.join(outdir, inp), "w") as g:
                     g.write(run.stdin)
-            f.write(" ".join([run.key, str(run.timeout), inp, "pair" if run.pair else "one",
+            f.write(" ".join([run.key, str(run.timeout), inp, "cpu0" if run.cpu0 else "one",
                               run.name] + run.argv("linux")) + "\n")
 
 

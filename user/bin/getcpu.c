@@ -24,17 +24,6 @@ struct pair {
 	unsigned int seen;
 };
 
-static unsigned long gdt_base(void)
-{
-	struct {
-		unsigned short limit;
-		unsigned long base;
-	} __attribute__((packed)) gdtr;
-
-	__asm__ volatile("sgdt %0" : "=m"(gdtr));
-	return gdtr.base;
-}
-
 /* Runs in user mode until this process is on another CPU, or for MOVE_WAIT cycles. */
 static void wait_to_move(unsigned long gdt)
 {

@@ -104,6 +104,20 @@ static inline uint64_t rdtsc(void)
 }
 void sort_u32(uint32_t *v, size_t n);
 
+/* the base of the GDT this CPU runs under (sgdt works in ring 3 without
+ * UMIP, qemu32's case): each CPU has its own GDT, so the base names the
+ * CPU without a system call (getcpu, bench_yield pair) */
+static inline unsigned long gdt_base(void)
+{
+	struct {
+		unsigned short limit;
+		unsigned long base;
+	} __attribute__((packed)) gdtr;
+
+	__asm__ volatile("sgdt %0" : "=m"(gdtr));
+	return gdtr.base;
+}
+
 /* writes "mov eax, 42; ret" at dst and returns it as a function */
 int (*put_ret42(void *dst))(void);
 

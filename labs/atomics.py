@@ -17,8 +17,8 @@ point). An access through such a register is an access to a count:
     lock-prefixed read-modify-write: a plain store, an xchg (locked, but
     it stores a value read before it) or an unlocked `add`/`inc` loses
     one of two updates made at once on two CPUs;
-  - in the functions that drop a count, no read of a count may follow
-    the locked change: the decision to free must use the locked
+  - in the functions that drop a count, no read of a count (nor a call
+    of a function that reads one) may follow the locked change: the decision to free must use the locked
     instruction's own result (its flags, xadd's old value), since a
     second read sees the other CPU's change too (both free, or neither);
   - each of the given functions changes a count with a locked
@@ -26,7 +26,8 @@ point). An access through such a register is an access to a count:
     a check that found no count change at all has graded nothing.
 
     problems(obj, "frame_refs", change=["get_user_frame", "put_user_frame"],
-             drop=["put_user_frame"])    -> [one line per problem]
+             drop=["put_user_frame"], readers=["page_ref_count"])
+        -> [one line per problem]
 """
 import re
 import subprocess
@@ -214,12 +215,13 @@ def successors(insns, k):
     return out
 
 
-def taints(insns, var):
-    """[tainted set before each instruction], to a fixed point over the branches."""
+def taints(insns, var, entry=frozenset()):
+    """[tainted set before each instruction], to a fixed point over the
+    branches; entry: what is tainted when the function starts."""
     before = [None] * len(insns)
     if not insns:
         return before
-    before[0] = frozenset()
+    before[0] = frozenset(entry)
     work = [0]
     while work:
         k = work.pop()
@@ -232,18 +234,61 @@ def taints(insns, var):
     return [b or frozenset() for b in before]
 
 
+ARG = re.compile(r"^(0x[0-9a-f]+)?\(%esp\)$")
+
+
+def passed(i, tainted, names):
+    """(callee, what is tainted at its start) for a call of a function of
+    the object with a pointer into the counts as an argument, or None. gcc
+    passes a static function's first three arguments in eax, edx, ecx
+    (regparm) and the rest on the stack, where the callee's frame pointer
+    finds slot k(%esp) at k+8(%ebp)."""
+    if not i.mnemonic.startswith(("call", "jmp")):
+        return None
+    callee = i.relocs[0] if i.relocs else names.get(i.target())
+    if callee is None:
+        return None
+    entry = {r for r in ("eax", "edx", "ecx") if r in tainted}
+    for key in tainted:
+        m = ARG.match(key) if isinstance(key, str) else None
+        if m:
+            entry.add("%#x(%%ebp)" % (int(m.group(1) or "0", 16) + 8))
+    return (callee, frozenset(entry)) if entry else None
+
+
+def analyse(funcs, var):
+    """{function: [tainted set before each instruction]}, a pointer into
+    the counts followed into the object's functions it is passed to."""
+    names = {insns[0].off: name for name, insns in funcs.items() if insns}
+    entry = {fn: frozenset() for fn in funcs}
+    out, work = {}, list(funcs)
+    while work:
+        fn = work.pop()
+        out[fn] = before = taints(funcs[fn], var, entry[fn])
+        for k, i in enumerate(funcs[fn]):
+            got = passed(i, before[k], names)
+            if got and got[0] in funcs and not got[1] <= entry[got[0]]:
+                entry[got[0]] |= got[1]
+                work.append(got[0])
+    return out
+
+
 def where(fn, insns, i):
-    return "%s+%#x: `%s`" % (fn, i.off - insns[0].off, re.sub(r"\s+", " ", i.text))
+    text = re.sub(r"\s+", " ", i.text)
+    if i.relocs and i.mnemonic.startswith(("call", "jmp")):
+        text = "%s %s" % (i.mnemonic, i.relocs[0])     # the object's offset means nothing
+    return "%s+%#x: `%s`" % (fn, i.off - insns[0].off, text)
 
 
-def problems(obj, var, change, drop):
+def problems(obj, var, change, drop, readers=()):
     funcs = functions(obj)
     bad, locked_in = [], {}
     # gcc may split a function (put_user_frame.part.0) or clone it: what
     # the dropping functions call is graded as they are
     dropping = set().union(*(called(funcs, fn) for fn in drop))
+    state = analyse(funcs, var)
     for fn, insns in funcs.items():
-        before = taints(insns, var)
+        before = state[fn]
         locked_in[fn] = []
         for k, i in enumerate(insns):
             op = count_access(i, before[k])
@@ -258,7 +303,7 @@ def problems(obj, var, change, drop):
                                "once lose one update (a frame freed while mapped, or never)"
                                % (where(fn, insns, i), var))
         if fn in dropping:
-            bad += reread(fn, insns, before, locked_in[fn], var)
+            bad += reread(fn, insns, before, locked_in[fn], var, readers)
     for fn in change:
         if fn not in funcs:
             bad.append("%s: expected the function in the lab's object, found none" % fn)
@@ -268,8 +313,10 @@ def problems(obj, var, change, drop):
     return bad
 
 
-def reread(fn, insns, before, locked, var):
-    """A read of a count reachable from fn's locked change of one."""
+def reread(fn, insns, before, locked, var, readers):
+    """A read of a count reachable from fn's locked change of one: through
+    a pointer into the counts, or a call of one of readers (functions
+    outside the object that read a count: page_ref_count())."""
     seen, work = set(), [s for k in locked for s in successors(insns, k)]
     while work:
         k = work.pop()
@@ -278,6 +325,9 @@ def reread(fn, insns, before, locked, var):
         seen.add(k)
         i = insns[k]
         op = count_access(i, before[k])
+        if op is None and i.mnemonic.startswith(("call", "jmp")) and i.relocs and \
+                i.relocs[0] in readers:
+            op = i.relocs[0]
         # a read that leads to a locked change again feeds it (a
         # compare-and-swap loop's retry): a read before, not after
         if op is not None and not (i.locked) and \

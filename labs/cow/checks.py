@@ -670,11 +670,15 @@ def race_round(ctx):
                            % (i, va, pte & FRAME, (pte & FRAME) >> 12, rounds, count))
     finally:
         g.monitor("cont")
-    step_on(g, spin, r"cowprobe: race done: (\d+) pages differ", "the parent to check its pages",
-            past=ended(parent[0]))
-    for _ in range(100):
+    m = step_on(g, spin, r"cowprobe: race done: (\d+) pages differ",
+                "the parent to check its pages", past=ended(parent[0]))
+    if int(m.group(1)):
+        bad.append("the parent: expected its pages to hold its last bytes, found %s differ"
+                   % m.group(1))
+    for _ in range(100):        # the shell says a background job ended when it next prompts
         if re.search(ended(parent[0]), gst.out[mark:], re.M):
             break
+        g.sh("ps")
         time.sleep(0.05)
     after = settled_free_pages(gst, before)
     if after != before:

@@ -627,9 +627,10 @@ def frame_count(ctx, g, pa):
 
 def race_round(ctx):
     """`cowprobe race` on a two-CPU boot: the parent and each child write
-    every shared page at once; once the children are gone, each of the
-    parent's frames counts one PTE (xp of frame_refs[] and the walk), and
-    every frame comes back when the parent exits. [problem lines]."""
+    every shared page at once; then, with only the parent and a last
+    child that holds (its pages shared, read-only in both), each frame
+    counts its two PTEs (xp of frame_refs[] against the walk from each
+    CR3), and every frame comes back when both exit. [problem lines]."""
     r = ctx.rng("cow/race")
     rounds, n, byte = r.randrange(3, 7), r.randrange(4, 13), r.randrange(0x20, 0x60)
     g = ctx.boot(initrd=program(ctx).initrd, tag=LAB + "-race", smp=CPUS)
@@ -640,34 +641,36 @@ def race_round(ctx):
     mark = len(gst.out)
     g.sh("run cowprobe race %d %d %d %d &" % (rounds, n, byte, spin))
     m = wait_line(g, mark, r"cowprobe: raced \d+ rounds of \d+ pages at (?:0x)?([0-9a-f]+); "
-                  r"(\d+) children failed", "the parent to fork and write %d times" % rounds,
-                  past=r"cowprobe: fork failed")
-    va0, failed = int(m.group(1), 16), int(m.group(2))
-    parent = [pid for pid, (_, _, name) in ps(gst).items() if name == "cowprobe"]
-    if len(parent) != 1:
-        raise CheckFailed("expected one cowprobe (the parent, its children reaped) in ps, "
-                          "found %s" % parent)
-    cr3 = ps(gst)[parent[0]][1]
+                  r"(\d+) children failed; holder (-?\d+)",
+                  "the parent to fork and write %d times" % rounds, past=r"cowprobe: fork failed")
+    va0, failed, holder = int(m.group(1), 16), int(m.group(2)), int(m.group(3))
+    procs = ps(gst)
+    parent = [pid for pid, (_, _, name) in procs.items() if name == "cowprobe" and pid != holder]
+    if len(parent) != 1 or holder not in procs:
+        raise CheckFailed("expected the parent cowprobe and its holding child %d in ps (the "
+                          "others reaped), found %s" % (holder, procs))
+    cr3p, cr3c = procs[parent[0]][1], procs[holder][1]
     bad = ["%d of %d children: expected each to read back its own bytes, found they did not"
            % (failed, rounds)] if failed else []
     g.monitor("stop")
     try:
         for i in range(n):
             va, want = va0 + i * PAGE, (byte + rounds + i) & 0xFF
-            pte = leaf(g, cr3, va)
-            if pte is None or not pte & _RW:
-                bad.append("page %d at %#x: expected the parent's own frame, RW, found %s"
-                           % (i, va, show(pte)))
+            pp, cp = leaf(g, cr3p, va), leaf(g, cr3c, va)
+            if pp is None or cp is None or pp & FRAME != cp & FRAME or (pp | cp) & _RW:
+                bad.append("page %d at %#x (written, then forked): expected one frame, RO in "
+                           "both; found parent %s, child %s" % (i, va, show(pp), show(cp)))
                 continue
-            got = page_bytes(g, pte)
-            count = frame_count(ctx, g, pte & FRAME)
+            got = page_bytes(g, pp)
+            count = frame_count(ctx, g, pp & FRAME)
             if got != (bytes([want]) * 8,) * 2:
                 bad.append("page %d at %#x: expected the parent's bytes %#x in frame %#x, found "
-                           "%s" % (i, va, want, pte & FRAME, got[0].hex()))
-            if count != 1:
-                bad.append("page %d at %#x, frame %#x: expected frame_refs[%#x] = 1 (one PTE "
-                           "maps it: the parent's, its %d children gone), found %d (QEMU's xp)"
-                           % (i, va, pte & FRAME, (pte & FRAME) >> 12, rounds, count))
+                           "%s" % (i, va, want, pp & FRAME, got[0].hex()))
+            if count != 2:
+                bad.append("page %d at %#x, frame %#x: expected frame_refs[%#x] = 2 (two PTEs "
+                           "map it: the parent's and its holding child's, the %d children "
+                           "before gone), found %d (QEMU's xp)"
+                           % (i, va, pp & FRAME, (pp & FRAME) >> 12, rounds, count))
     finally:
         g.monitor("cont")
     m = step_on(g, spin, r"cowprobe: race done: (\d+) pages differ",

@@ -28,8 +28,10 @@
  *        and the child write every page at once (with two CPUs, two write
  *        faults on one frame: one copies and puts it, the other takes it
  *        back or copies too), the child checks its bytes and exits, the
- *        parent reaps it; then the parent says what it saw, holds until
- *        S1 is gone, and checks its pages (page i: BYTE+ROUNDS+i)
+ *        parent reaps it; then it forks a last child that only holds (its
+ *        pages shared, each frame counted twice), says what it saw, holds
+ *        until S1 is gone, reaps that child and checks its pages (page i:
+ *        BYTE+ROUNDS+i)
  *   cowprobe fill PAGES   write PAGES pages of fresh memory with 0xee
  *                         (frames freed too early are handed out again)
  */
@@ -199,9 +201,15 @@ static int race(char **argv)
 			fill_page(i, byte + r + 1 + i);
 		failed += child_status(pid) != 0;
 	}
-	printf("cowprobe: raced %u rounds of %u pages at %p; %u children failed\n", rounds, n,
-	       (void *)pages[0], failed);
+	pid = fork();
+	if (pid == 0) {
+		wait_gone(argv[5]);
+		_exit(0);
+	}
+	printf("cowprobe: raced %u rounds of %u pages at %p; %u children failed; holder %d\n",
+	       rounds, n, (void *)pages[0], failed, pid);
 	wait_gone(argv[5]);
+	failed += pid < 0 || child_status(pid) != 0;
 	for (i = 0; i < n; i++)
 		bad += !page_is(i, byte + rounds + i);
 	printf("cowprobe: race done: %u pages differ\n", bad);

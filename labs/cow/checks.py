@@ -17,10 +17,11 @@ import re
 import struct
 import time
 
+import atomics
 from grading import CheckFailed, check, step
 from tlb import pae_walk, xp64
 from userlab import PAGE, STACK_TOP, build_program, built_once, initrd_with, work_dir
-from userprog import free_pages, ps, run_spin_in_background
+from userprog import free_pages, ps, run_spin_in_background, settled_free_pages
 
 LAB = "cow"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,6 +51,10 @@ KERNEL = step("do_wp_page", "the kernel's writes (copy_to_user, CR0.WP) alike",
 NXKEPT = step("do_wp_page", "the copy's PTE from the area's protection (NX kept), not by hand",
               wrong="cow-break-drops-nx")
 ZAP = step("zap_pte_range", "put the frame of every PTE that has one", wrong="exit-leaks")
+ATOMIC_GET = step("get_user_frame", "the count goes up atomically (one locked instruction)",
+                  wrong="counts-not-atomic")
+ATOMIC_PUT = step("put_user_frame", "the count goes down atomically, the free decided by that "
+                  "instruction's own result", wrong="put-rereads-count")
 
 
 # -- the program and its scenario --------------------------------------------
@@ -341,7 +346,7 @@ def lines(bad, more=8):
 
 
 # -- the checks ---------------------------------------------------------------
-@check(points=20, name="after fork: every page of the parent's in the child on the same frame; "
+@check(points=15, name="after fork: every page of the parent's in the child on the same frame; "
        "private writable ones read-only in both (the walk from each CR3)",
        steps=[WRPROTECT, RANGE, SHARE])
 def after_fork(ctx):
@@ -376,7 +381,7 @@ def after_fork(ctx):
         raise CheckFailed(lines(bad))
 
 
-@check(points=20, name="the child's write copies: its own frame with its bytes, the parent's "
+@check(points=15, name="the child's write copies: its own frame with its bytes, the parent's "
        "frame and bytes unchanged, one frame spent per page written, none per page read",
        steps=[GET, COPY, NXKEPT])
 def child_write(ctx):
@@ -602,5 +607,100 @@ def stale_tlb(ctx):
     finally:
         g.monitor("cont")
     reap(g, spin)
+    if bad:
+        raise CheckFailed(lines(bad))
+
+
+# -- the counts on two CPUs ---------------------------------------------------
+PAGE_OFFSET = 0xC0000000
+CPUS = 2
+
+
+def frame_count(ctx, g, pa):
+    """frame_refs[PFN_DOWN(pa)] as QEMU's xp reads it (the pointer, then the byte)."""
+    table = xp64(g.monitor, ctx.sym("frame_refs") - PAGE_OFFSET) & 0xFFFFFFFF
+    if not table:
+        raise CheckFailed("expected frame_refs to point at the count table while a process "
+                          "runs, found NULL (QEMU's xp)")
+    return xp64(g.monitor, table - PAGE_OFFSET + (pa >> 12)) & 0xFF
+
+
+def race_round(ctx):
+    """`cowprobe race` on a two-CPU boot: the parent and each child write
+    every shared page at once; then, with only the parent and a last
+    child that holds (its pages shared, read-only in both), each frame
+    counts its two PTEs (xp of frame_refs[] against the walk from each
+    CR3), and every frame comes back when both exit. [problem lines]."""
+    r = ctx.rng("cow/race")
+    rounds, n, byte = r.randrange(3, 7), r.randrange(4, 13), r.randrange(0x20, 0x60)
+    g = ctx.boot(initrd=program(ctx).initrd, tag=LAB + "-race", smp=CPUS)
+    gst = g.guest
+    keep = run_spin_in_background(gst)[0]     # holds the count table for the whole round
+    before = free_pages(gst)
+    spin = run_spin_in_background(gst)[0]
+    mark = len(gst.out)
+    g.sh("run cowprobe race %d %d %d %d &" % (rounds, n, byte, spin))
+    m = wait_line(g, mark, r"cowprobe: raced \d+ rounds of \d+ pages at (?:0x)?([0-9a-f]+); "
+                  r"(\d+) children failed; holder (-?\d+)",
+                  "the parent to fork and write %d times" % rounds, past=r"cowprobe: fork failed")
+    va0, failed, holder = int(m.group(1), 16), int(m.group(2)), int(m.group(3))
+    procs = ps(gst)
+    parent = [pid for pid, (_, _, name) in procs.items() if name == "cowprobe" and pid != holder]
+    if len(parent) != 1 or holder not in procs:
+        raise CheckFailed("expected the parent cowprobe and its holding child %d in ps (the "
+                          "others reaped), found %s" % (holder, procs))
+    cr3p, cr3c = procs[parent[0]][1], procs[holder][1]
+    bad = ["%d of %d children: expected each to read back its own bytes, found they did not"
+           % (failed, rounds)] if failed else []
+    g.monitor("stop")
+    try:
+        for i in range(n):
+            va, want = va0 + i * PAGE, (byte + rounds + i) & 0xFF
+            pp, cp = leaf(g, cr3p, va), leaf(g, cr3c, va)
+            if pp is None or cp is None or pp & FRAME != cp & FRAME or (pp | cp) & _RW:
+                bad.append("page %d at %#x (written, then forked): expected one frame, RO in "
+                           "both; found parent %s, child %s" % (i, va, show(pp), show(cp)))
+                continue
+            got = page_bytes(g, pp)
+            count = frame_count(ctx, g, pp & FRAME)
+            if got != (bytes([want]) * 8,) * 2:
+                bad.append("page %d at %#x: expected the parent's bytes %#x in frame %#x, found "
+                           "%s" % (i, va, want, pp & FRAME, got[0].hex()))
+            if count != 2:
+                bad.append("page %d at %#x, frame %#x: expected frame_refs[%#x] = 2 (two PTEs "
+                           "map it: the parent's and its holding child's, the %d children "
+                           "before gone), found %d (QEMU's xp)"
+                           % (i, va, pp & FRAME, (pp & FRAME) >> 12, rounds, count))
+    finally:
+        g.monitor("cont")
+    m = step_on(g, spin, r"cowprobe: race done: (\d+) pages differ",
+                "the parent to check its pages", past=ended(parent[0]))
+    if int(m.group(1)):
+        bad.append("the parent: expected its pages to hold its last bytes, found %s differ"
+                   % m.group(1))
+    for _ in range(100):        # the shell says a background job ended when it next prompts
+        if re.search(ended(parent[0]), gst.out[mark:], re.M):
+            break
+        g.sh("ps")
+        time.sleep(0.05)
+    after = settled_free_pages(gst, before)
+    if after != before:
+        bad.append("PagesFree: expected %d again once cowprobe race and its children had "
+                   "exited, found %d (%+d)" % (before, after, after - before))
+    reap(g, keep)
+    return bad
+
+
+@check(points=10, name="the counts change atomically: every change of frame_refs[] one locked "
+       "instruction, the free decided by its result (mm/cow.o's code); on two CPUs, each frame "
+       "counted once per PTE (xp)", steps=[ATOMIC_GET, ATOMIC_PUT])
+def atomic_counts(ctx):
+    obj = os.path.join(ctx.build, "mm", "cow.o")
+    if not os.path.exists(obj):
+        raise CheckFailed("expected the lab's object %s, found none" % obj)
+    bad = ["mm/cow.o: " + p for p in atomics.problems(
+        obj, "frame_refs", change=["get_user_frame", "put_user_frame"], drop=["put_user_frame"],
+        readers=["page_ref_count"])]
+    bad += ["two CPUs: " + p for p in race_round(ctx)]
     if bad:
         raise CheckFailed(lines(bad))

@@ -23,6 +23,15 @@
  *        writable entry is now in the TLB), forks, and at once writes
  *        BYTE+1 into it; child i holds until S1 is gone, then says what
  *        it reads at page i; the parent holds too (even if children died)
+ *   cowprobe race ROUNDS N BYTE S1
+ *        the parent fills pages 0..N-1; ROUNDS times it forks, and it
+ *        and the child write every page at once (with two CPUs, two write
+ *        faults on one frame: one copies and puts it, the other takes it
+ *        back or copies too), the child checks its bytes and exits, the
+ *        parent reaps it; then it forks a last child that only holds (its
+ *        pages shared, each frame counted twice), says what it saw, holds
+ *        until S1 is gone, reaps that child and checks its pages (page i:
+ *        BYTE+ROUNDS+i)
  *   cowprobe fill PAGES   write PAGES pages of fresh memory with 0xee
  *                         (frames freed too early are handed out again)
  */
@@ -159,6 +168,54 @@ static int tlb(char **argv)
 	return 0;
 }
 
+static __attribute__((noreturn)) void race_child(unsigned int n, unsigned int r)
+{
+	unsigned int bad = 0, i;
+
+	for (i = 0; i < n; i++)
+		fill_page(i, 'c' ^ r ^ i);
+	for (i = 0; i < n; i++)
+		bad += !page_is(i, 'c' ^ r ^ i);
+	_exit(bad ? 1 : 0);
+}
+
+static int race(char **argv)
+{
+	unsigned int rounds = arg(argv, 2), n = arg(argv, 3), byte = arg(argv, 4);
+	unsigned int failed = 0, bad = 0, r, i;
+	int pid;
+
+	if (n > MAXPAGES)
+		return 2;
+	for (i = 0; i < n; i++)
+		fill_page(i, byte + i);
+	for (r = 0; r < rounds; r++) {
+		pid = fork();
+		if (pid < 0) {
+			printf("cowprobe: fork failed: %d\n", pid);
+			return 1;
+		}
+		if (pid == 0)
+			race_child(n, r);
+		for (i = 0; i < n; i++)
+			fill_page(i, byte + r + 1 + i);
+		failed += child_status(pid) != 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		wait_gone(argv[5]);
+		_exit(0);
+	}
+	printf("cowprobe: raced %u rounds of %u pages at %p; %u children failed; holder %d\n",
+	       rounds, n, (void *)pages[0], failed, pid);
+	wait_gone(argv[5]);
+	failed += pid < 0 || child_status(pid) != 0;
+	for (i = 0; i < n; i++)
+		bad += !page_is(i, byte + rounds + i);
+	printf("cowprobe: race done: %u pages differ\n", bad);
+	return bad || failed ? 1 : 0;
+}
+
 static int fill(char **argv)
 {
 	unsigned int n = arg(argv, 2);
@@ -177,8 +234,11 @@ int main(int argc, char **argv)
 		return hold(argv);
 	if (argc == 5 && strcmp(argv[1], "tlb") == 0)
 		return tlb(argv);
+	if (argc == 6 && strcmp(argv[1], "race") == 0)
+		return race(argv);
 	if (argc == 3 && strcmp(argv[1], "fill") == 0)
 		return fill(argv);
-	printf("usage: cowprobe hold N MASK K BYTE S1 S2 S3 S4 | tlb N BYTE S1 | fill PAGES\n");
+	printf("usage: cowprobe hold N MASK K BYTE S1 S2 S3 S4 | tlb N BYTE S1 | "
+	       "race ROUNDS N BYTE S1 | fill PAGES\n");
 	return 2;
 }

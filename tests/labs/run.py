@@ -5,7 +5,8 @@ labs/ORDER (results: build/results/labs.ktap):
 
   - unit tests of the stripper, of the grading library, of the
     inspection before linking (tests/labs/test_cstrip.py, test_grading.py,
-    test_inspect.py), and of the scenarios labs 1-8 draw from a seed:
+    test_inspect.py), of the reading of a lab object's count changes
+    (test_atomics.py), and of the scenarios labs 1-8 draw from a seed:
     every seed has every graded case (test_scenarios.py);
   - per lab: the solved files pass the inspection; the student's tree
     (make lab-start) holds none of the solved functions' bodies, no wrong
@@ -71,6 +72,7 @@ sys.path.insert(0, HERE)
 
 import gradeclass  # noqa: E402
 import lab  # noqa: E402
+import test_atomics  # noqa: E402
 import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
 import test_handouts  # noqa: E402
@@ -1174,9 +1176,9 @@ def test_wrong_under_seeds(t, names, tmp, rows=None):
 
 
 def test_unit(t):
-    for prefix, mod in (("cstrip", test_cstrip), ("grading", test_grading),
-                        ("handouts", test_handouts), ("inspect", test_inspect),
-                        ("scenarios", test_scenarios)):
+    for prefix, mod in (("atomics", test_atomics), ("cstrip", test_cstrip),
+                        ("grading", test_grading), ("handouts", test_handouts),
+                        ("inspect", test_inspect), ("scenarios", test_scenarios)):
         for name, fn in mod.TESTS:
             try:
                 fn()

@@ -1107,11 +1107,43 @@ def seed_jobs(names, rows):
     return sorted(jobs, key=lambda j: -j[2])
 
 
+# busy loops beside the seed step (LAB_BUSY=N; 0: none): a wrong solution
+# must lose points under every seed on a loaded machine too (issue 33)
+BUSY = int(os.environ.get("LAB_BUSY", "2"))
+
+
+class BusyLoops:
+    """n processes that only spin, for as long as the with block runs."""
+    def __init__(self, n):
+        self.n, self.procs = n, []
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen([PYTHON, "-c", "while True: pass"])
+                      for _ in range(self.n)]
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
 def test_wrong_under_seeds(t, names, tmp, rows=None):
     """Every wrong solution of every lab loses points under each of SEEDS
-    (at least 10). The work is split into workers (seed_jobs()), each in a
-    tree of its own, two per core (LAB_JOBS) at a time: a worker mostly
-    waits for QEMU's answers."""
+    (at least 10), with BUSY loops spinning beside the graders. The work is
+    split into workers (seed_jobs()), each in a tree of its own, two per
+    core (LAB_JOBS) at a time: a worker mostly waits for QEMU's answers."""
+    load0 = os.getloadavg()[0]
+    with BusyLoops(BUSY):
+        merged = run_seed_workers(names, tmp, rows)
+    progress("labs: the seed step ran beside %d busy loops (load average %.1f at its start, "
+             "%.1f at its end)" % (BUSY, load0, os.getloadavg()[0]))
+    report_seeds(t, names, merged)
+
+
+def run_seed_workers(names, tmp, rows):
+    """The seed workers of every lab, run to their end: {lab: {"wrong":
+    {w: record}, "errors": [...]}}."""
     t0 = time.monotonic()
     jobs = seed_jobs(names, rows or {})
     first_done = set()
@@ -1149,6 +1181,12 @@ def test_wrong_under_seeds(t, names, tmp, rows=None):
         if "error" in out:
             m["errors"].append(out["error"])
         m["wrong"].update(out.get("wrong", {}))
+    progress("labs: every wrong solution under %d seeds in %.0fs" % (len(SEEDS),
+                                                                    time.monotonic() - t0))
+    return merged
+
+
+def report_seeds(t, names, merged):
     for n in names:
         m = merged.get(n, {"wrong": {}, "errors": ["no worker ran"]})
         if not t.check(not m["errors"], "%s: the wrong solutions graded under %d seeds"
@@ -1171,8 +1209,6 @@ def test_wrong_under_seeds(t, names, tmp, rows=None):
         recs = [r for r in merged.get(n, {"wrong": {}})["wrong"].values() if "seconds" in r]
         progress("labs: %s: %d wrong solutions graded under further seeds, %.0fs (CPU %.0fs)"
                  % (n, len(recs), sum(r["seconds"] for r in recs), sum(r["cpu"] for r in recs)))
-    progress("labs: every wrong solution under %d seeds in %.0fs" % (len(SEEDS),
-                                                                    time.monotonic() - t0))
 
 
 def test_unit(t):

@@ -218,20 +218,23 @@ def pti_line(g):
        steps=[RANGE, TRAMPOLINE_RO, ENTRY_NX, NOT_USER, NOTHING_ELSE, SHARED, OWN_HALF])
 def user_set(ctx):
     g = boot(ctx, "pti-user-set")
-    # read in whatever ring-3 moment it is (even in a loop of faults), so
-    # the only ring-3 code after the prompt is the probe's: no ps needed
-    out = g.sh("run %s &" % program(ctx).scn.line())
-    m = re.search(r"^\[(\d+)\] ptiprobe", out, re.M)
-    if not m:
-        raise CheckFailed("expected `run ptiprobe &` to start the probe, found:\n%s" % out[-400:])
+    prog = program(ctx)
+    start = prog.syms["_start"]
+    mark = len(g.guest.out)
+    # the probe's very first ring-3 instruction, stopped by a breakpoint (the
+    # gdbstub stops there before the fetch, so a loop of faults on it is caught
+    # too): an event, not a sample of whatever the CPU is doing
     try:
-        cr3, pt = stopped_in_ring3(ctx, g)
-        try:
-            bad = user_set_problems(ctx, g, cr3, pt)
-        finally:
-            g.monitor("cont")
+        with gdbstub(g, mark, "stop the probe at its first instruction") as stub:
+            stub.break_at(start)
+            run_under_stub(g, stub, prog.scn.line())
+            wait_hit(stub, g, mark, "the probe's first instruction (_start) in ring 3")
+            cpl, cr3, _ = cpu_state(g)
+            bad = user_set_problems(ctx, g, cr3, PageTables(g.monitor("info tlb"))) \
+                if cpl == 3 else ["at the probe's _start the CPU is in ring %s" % cpl]
+            stub.clear(start)
     finally:
-        stop_probe(g, int(m.group(1)))
+        settle(g, mark)
     if bad:
         raise CheckFailed("expected the user set of the probe to map, of the kernel, only "
                           "the trampoline and the entry area; found:\n" + "\n".join(bad[:8]))

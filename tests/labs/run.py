@@ -1363,11 +1363,11 @@ def test_labs(t, labs):
                 ph.done("graded alone, and the time limit")
                 test_broken_submissions(t, one, os.path.join(tmp, one))
                 ph.done("broken submissions")
+                test_autograder(t, one, v, os.path.join(tmp, one))
+                ph.done("the autograder")
             if "tlb-shootdown" in classes:
                 test_stall(t, os.path.join(tmp, "tlb-shootdown"))
                 ph.done("a kernel looping in a self-test")
-                test_autograder(t, one, v, os.path.join(tmp, one))
-                ph.done("the autograder")
         finally:
             seeds.join()
         aside.replay(t)

@@ -254,6 +254,22 @@ def port_ktap(text, suite):
 BOOT_SILENCE = 10     # seconds a booting kernel may print nothing before it counts as hung
 
 
+def symbol_at(syms, va):
+    """"name+0xoff" of the image's symbol nearest at or below va (name alone
+    at its start), or None."""
+    best = None
+    lo, hi = syms.get("_text", 0), syms.get("_end", 1 << 32)
+    for name, a in syms.items():
+        # only the image's symbols: nm also lists constants (EFER = 0xc0000080)
+        if lo <= a < hi and a <= va and va - a < 1 << 20 and (best is None or a > best[1] or
+                                                             (a == best[1] and name < best[0])):
+            best = (name, a)
+    if best is None:
+        return None
+    off = va - best[1]
+    return best[0] + ("+0x%x" % off if off else "")
+
+
 class Stalled(GuestError):
     """wait_talking() gave up: quiet (nothing new for `silence` s) or not
     done within the timeout; seconds: how long it had been quiet."""
@@ -362,16 +378,11 @@ class Boot:
             pcs = [(c, re.search(r"EIP=([0-9a-f]+)", self.guest.monitor("info registers",
                                                                          cpu=int(c))).group(1))
                    for c in cpus]
-            syms = sorted((a, n) for n, a in self.guest.symbols().items())
+            syms = self.guest.symbols()
         except (GuestError, OSError) as e:
             return "(QEMU did not say: %s)" % e
-        where = []
-        for cpu, pc in pcs:
-            pc = int(pc, 16)
-            below = [s for s in syms if s[0] <= pc]
-            at = "%s+0x%x" % (below[-1][1], pc - below[-1][0]) if below else "0x%x" % pc
-            where.append("CPU %s %s" % (cpu, at))
-        return ", ".join(where) or "(no CPU in `info cpus`)"
+        return ", ".join("CPU %s %s" % (cpu, symbol_at(syms, int(pc, 16)) or "0x" + pc)
+                         for cpu, pc in pcs) or "(no CPU in `info cpus`)"
 
     def ktap(self, suite, timeout=30, stall=None):
         """`selftest suite`'s results as kernel/selftest/ktest.c wrote them to port
@@ -460,17 +471,8 @@ class Context:
 
     def where(self, va):
         """va with the nearest symbol at or below it, for messages."""
-        best = None
-        lo, hi = self.syms.get("_text", 0), self.syms.get("_end", 1 << 32)
-        for name, a in self.syms.items():
-            # only the image's symbols: nm also lists constants (EFER = 0xc0000080)
-            if lo <= a < hi and a <= va and va - a < 1 << 20 and (best is None or a > best[1] or
-                                                 (a == best[1] and name < best[0])):
-                best = (name, a)
-        if best is None:
-            return "0x%08x" % va
-        off = va - best[1]
-        return "0x%08x (%s%s)" % (va, best[0], "+0x%x" % off if off else "")
+        at = symbol_at(self.syms, va)
+        return "0x%08x (%s)" % (va, at) if at else "0x%08x" % va
 
     def boot(self, cmdline="", cpu=CPU_NX, memory="128M", iso=False, initrd=None, tag="",
              smp=1):

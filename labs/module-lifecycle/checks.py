@@ -70,13 +70,13 @@ def stopped_in_init(ctx, g, name):
     makes: (the page tables then, the address init called printk from)."""
     start = len(g.guest.out)
     stub = GdbStub(g.guest)
-    line = "insmod " + name
+    line, printk = "insmod " + name, ctx.sym("printk")
     try:
-        stub.break_at(ctx.sym("printk"))
+        stub.break_at(printk)
         stub.cont()
         g.guest.send((line + "\r").encode())
         for _ in range(200):
-            if not stopped_at(stub, g, line, start, {ctx.sym("printk")}):
+            if not stopped_at(stub, g, line, start, {printk}):
                 raise CheckFailed("expected %s's init to run and call printk, found it never "
                                   "did:\n%s" % (name, "\n".join(short(g.log, g.guest.out[start:]))))
             ret = stub.read32(stub.regs()["esp"])

@@ -19,8 +19,8 @@ import time
 
 import cea
 from gdbstub import GdbStub, GdbStubError
-from grading import CheckFailed, GuestError, check, step
-from tlb import PageTables, registers, xp64
+from grading import CPU_NO_NX, CheckFailed, GuestError, check, step
+from tlb import PageTables, registers, reserved_bits, reserved_bits_pd, xp64
 from userlab import (build_program, built_once, died, initrd_with, start_background, symbols,
                      work_dir)
 
@@ -50,6 +50,9 @@ NOTHING_ELSE = step("pti_clone_user_shared", "nothing else of the kernel",
                     wrong="kernel-data-in-user-set")
 SHARED = step("pti_clone_pgd", "entries 0-2 the kernel set's (shared)", wrong="pdpt-entry2-missing")
 OWN_HALF = step("pti_clone_pgd", "entry 3 the user set's kernel half", wrong="pdpt-all-copied")
+PRESENT_ONLY = step("pti_clone_pgd", "entry 3 present, no other bit (a PDPT entry has no RW "
+                    "or US)", wrong="pdpt-entry3-table-bits")
+CPU_BITS = step("pti_clone_range", "only the bits this CPU has", wrong="nx-on-every-cpu")
 SWITCH_FIRST = step("PTI_ENTER_FROM_USER", "CR3 to the kernel set before touching anything "
                     "outside the entry area", wrong="switch-after-stack")
 MOVE_IN = step("PTI_ENTER_FROM_USER", "the frame onto the task's kernel stack, every register "
@@ -102,8 +105,9 @@ def program(ctx):
     return built_once(ctx, "pti_program", Program)
 
 
-def boot(ctx, tag):
-    return ctx.boot(initrd=program(ctx).initrd, tag=tag)
+def boot(ctx, tag, cpu=None):
+    more = {"cpu": cpu} if cpu else {}
+    return ctx.boot(initrd=program(ctx).initrd, tag=tag, **more)
 
 
 # -- reading the CPU from outside ----------------------------------------------
@@ -212,32 +216,80 @@ def pti_line(g):
     return m.group(0) if m else "no 'Kernel/User page tables isolation' line"
 
 
-@check(points=30, name="in ring 3 (QEMU stopped in the probe): the user set's kernel half is the "
-       "trampoline RO+X and the entry areas RW+NX at their own frames, nothing else, nothing "
-       "user-accessible; PDPT entries 0-2 shared with the kernel set",
-       steps=[RANGE, TRAMPOLINE_RO, ENTRY_NX, NOT_USER, NOTHING_ELSE, SHARED, OWN_HALF])
-def user_set(ctx):
-    g = boot(ctx, "pti-user-set")
+def nx_enabled(g):
+    return bool(registers(g.monitor("info registers")).get("EFER", 0) & 1 << 11)
+
+
+def reserved_lines(ctx, found, nxe):
+    return ["%s of %s in the user set is %#018x: reserved bit(s) %#x set%s"
+            % (level, ctx.where(va) if va >= PAGE_OFFSET else "%#010x" % va, e, bits,
+               " (bit 63, NX, is reserved on a CPU without NX)" if bits >> 63 and not nxe else "")
+            for level, va, e, bits in found]
+
+
+def reserved_problems(ctx, g, cr3):
+    """The user set's entries that hold a bit the CPU reserves, read by
+    QEMU: its PDPT and the kernel half below entry 3 (entries 0-2 are
+    the kernel set's). TCG ignores most of these; Bochs and real CPUs fault."""
+    nxe = nx_enabled(g)
+    return reserved_lines(ctx, reserved_bits(g.monitor, cr3, nxe, descend=[3]), nxe)
+
+
+def kernel_half_problems(ctx, g):
+    """reserved_problems() of the user sets' shared kernel half alone (the
+    directory at the teacher's pti_user_pmd), readable before any process
+    runs: a CPU that faults on the first walk leaves nothing to stop in."""
+    nxe = nx_enabled(g)
+    pd = xp64(g.monitor, ctx.sym("pti_user_pmd") - PAGE_OFFSET) & 0xFFFFFFFF
+    return reserved_lines(ctx, reserved_bits_pd(g.monitor, pd, 3 << 30, nxe), nxe) if pd else []
+
+
+def user_set_at_start(ctx, g, problems):
+    """Stops the probe at its very first ring-3 instruction (a breakpoint:
+    the gdbstub stops there before the fetch, so a loop of faults on it is
+    caught too) and returns problems(cr3) of the user set there."""
     prog = program(ctx)
     start = prog.syms["_start"]
     mark = len(g.guest.out)
-    # the probe's very first ring-3 instruction, stopped by a breakpoint (the
-    # gdbstub stops there before the fetch, so a loop of faults on it is caught
-    # too): an event, not a sample of whatever the CPU is doing
     try:
         with gdbstub(g, mark, "stop the probe at its first instruction") as stub:
             stub.break_at(start)
             run_under_stub(g, stub, prog.scn.line())
             wait_hit(stub, g, mark, "the probe's first instruction (_start) in ring 3")
             cpl, cr3, _ = cpu_state(g)
-            bad = user_set_problems(ctx, g, cr3, PageTables(g.monitor("info tlb"))) \
-                if cpl == 3 else ["at the probe's _start the CPU is in ring %s" % cpl]
+            bad = problems(cr3) if cpl == 3 else ["at the probe's _start the CPU is in ring %s"
+                                                  % cpl]
             stub.clear(start)
     finally:
         settle(g, mark)
+    return bad
+
+
+@check(points=25, name="in ring 3 (QEMU stopped in the probe): the user set's kernel half is the "
+       "trampoline RO+X and the entry areas RW+NX at their own frames, nothing else, nothing "
+       "user-accessible; PDPT entries 0-2 shared with the kernel set, no reserved bit anywhere",
+       steps=[RANGE, TRAMPOLINE_RO, ENTRY_NX, NOT_USER, NOTHING_ELSE, SHARED, OWN_HALF,
+              PRESENT_ONLY])
+def user_set(ctx):
+    g = boot(ctx, "pti-user-set")
+    bad = user_set_at_start(ctx, g, lambda cr3: user_set_problems(
+        ctx, g, cr3, PageTables(g.monitor("info tlb"))) or reserved_problems(ctx, g, cr3))
     if bad:
         raise CheckFailed("expected the user set of the probe to map, of the kernel, only "
                           "the trampoline and the entry area; found:\n" + "\n".join(bad[:8]))
+
+
+@check(points=10, name="on a CPU without NX (QEMU -nx, as on a Pentium III): the probe runs on "
+       "the user set, whose entries hold no bit the CPU reserves (bit 63 among them)",
+       steps=[CPU_BITS, PRESENT_ONLY])
+def strict_bits(ctx):
+    g = boot(ctx, "pti-no-nx", cpu=CPU_NO_NX)
+    bad = kernel_half_problems(ctx, g) or user_set_at_start(ctx, g, lambda cr3: (
+        [] if cr3 & USER_BIT else ["in ring 3, CR3 %#x is the kernel set (%s)"
+                                   % (cr3, pti_line(g))]) or reserved_problems(ctx, g, cr3))
+    if bad:
+        raise CheckFailed("expected a user set a CPU without NX can walk; found:\n"
+                          + "\n".join(bad[:8]))
 
 
 # -- the entry ------------------------------------------------------------------
@@ -496,7 +548,7 @@ def exits(ctx):
 
 
 # -- an entry in the exit window --------------------------------------------------
-@check(points=20, name="an entry in the exit window (crash PTI_EXIT_WINDOW: a #DB on every "
+@check(points=15, name="an entry in the exit window (crash PTI_EXIT_WINDOW: a #DB on every "
        "exit's pti_exit_window) goes back there on the user set: ring 3 stays on it",
        steps=[SAVE_SET, RESTORE])
 def exit_window(ctx):

@@ -49,6 +49,7 @@ static inline uint32_t frame_esp(const struct trap_frame *f)
 
 #define X86_TRAP_DE	0
 #define X86_TRAP_DB	1
+#define X86_TRAP_NMI	2
 #define X86_TRAP_UD	6
 #define X86_TRAP_DF	8
 #define X86_TRAP_GP	13
@@ -74,9 +75,11 @@ void die(const char *what, struct trap_frame *f, unsigned long cr2);
 int stack_trace_save_fp(uint32_t ebp, unsigned long *store, int max);	/* kernel/oops.c */
 bool fixup_exception(struct trap_frame *f);
 bool do_debug(struct trap_frame *f);
+void do_nmi(struct trap_frame *f);	/* kernel/cpu/nmi.c */
 bool search_exception_tables(uint32_t ip);
 void decode_pf_error(uint32_t error_code, char *buf, unsigned long size);
 extern const char *const trap_names[32];
 extern unsigned long oops_count;
 extern unsigned long page_fault_count;
+extern unsigned long nmi_count;
 #endif

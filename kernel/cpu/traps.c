@@ -91,6 +91,8 @@ void trap_dispatch(struct trap_frame *f)
 		do_page_fault(f);
 	else if (f->vector == X86_TRAP_DB && do_debug(f))
 		return;		/* a kernel breakpoint, handled: ring 0, nothing more to do */
+	else if (f->vector == X86_TRAP_NMI)
+		do_nmi(f);
 	else if (f->vector == IA32_SYSCALL_VECTOR)
 		do_int80_syscall(f);
 	else if (f->vector >= FIRST_EXTERNAL_VECTOR)

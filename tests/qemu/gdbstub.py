@@ -88,12 +88,16 @@ class GdbStub:
         eip = self.regs()["eip"] if eip is None else eip
         if eip in self.breakpoints:
             self.command("z0,%x,1" % eip)
-            self._send("s")
-            if not self._recv(10).startswith(("T", "S")):
-                raise GdbStubError("no stop after a single step at 0x%08x" % eip)
+            self.step()
             self.command("Z0,%x,1" % eip)
         self._send("c")
         self.running = True
+
+    def step(self):
+        """One instruction (QEMU steps with interrupts held off), then stopped."""
+        self._send("s")
+        if not self._recv(10).startswith(("T", "S")):
+            raise GdbStubError("no stop after a single step")
 
     def wait_stop(self, timeout):
         """Waits for the guest to stop (a breakpoint); False if it did not

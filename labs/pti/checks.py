@@ -440,7 +440,14 @@ def probe_done(g, mark, timeout=30):
 
 
 def settle(g, mark):
-    """After a gdbstub session: the probe killed, if it still runs."""
+    """After a gdbstub session: the probe killed, if it still runs. A
+    probe held before its first line (at its first system call) says it
+    is ready once let go: waited for, or it would run on beside the
+    next check's."""
+    try:
+        g.guest.wait_for("%s|%s" % (READY.pattern, ENDED.pattern), 10, mark)
+    except GuestError:
+        return
     m = READY.search(g.guest.out[mark:])
     if probe_done(g, mark):
         g.sh("kill %s" % m.group(1))
@@ -547,18 +554,99 @@ def exits(ctx):
                           + "\n".join(bad[:8]))
 
 
+# -- entries from ring 0 on an entry stack ----------------------------------------
+def nmi_here(ctx, g, stub, mark, what):
+    """An NMI (QEMU's monitor `nmi`) taken where the stopped CPU is, in
+    ring 0 on its entry stack: (CR3 there, CR3 when the NMI's iret is back
+    there). The gdbstub sees the NMI's own stub and then the way back."""
+    r = stub.regs()
+    _, cr3, _ = cpu_state(g)
+    for addr in list(stub.breakpoints):
+        stub.clear(addr)
+    nmi = ctx.sym("stub_2")
+    stub.break_at(nmi)
+    g.monitor("nmi")
+    stub.cont(r["eip"])
+    wait_hit(stub, g, mark, "the NMI's stub (vector 2), sent %s" % what)
+    back = stub.read32(stub.regs()["esp"])      # the CPU's frame: eip, cs, eflags
+    stub.clear(nmi)
+    if back != r["eip"]:
+        raise CheckFailed("expected the NMI sent %s (at %s) to interrupt that instruction, "
+                          "found it returns to %s" % (what, ctx.where(r["eip"]), ctx.where(back)))
+    stub.break_at(back)
+    stub.cont(nmi)
+    wait_hit(stub, g, mark, "the NMI's return to %s" % ctx.where(back))
+    _, cr3_back, _ = cpu_state(g)
+    stub.clear(back)
+    return cr3, cr3_back
+
+
+def after_the_switch(ctx, g, stub, steps=64):
+    """Steps the stopped CPU, from pti_enter, to the first instruction that
+    runs under the kernel set: (True if esp is still on the entry stack
+    there, where)."""
+    for _ in range(steps):
+        stub.step()
+        _, cr3, cea = cpu_state(g)
+        if not cr3 & USER_BIT:
+            esp = stub.regs()["esp"]
+            return cea is not None and cea <= esp < cea + PAGE, esp
+    raise CheckFailed("expected PTI_ENTER_FROM_USER to switch CR3 to the kernel set within %d "
+                      "instructions of pti_enter, found it still on the user set" % steps)
+
+
+def entry_stack_nmis(ctx, g):
+    """Problems of the two entries from ring 0 on an entry stack that
+    PTI_ENTER_FROM_USER's own window offers: an NMI before its CR3 switch
+    (on the user set) and one after it (on the kernel set, esp still on
+    the entry stack); each must go back on the set it interrupted."""
+    prog = program(ctx)
+    mark = len(g.guest.out)
+    bad = []
+    try:
+        with gdbstub(g, mark, "send NMIs into the entry") as stub:
+            stub.break_at(ctx.sym("pti_enter"))
+            run_under_stub(g, stub, prog.scn.line())
+            wait_hit(stub, g, mark, "an entry from ring 3 at pti_enter")
+            before, back = nmi_here(ctx, g, stub, mark, "at pti_enter")
+            if not before & USER_BIT:
+                bad.append("at pti_enter CR3 %#x is the kernel set already" % before)
+            elif not back & USER_BIT:
+                bad.append("an NMI at pti_enter (user set) returned there on the kernel set "
+                           "(CR3 %#x)" % back)
+            stub.break_at(ctx.sym("pti_enter"))
+            stub.cont()
+            wait_hit(stub, g, mark, "a second entry from ring 3 at pti_enter")
+            stub.clear(ctx.sym("pti_enter"))
+            on_entry_stack, esp = after_the_switch(ctx, g, stub)
+            if not on_entry_stack:
+                bad.append("right after PTI_ENTER_FROM_USER's switch to the kernel set esp %#x "
+                           "is off the entry stack: no instruction ran there under the kernel "
+                           "set, so an entry there was never made" % esp)
+            else:
+                before, back = nmi_here(ctx, g, stub, mark, "after the switch to the kernel set")
+                if back & USER_BIT:
+                    bad.append("an NMI in PTI_ENTER_FROM_USER after its switch (kernel set, entry "
+                               "stack) returned there on the user set (CR3 %#x)" % back)
+    finally:
+        settle(g, mark)
+    return bad
+
+
 # -- an entry in the exit window --------------------------------------------------
-@check(points=15, name="an entry in the exit window (crash PTI_EXIT_WINDOW: a #DB on every "
-       "exit's pti_exit_window) goes back there on the user set: ring 3 stays on it",
+@check(points=15, name="entries from ring 0 on an entry stack go back on the set they "
+       "interrupted: NMIs (QEMU's monitor) at pti_enter (user set) and in PTI_ENTER_FROM_USER "
+       "after its switch (kernel set), seen by the gdbstub; an entry in the exit window (crash "
+       "PTI_EXIT_WINDOW: a #DB on every exit's pti_exit_window): ring 3 stays on the user set",
        steps=[SAVE_SET, RESTORE])
 def exit_window(ctx):
     g = boot(ctx, "pti-window")
+    bad = entry_stack_nmis(ctx, g)
     out = g.sh("crash PTI_EXIT_WINDOW")
     if not re.search(r"lkdtm: armed on CPU 0: a #DB at pti_exit_window", out):
         raise CheckFailed("expected `crash PTI_EXIT_WINDOW` to arm DR0 on the exit window, "
                           "found: %s (%s)" % (out.strip()[-300:], pti_line(g)))
     pid, kcr3 = start_probe(ctx, g)
-    bad = []
     for _ in range(4):
         cr3, _pt = stopped_in_ring3(ctx, g, kcr3)
         dr7 = re.search(r"\bDR7=([0-9a-f]+)", g.monitor("info registers"))
@@ -574,5 +662,5 @@ def exit_window(ctx):
     if not m or int(m.group(1)) < 10:
         bad.append("the #DB did not enter the window (disarming said: %s)" % out.strip()[-200:])
     if bad:
-        raise CheckFailed("expected ring 3 on the user set after an entry in the exit window; "
-                          "found:\n" + "\n".join(sorted(set(bad))))
+        raise CheckFailed("expected each entry from ring 0 on an entry stack to go back on "
+                          "the set it came from; found:\n" + "\n".join(sorted(set(bad))))

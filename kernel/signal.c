@@ -62,6 +62,25 @@ void force_sig_fault(struct trap_frame *f, unsigned long address)
 	do_exit(SIGSEGV);
 }
 
+/*
+ * A touch of a memfd area's page past the memfd's end (mm/memory.c):
+ * Linux's SIGBUS, BUS_ADRERR at the address. Linux prints no line for
+ * it; ronx prints one shaped like the segfault line, since the shell's
+ * "killed by SIGBUS" alone would not say where.
+ */
+void force_sig_bus(struct trap_frame *f, unsigned long address)
+{
+	char in[96];
+
+	if (force_sig_handled(SIGBUS, BUS_ADRERR, address, f))
+		return;
+	vma_addr(in, sizeof(in), f->eip);
+	printk(KERN_INFO "%pE[%d]: bus error at %lx ip %08lx sp %08lx error %lx%s: past the end of the memfd\n",
+	       current->comm, current->pid, address, (unsigned long)f->eip,
+	       (unsigned long)f->esp, (unsigned long)f->error_code, in);
+	do_exit(SIGBUS);
+}
+
 static int trap_signal(unsigned vector)
 {
 	switch (vector) {

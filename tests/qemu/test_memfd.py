@@ -23,14 +23,19 @@ of one memfd page in one process, on one CPU and on two.
   ptdump PID lists both views as aliases of one frame; and QEMU's walk of
   the process's tables (xp from its CR3) finds the two virtual pages on
   one physical frame, RW+NX and RO+X, the frame wxcheck named."""
+import os
 import re
+import sys
 
 from guest import Guest
 from tlb import pae_walk, xp64
 from userprog import cr3_of, free_pages, settled_free_pages
 
 SMP = (("1 CPU", []), ("2 CPUs", ["-smp", "2"]))
-CHECKS = 48	# memfdtest's "ok" lines: fewer means a check did not run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "user"))
+import progs  # noqa: E402
+
+CHECKS = progs.MEMFDTEST_CHECKS	# memfdtest's "ok" lines: fewer means a check did not run
 HOLDING = re.compile(r"jitdual: holding, pid (\d+) rw (0x[0-9a-f]+) rx (0x[0-9a-f]+)\n")
 PRIV_HOLDING = re.compile(r"memfdtest: holding, pid (\d+) shared (0x[0-9a-f]+) private (0x[0-9a-f]+)\n")
 BUS_LINE = re.compile(r"^memfdtest\[\d+\]: bus error at ([0-9a-f]+) ip [0-9a-f]+ sp [0-9a-f]+ error "

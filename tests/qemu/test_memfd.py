@@ -43,6 +43,16 @@ BUS_LINE = re.compile(r"^memfdtest\[\d+\]: bus error at ([0-9a-f]+) ip [0-9a-f]+
 
 
 
+def hold(g, command, pattern):
+    """`run COMMAND &` until it says pattern (its holding line or its error)
+    and the prompt is back: the match, and what the console showed."""
+    start = len(g.out)
+    g.send(b"run %s &\r" % command.encode())
+    m = g.wait_for(pattern, start=start, timeout=60)
+    g.wait_for("^ronx> ", start=start)
+    return m, g.out[start:]
+
+
 def test_memfd_checks(t):
     for label, extra in SMP:
         with Guest("memfd checks " + label, extra=extra) as g:
@@ -83,11 +93,8 @@ def test_memfd_jit(t):
             if not ran:
                 continue	# its hold would die the same way, unseen until the next prompt
             before = free_pages(g)
-            start = len(g.out)
-            g.send(b"run jitdual hold &\r")
-            m = g.wait_for(HOLDING.pattern + r"|jitdual: \w.*: E[A-Z]+", start=start, timeout=60)
-            g.wait_for("^ronx> ", start=start)
-            t.check(m.group(1), "%s: jitdual holds its two views" % label, g.out[start:])
+            m, said = hold(g, "jitdual hold", HOLDING.pattern + r"|jitdual: \w.*: E[A-Z]+")
+            t.check(m.group(1), "%s: jitdual holds its two views" % label, said)
             if not m.group(1):
                 continue
             pid, rw, rx = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)
@@ -134,11 +141,8 @@ def test_memfd_private(t):
         g.wait_ready()
         g.command("run true")
         before = free_pages(g)
-        start = len(g.out)
-        g.send(b"run memfdtest hold &\r")
-        m = g.wait_for(PRIV_HOLDING.pattern + r"|memfdtest: hold: E[A-Z]+", start=start, timeout=60)
-        g.wait_for("^ronx> ", start=start)
-        t.check(m.group(1), "memfdtest holds a shared and a private view", g.out[start:])
+        m, said = hold(g, "memfdtest hold", PRIV_HOLDING.pattern + r"|memfdtest: hold: E[A-Z]+")
+        t.check(m.group(1), "memfdtest holds a shared and a private view", said)
         if not m.group(1):
             return
         pid, s, p = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)

@@ -5,8 +5,9 @@
  * in ring 0, first goes to handle_mm_fault() (mm/memory.c): a first
  * touch, stack growth or a copy-on-write write is not an error, and the
  * access is retried. What it refuses kills a process in ring 3 with
- * Linux's segfault line (kernel/signal.c), and is -EFAULT in a system
- * call (the exception table). A kernel page
+ * Linux's segfault line (kernel/signal.c; SIGBUS, with ronx's line, for
+ * a page past a memfd's end), and is -EFAULT in a system call (the
+ * exception table). A kernel page
  * fault is one of three things: an access that was expected to fault
  * (the exception table says where to resume: copy_from_user() and the
  * probes), a self-test probing a page (a quiet recovery), or a bug, which

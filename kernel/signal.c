@@ -47,19 +47,38 @@ static void vma_addr(char *buf, size_t size, unsigned long ip)
 			 (unsigned)(v->vm_end - v->vm_start));
 }
 
-void force_sig_fault(struct trap_frame *f, unsigned long address)
+/* A page fault's signal: to the handler, or the line ("segfault", ...) and the end. */
+static void force_page_fault_sig(struct trap_frame *f, unsigned long address, int sig, int code,
+				 const char *what, const char *why)
 {
 	char in[96];	/* a name escaped (%pE) may take 4 bytes a byte */
+
+	if (force_sig_handled(sig, code, address, f))
+		return;
+	vma_addr(in, sizeof(in), f->eip);
+	printk(KERN_INFO "%pE[%d]: %s at %lx ip %08lx sp %08lx error %lx%s%s\n",
+	       current->comm, current->pid, what, address, (unsigned long)f->eip,
+	       (unsigned long)f->esp, (unsigned long)f->error_code, in, why);
+	do_exit(sig);
+}
+
+void force_sig_fault(struct trap_frame *f, unsigned long address)
+{
 	/* Linux's rule: an area holds the address but forbids the access, or none does */
 	int code = current->mm && vma_find(&current->mm->vmas, address) ? SEGV_ACCERR : SEGV_MAPERR;
 
-	if (force_sig_handled(SIGSEGV, code, address, f))
-		return;
-	vma_addr(in, sizeof(in), f->eip);
-	printk(KERN_INFO "%pE[%d]: segfault at %lx ip %08lx sp %08lx error %lx%s\n",
-	       current->comm, current->pid, address, (unsigned long)f->eip,
-	       (unsigned long)f->esp, (unsigned long)f->error_code, in);
-	do_exit(SIGSEGV);
+	force_page_fault_sig(f, address, SIGSEGV, code, "segfault", "");
+}
+
+/*
+ * A touch of a memfd area's page past the memfd's end (mm/memory.c):
+ * Linux's SIGBUS, BUS_ADRERR at the address. Linux prints no line for
+ * it; ronx prints one shaped like the segfault line, since the shell's
+ * "killed by SIGBUS" alone would not say where.
+ */
+void force_sig_bus(struct trap_frame *f, unsigned long address)
+{
+	force_page_fault_sig(f, address, SIGBUS, BUS_ADRERR, "bus error", ": past the end of the memfd");
 }
 
 static int trap_signal(unsigned vector)

@@ -11,8 +11,9 @@
  * a frame goes back to the allocator when the memfd has let it go (last
  * close, or a shrinking ftruncate) and the last mapping is gone, in
  * either order. The object itself lives while a descriptor refers to it.
- * A mapping past its size is refused at mmap (mm/mmap.c): a PTE never
- * points at a frame the memfd does not hold at that moment.
+ * A mapping's pages past its size at mmap are left empty (mm/mmap.c), and
+ * a touch there is SIGBUS: a PTE never points at a frame the memfd did
+ * not hold when it was made.
  *
  * A fixed table of objects (older than kmalloc). memfd_lock guards the
  * table and each size; growing and shrinking allocate and free outside
@@ -250,9 +251,4 @@ bool memfd_frame_name(unsigned long pa, char *buf, unsigned long size)
 	}
 	spin_unlock_irqrestore(&memfd_lock, flags);
 	return found;
-}
-
-uint32_t memfd_nr_pages(struct memfd *m)
-{
-	return __atomic_load_n(&m->nr_pages, __ATOMIC_RELAXED);
 }

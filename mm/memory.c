@@ -19,6 +19,10 @@
  *                   comes here too: CR0.WP makes ring 0 fault on a
  *                   read-only page (kernel/cpu/fault.c).
  *
+ * One is a SIGBUS: a memfd area maps at mmap every page the memfd holds
+ * (mm/mmap.c); a page it left empty was past the memfd's end, and a touch
+ * of it is Linux's SIGBUS, never an anonymous frame.
+ *
  * A process is single-threaded and only it changes its own tables (fork
  * runs in the parent, exit in the dying process), so the tables need no
  * lock; the frame counts are atomic, since two processes that share a
@@ -132,7 +136,8 @@ static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_are
  * becomes a fresh zeroed frame of this process's; a MAP_SHARED area's
  * page (mprotect took RW away while another PTE mapped it) becomes
  * writable again in place; a private page is copy-on-write's case,
- * do_wp_page() (mm/cow.c).
+ * do_wp_page() (mm/cow.c), and so is a MAP_PRIVATE memfd page that is
+ * still the memfd's frame (the memfd's own reference counts: it is copied).
  */
 static enum vm_fault do_wp_fault(struct mm_struct *mm, const struct vm_area_struct *v,
 				 uint32_t va, pteval_t *pte, uint32_t ec)
@@ -172,9 +177,13 @@ enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t e
 	if (!v || !access_allowed(v, ec))
 		return VM_FAULT_SIGSEGV;
 	stage_mark(ST_FAULT_VMA);
-	pte = user_pte(mm, va, true);
-	if (!pte)
-		return VM_FAULT_OOM;
+	pte = user_pte(mm, va, v->kind != VMA_MEMFD);	/* no table made for a SIGBUS */
+	if (!pte || !pte_has_frame(*pte)) {
+		if (v->kind == VMA_MEMFD)
+			return VM_FAULT_SIGBUS;
+		if (!pte)
+			return VM_FAULT_OOM;
+	}
 	stage_mark(ST_FAULT_PTE);
 	if (!pte_has_frame(*pte))
 		return do_anonymous_page(mm, v, pte, ec);

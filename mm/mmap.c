@@ -17,13 +17,17 @@
  * has no such object, and populating at mmap is the simplest rule that is
  * right whichever process touches a page first, and whenever.
  *
- * A memfd (mm/memfd.c) is mapped MAP_SHARED only, whole at mmap too: each
- * PTE points at the memfd's own frame and holds a reference on it, so two
+ * A memfd (mm/memfd.c) is mapped whole at mmap too: each PTE points at
+ * the memfd's own frame and holds a reference on it, so two MAP_SHARED
  * mappings in one process (a JIT's RW view and its RX view) or in two
- * see the same bytes, and a mapping outlives the descriptor. MAP_PRIVATE
- * of a memfd is EINVAL (Linux copies on write); a range past the memfd's
- * size is -ENXIO at mmap (Linux maps it and sends SIGBUS on touch): no
- * PTE ever points at a frame the memfd does not hold.
+ * see the same bytes, and a mapping outlives the descriptor. A
+ * MAP_PRIVATE mapping maps the same frames read-only in a private area:
+ * it sees the memfd's bytes, and writes through a shared view, until its
+ * first write to a page copies it (do_wp_page(), mm/cow.c; the memfd's
+ * own reference makes the count 2 at least, so it is always a copy while
+ * the memfd holds the frame). Pages past the memfd's end at mmap are left
+ * empty, and a touch is SIGBUS (mm/memory.c), as Linux's; unlike Linux,
+ * the memfd growing later does not fill them.
  *
  * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
  * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing
@@ -80,14 +84,14 @@ int map_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 	return 0;
 }
 
-/* Frame pgoff of m at va, its reference the PTE's; -ENXIO past m's end, -ENOMEM. */
+/* Frame pgoff of m at va, its reference the PTE's; nothing past m's end; -ENOMEM. */
 static int map_memfd_page(struct mm_struct *mm, uint32_t va, struct memfd *m, uint32_t pgoff,
 			  pteval_t prot)
 {
 	unsigned long pa = memfd_get_frame(m, pgoff);
 
 	if (!pa)
-		return -ENXIO;	/* a ftruncate shrank it meanwhile */
+		return 0;	/* past the end: a touch is SIGBUS */
 	if (page_ref_count(pa) > PAGE_REF_MAX || install_user_frame(mm, va, pa, prot)) {
 		put_user_frame(pa);
 		return -ENOMEM;
@@ -95,12 +99,20 @@ static int map_memfd_page(struct mm_struct *mm, uint32_t va, struct memfd *m, ui
 	return 0;
 }
 
-/* [start, end) as a shared area on m's frames from pgoff; nothing left behind on error. */
+/*
+ * [start, end) as an area on m's frames from pgoff; nothing left behind
+ * on error. A private area's PTEs are read-only whatever it asked for:
+ * its first write to a page copies it (copy-on-write), never writing
+ * the memfd's frame.
+ */
 static int map_memfd(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 		     struct memfd *m, uint32_t pgoff)
 {
 	pteval_t prot = vm_get_page_prot(flags);
 	int err = 0;
+
+	if (!(flags & VM_SHARED))
+		prot &= ~(pteval_t)_PAGE_RW;
 
 	if (!may_grow(mm, (end - start) / PAGE_SIZE) ||
 	    vma_add(&mm->vmas, start, end, flags, VMA_MEMFD))
@@ -118,22 +130,18 @@ static int map_memfd(struct mm_struct *mm, uint32_t start, uint32_t end, unsigne
 
 /*
  * The memfd behind a file mapping, or why not: EBADF for no descriptor,
- * ENODEV for the console, EINVAL unless MAP_SHARED, EOVERFLOW if the
- * page offset wraps, ENXIO past the memfd's size (as it is now).
+ * ENODEV for the console, EOVERFLOW if the page offset wraps. A range
+ * past the memfd's size is mapped (a touch there is SIGBUS).
  */
-static long mmap_file(int fd, unsigned flags, uint32_t len, uint32_t pgoff, struct memfd **mp)
+static long mmap_file(int fd, uint32_t len, uint32_t pgoff, struct memfd **mp)
 {
 	struct memfd *m = fget_memfd(fd);
 	uint32_t pages = len / PAGE_SIZE + !!(len % PAGE_SIZE);
 
 	if (!m)
 		return fd >= 0 && fd <= 2 ? -ENODEV : -EBADF;
-	if ((flags & MAP_TYPE) != MAP_SHARED)
-		return -EINVAL;
 	if (pgoff + pages < pgoff)
 		return -EOVERFLOW;
-	if ((uint64_t)pgoff + pages > memfd_nr_pages(m))
-		return -ENXIO;
 	*mp = m;
 	return 0;
 }
@@ -178,7 +186,7 @@ long do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned p
 	long err;
 
 	if (!(flags & MAP_ANONYMOUS)) {
-		err = mmap_file(fd, flags, len, pgoff, &m);	/* the memfd, or why not */
+		err = mmap_file(fd, len, pgoff, &m);	/* the memfd, or why not */
 		if (err)
 			return err;
 	}
@@ -213,12 +221,13 @@ long do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned p
 			return -ENOMEM;
 	}
 	if (m)
-		err = map_memfd(mm, start, start + size, prot_to_vm_flags(prot) | VM_SHARED, m, pgoff);
+		err = map_memfd(mm, start, start + size, prot_to_vm_flags(prot) |
+				((flags & MAP_TYPE) == MAP_SHARED ? VM_SHARED : 0), m, pgoff);
 	else if ((flags & MAP_TYPE) == MAP_SHARED)
 		err = map_area(mm, start, start + size, prot_to_vm_flags(prot) | VM_SHARED, VMA_MMAP);
 	else
 		err = add_area(mm, start, start + size, prot_to_vm_flags(prot), VMA_MMAP);
-	return err ? (err == -ENXIO ? -ENXIO : -ENOMEM) : (long)start;
+	return err ? -ENOMEM : (long)start;
 }
 
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,

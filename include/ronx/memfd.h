@@ -4,7 +4,8 @@
  * descriptor (Linux: mm/memfd.c over shmem). ronx's only files besides
  * the console. The object (mm/memfd.c) holds its frames; the file table
  * (kernel/file_table.c) holds the objects; mmap maps the frames
- * (mm/mmap.c), so two mappings of one memfd see the same bytes.
+ * (mm/mmap.c), so two MAP_SHARED mappings of one memfd see the same
+ * bytes; a MAP_PRIVATE one sees them until it writes a page (a copy).
  */
 #ifndef RONX_MEMFD_H
 #define RONX_MEMFD_H
@@ -28,7 +29,6 @@ void memfd_put(struct memfd *m);	/* the last one gives its frames back */
 long memfd_resize(struct memfd *m, uint64_t size);
 unsigned long memfd_get_frame(struct memfd *m, uint32_t pgoff);	/* counted, or 0 */
 bool memfd_frame_name(unsigned long pa, char *buf, unsigned long size);
-uint32_t memfd_nr_pages(struct memfd *m);
 
 /* kernel/file_table.c: a process's descriptors 3 and up */
 struct task;

@@ -54,6 +54,7 @@ struct trap_frame;
 #define TRAP_BRKPT	1
 #define TRAP_TRACE	2
 #define BUS_ADRALN	1
+#define BUS_ADRERR	2
 
 typedef uint64_t sigset_t;
 #define sigmask(sig)	(1ull << ((sig) - 1))

@@ -5,8 +5,9 @@
  * in ring 0, first goes to handle_mm_fault() (mm/memory.c): a first
  * touch, stack growth or a copy-on-write write is not an error, and the
  * access is retried. What it refuses kills a process in ring 3 with
- * Linux's segfault line (kernel/signal.c), and is -EFAULT in a system
- * call (the exception table). A kernel page
+ * Linux's segfault line (kernel/signal.c; SIGBUS, with ronx's line, for
+ * a page past a memfd's end), and is -EFAULT in a system call (the
+ * exception table). A kernel page
  * fault is one of three things: an access that was expected to fault
  * (the exception table says where to resume: copy_from_user() and the
  * probes), a self-test probing a page (a quiet recovery), or a bug, which
@@ -133,41 +134,48 @@ static bool is_user_memory_fault(const struct trap_frame *f, unsigned long addre
 	       (!smap_enabled || (f->eflags & X86_EFLAGS_AC));
 }
 
-/* The fault was at a user address: 0 if it is served and the access may be retried. */
-static int do_user_addr_fault(struct trap_frame *f, unsigned long address)
+/*
+ * The fault was at a user address: VM_FAULT_DONE if it is served and the
+ * access may be retried, else the signal's kind (SIGSEGV, or SIGBUS past
+ * a memfd's end); a system call's access gets -EFAULT for either.
+ */
+static enum vm_fault do_user_addr_fault(struct trap_frame *f, unsigned long address)
 {
 	enum vm_fault r;
 
 	stage_mark(ST_FAULT_ENTRY);
 	r = handle_mm_fault(current->mm, address, f->error_code);
 	stage_mark(ST_FAULT_RETURN);
-	switch (r) {
-	case VM_FAULT_DONE:
-		return 0;
-	case VM_FAULT_OOM:
+	if (r == VM_FAULT_OOM) {
 		oom_kill_current();
 		if (user_mode(f))
 			do_exit(SIGKILL);
-		return -ENOMEM;		/* a system call's -EFAULT, then it dies */
-	default:
-		return -EFAULT;
+		/* a system call's -EFAULT, then it dies */
 	}
+	return r;
 }
 
 void do_page_fault(struct trap_frame *f)
 {
 	unsigned long address = read_cr2();
+	enum vm_fault r = VM_FAULT_SIGSEGV;
 
 	stage_start();
 	page_fault_count++;
 	last_fault = (struct fault_info){ f->vector, f->error_code, address, f->eip };
-	if (is_user_memory_fault(f, address) && !do_user_addr_fault(f, address))
+	if (is_user_memory_fault(f, address))
+		r = do_user_addr_fault(f, address);
+	if (r == VM_FAULT_DONE)
 		return;
 	if (is_smap_implicit_fault(f, address))
 		printk(KERN_INFO "ronx: SMAP refused the CPU's own supervisor access to a user page for the process (error %lx): it cannot be retried\n",
 		       (unsigned long)f->error_code);
 	if (user_mode(f)) {
-		force_sig_fault(f, address);	/* returns only to deliver to a handler */
+		/* each returns only to deliver to a handler */
+		if (r == VM_FAULT_SIGBUS)
+			force_sig_bus(f, address);
+		else
+			force_sig_fault(f, address);
 		return;
 	}
 	if (fixup_exception(f))

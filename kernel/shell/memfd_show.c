@@ -65,7 +65,7 @@ static void show_page(struct mm_struct *mm, uint32_t va)
 	if (memfd_frame_name(pa, name, sizeof(name)))
 		ptes--;
 	else
-		snprintf(name, sizeof(name), "a closed memfd's frame");
+		snprintf(name, sizeof(name), "no memfd's frame (a MAP_PRIVATE copy, or its memfd let it go)");
 	other = other_view(mm, va, pa, &other_pte);
 	if (other)
 		cprintf("0x%08x %-5s frame 0x%08lx %s, mapped by %u, alias of 0x%08x %s\n",

@@ -78,7 +78,7 @@ static void user_region_of(struct task *t, struct mm_struct *mm, uint32_t va, ch
 		[VMA_HEAP] = "its heap (brk): RW+NX, written but never run",
 		[VMA_MMAP] = "an anonymous mmap: the permission it asked for (never W+X)",
 		[VMA_STACK] = "its stack: RW+NX, written but never run",
-		[VMA_MEMFD] = "a memfd's frames, shared: the permission it asked for (never W+X)",
+		[VMA_MEMFD] = "a memfd's frames (MAP_PRIVATE: copied on write): the permission it asked for (never W+X)",
 	};
 	struct vm_area_struct *v = vma_find(&mm->vmas, va);
 

@@ -6,24 +6,51 @@ of one memfd page in one process, on one CPU and on two.
   keeps the other; close keeps the mappings; fork shares the descriptor
   (a mapping the child makes after fork sees the parent's bytes and the
   reverse); execve closes MFD_CLOEXEC only; Linux's errno for bad flags,
-  names, descriptors, sizes and types; EMFILE. Every page is back after
-  it exits (meminfo's PagesFree).
+  names, descriptors, sizes and types; EMFILE; MAP_PRIVATE reads the
+  memfd's bytes until its first write copies the page; a touch past the
+  memfd's end is SIGBUS (BUS_ADRERR, si_addr), and the default action's
+  line names the address. Every page is back after it exits (meminfo's
+  PagesFree).
+- `memfdtest hold`: from outside (xp of the process's tables and of the
+  frames, and of the kernel's frame_refs[] counts), the private view's
+  written page is a frame of its own holding the private byte while the
+  memfd's frame keeps the memfd's; its unwritten page is the memfd's
+  frame, read-only; the shared view's page past the end has no PTE; each
+  frame counts its holders; and every page is back after a kill.
 - `jitdual hold`: code written through the RW view runs through the RX
   view, and a patch through RW is what RX runs next. wxcheck passes (no
   page W+X in one mapping) and warns of the alias, naming the memfd page;
   ptdump PID lists both views as aliases of one frame; and QEMU's walk of
   the process's tables (xp from its CR3) finds the two virtual pages on
   one physical frame, RW+NX and RO+X, the frame wxcheck named."""
+import os
 import re
+import sys
 
 from guest import Guest
-from tlb import pae_walk
+from tlb import pae_walk, xp64
 from userprog import cr3_of, free_pages, settled_free_pages
 
 SMP = (("1 CPU", []), ("2 CPUs", ["-smp", "2"]))
-CHECKS = 35	# memfdtest's "ok" lines: fewer means a check did not run
-HOLDING = re.compile(r"jitdual: holding, pid (\d+) rw (0x[0-9a-f]+) rx (0x[0-9a-f]+)\n")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "user"))
+import progs  # noqa: E402
 
+CHECKS = progs.MEMFDTEST_CHECKS	# memfdtest's "ok" lines: fewer means a check did not run
+HOLDING = re.compile(r"jitdual: holding, pid (\d+) rw (0x[0-9a-f]+) rx (0x[0-9a-f]+)\n")
+PRIV_HOLDING = re.compile(r"memfdtest: holding, pid (\d+) shared (0x[0-9a-f]+) private (0x[0-9a-f]+)\n")
+BUS_LINE = re.compile(r"^memfdtest\[\d+\]: bus error at ([0-9a-f]+) ip [0-9a-f]+ sp [0-9a-f]+ error "
+                      r"([0-9a-f]+).*: past the end of the memfd$", re.M)
+
+
+
+def hold(g, command, pattern):
+    """`run COMMAND &` until it says pattern (its holding line or its error)
+    and the prompt is back: the match, and what the console showed."""
+    start = len(g.out)
+    g.send(b"run %s &\r" % command.encode())
+    m = g.wait_for(pattern, start=start, timeout=60)
+    g.wait_for("^ronx> ", start=start)
+    return m, g.out[start:]
 
 
 def test_memfd_checks(t):
@@ -34,13 +61,21 @@ def test_memfd_checks(t):
             before = free_pages(g)
             out = g.command("run memfdtest", timeout=120)
             oks = re.findall(r"^memfdtest: \w+: ok$", out, re.M)
-            for name in ("views", "munmap", "close", "sizes", "fork", "cloexec", "errors", "emfile", "refmax"):
+            for name in ("views", "munmap", "close", "private", "sigbus", "sizes", "fork", "cloexec",
+                         "errors", "emfile", "refmax"):
                 t.check(re.search(r"^memfdtest: %s: ok$" % name, out, re.M)
                         and not re.search(r"^memfdtest: %s: FAIL" % name, out, re.M),
                         "%s: memfdtest %s" % (label, name), out)
             t.check(len(oks) == CHECKS and "memfdtest: %d checks, 0 failed" % CHECKS in out
                     and "exit status 0" in out,
                     "%s: all %d memfd checks ran and passed" % (label, CHECKS), out)
+            # the children that die of SIGBUS: a read at page + 12 past the end, the
+            # size-0 memfd's page, the page a shrink took; each line names its address
+            bus = [int(a, 16) for a, _ in BUS_LINE.findall(out)]
+            t.check(len(bus) == 3 and bus[0] & 0xfff == 12 and bus[1] & 0xfff == 0 and
+                    all(e == "4" for _, e in BUS_LINE.findall(out)),
+                    "%s: the default SIGBUS kills with a line naming the address past the end"
+                    % label, out)
             after = settled_free_pages(g, before)
             t.check(after == before, "%s: every page back after memfdtest" % label,
                     "before %d after %d" % (before, after))
@@ -58,11 +93,8 @@ def test_memfd_jit(t):
             if not ran:
                 continue	# its hold would die the same way, unseen until the next prompt
             before = free_pages(g)
-            start = len(g.out)
-            g.send(b"run jitdual hold &\r")
-            m = g.wait_for(HOLDING.pattern + r"|jitdual: \w.*: E[A-Z]+", start=start, timeout=60)
-            g.wait_for("^ronx> ", start=start)
-            t.check(m.group(1), "%s: jitdual holds its two views" % label, g.out[start:])
+            m, said = hold(g, "jitdual hold", HOLDING.pattern + r"|jitdual: \w.*: E[A-Z]+")
+            t.check(m.group(1), "%s: jitdual holds its two views" % label, said)
             if not m.group(1):
                 continue
             pid, rw, rx = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)
@@ -96,3 +128,51 @@ def test_memfd_jit(t):
             t.check(after == before, "%s: every page back after jitdual" % label,
                     "before %d after %d" % (before, after))
             t.check(g.poweroff() == 1, "%s: poweroff" % label)
+
+
+def frame_refs(g, pa):
+    """The kernel's count for the frame at pa (mm/page_ref.c's frame_refs[]), read by QEMU."""
+    table = xp64(g.monitor, g.symbols()["frame_refs"] - 0xC0000000) & 0xffffffff
+    return xp64(g.monitor, table - 0xC0000000 + (pa >> 12)) & 0xff
+
+
+def test_memfd_private(t):
+    with Guest("memfd private") as g:
+        g.wait_ready()
+        g.command("run true")
+        before = free_pages(g)
+        m, said = hold(g, "memfdtest hold", PRIV_HOLDING.pattern + r"|memfdtest: hold: E[A-Z]+")
+        t.check(m.group(1), "memfdtest holds a shared and a private view", said)
+        if not m.group(1):
+            return
+        pid, s, p = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)
+        cr3 = cr3_of(g, pid)
+        pte = lambda va: pae_walk(g.monitor, cr3, va)[-1]   # noqa: E731
+        pa = lambda e: e[2] & 0x000ffffffffff000            # noqa: E731
+        s0, s1, s2, p0, p1 = pte(s), pte(s + 0x1000), pte(s + 0x2000), pte(p), pte(p + 0x1000)
+        detail = "shared %s private %s" % ([hex(e[2]) for e in (s0, s1, s2)], [hex(e[2]) for e in (p0, p1)])
+        t.check(all(e[0] == "PTE" and e[2] & 1 for e in (s0, s1, p0, p1)),
+                "from outside, both views' pages within the memfd are mapped", detail)
+        t.check(pa(p0) != pa(s0) and p0[2] & 2,
+                "from outside, the written private page is a frame of its own, writable", detail)
+        byte = lambda phys: xp64(g.monitor, phys) & 0xff     # noqa: E731
+        t.check(byte(pa(s0)) == ord("M") and byte(pa(p0)) == ord("P"),
+                "from outside, the memfd's frame keeps its byte; the copy has the private write",
+                "memfd %#x copy %#x" % (byte(pa(s0)), byte(pa(p0))))
+        t.check(pa(p1) == pa(s1) and not p1[2] & 2 and s1[2] & 2,
+                "from outside, the unwritten private page is the memfd's frame, read-only there", detail)
+        t.check(not s2[2] & 1, "from outside, the shared view's page past the end has no PTE", detail)
+        refs = (frame_refs(g, pa(s0)), frame_refs(g, pa(s1)), frame_refs(g, pa(p0)))
+        t.check(refs == (2, 3, 1), "the counts: memfd page 0 by the memfd and one PTE, page 1 by "
+                "the memfd and two PTEs, the copy by its PTE", "got %s" % (refs,))
+        dump = g.command("ptdump %d" % pid)
+        t.check(re.search(r"^0x%08x RW\+NX frame 0x%08x no memfd's frame \(a MAP_PRIVATE copy"
+                          % (p, pa(p0)), dump, re.M)
+                and re.search(r"^0x%08x RO\+NX frame 0x%08x memfd:priv page 1, mapped by 2, alias "
+                              r"of 0x%08x RW\+NX$" % (p + 0x1000, pa(s1), s + 0x1000), dump, re.M),
+                "ptdump PID: the copy is no memfd's frame; the unwritten page is memfd page 1", dump)
+        g.command("kill %d" % pid)
+        after = settled_free_pages(g, before)
+        t.check(after == before, "every page back after the kill (the copy and the memfd's)",
+                "before %d after %d" % (before, after))
+        t.check(g.poweroff() == 1, "poweroff")

@@ -126,7 +126,12 @@ TESTS = [
     Run("pagespray", ["20"], what="20 rounds: map 32 pages, fill, unmap"),
     Run("sigtest", what="signal handlers: both frames and sigreturns, forged frames, sigaltstack, "
         "SA_RESTART, alarm and setitimer (TAP)"),
+    Run("memfdtest", what="memfd: shared and private views, SIGBUS past the end, fork, execve, "
+        "errno; ronx's departures checked per kernel"),
+    Run("jitdual", what="a JIT's two views of one memfd: write through RW, call through RX"),
 ]
+# memfdtest's checks (tests/qemu/test_memfd.py counts its "ok" lines on ronx)
+MEMFDTEST_CHECKS = 48
 # sigtest's cases (tests/qemu/test_signals.py checks them on ronx, with
 # fxsave and with fnsave frames)
 SIGTEST_CASES = 34
@@ -134,6 +139,10 @@ SIGTEST_CASES = 34
 QEMU_SKIP_RUNS = {
     "sigtest": "qemu-user's signals are not Linux's: it loses the x87 state across a handler, "
                "aborts on a forged selector and loops in a nested handler on the alternate stack",
+    "memfdtest": "qemu-user (7.2) raises a handled SIGBUS past a memfd's end again forever, "
+                 "though the handler has mapped the page",
+    "jitdual": "qemu-user's translated code misses a write through another mapping of its page: "
+               "the patched call still returns 42",
 }
 
 # The red-team suite (user/bin/redteam.c, docs/redteam.md): each case,
@@ -488,6 +497,16 @@ def checks(run, r, kernel, stack_nx=None):
         want(len(cases) == SIGTEST_CASES and r.status == 0 and
              r.has(r"^sigtest: %d passed, 0 failed$" % SIGTEST_CASES),
              "all %d cases pass, exit 0" % SIGTEST_CASES)
+    elif n == "memfdtest":
+        fails = re.findall(r"^memfdtest: \w+: FAIL .*$", r.output, re.M)
+        want(r.status == 0 and not fails and
+             r.has(r"^memfdtest: %d checks, 0 failed$" % MEMFDTEST_CHECKS),
+             "all %d checks pass, exit 0 (ronx's departures: each kernel's own answer)"
+             % MEMFDTEST_CHECKS, "; ".join(fails)[:300] or None)
+    elif n == "jitdual":
+        want(r.status == 0 and
+             r.has(r"^jitdual: called through rx: 42, after patching through rw: 43$"),
+             "code written through the RW view runs through the RX view, and a patch shows, exit 0")
     elif n in ("forktest", "cowtest", "zerotest"):
         m = re.search(r"^%s: (\d+) of (\d+) checks passed$" % n, r.output, re.M)
         want(m and m.group(1) == m.group(2) and int(m.group(2)) > 0 and r.status == 0,

@@ -163,6 +163,7 @@ void wait_gone(const char *pid_arg);
 #define WIFEXITED(s)	(WTERMSIG(s) == 0)
 #define WIFSIGNALED(s)	(((signed char)(((s) & 0x7f) + 1) >> 1) > 0)
 #define SIGILL		4
+#define SIGBUS		7
 #define SIGKILL		9
 #define SIGSEGV		11
 #define SIGTERM		15

@@ -21,7 +21,7 @@ import atomics
 from grading import CheckFailed, check, step
 from tlb import pae_walk, xp64
 from userlab import PAGE, STACK_TOP, build_program, built_once, initrd_with, work_dir
-from userprog import free_pages, ps, run_spin_in_background, settled_free_pages
+from userprog import PS_LINE, free_pages, ps, run_spin_in_background, settled_free_pages
 
 LAB = "cow"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,6 +38,8 @@ SHARE = step("copy_one_pte", "the child's PTE maps the parent's frame, counted o
              "read-only pages too", wrong="count-only-cow")
 WRPROTECT = step("copy_one_pte", "a private writable page loses RW in the parent too",
                  wrong="parent-writable")
+CHARGED = step("copy_one_pte", "one page more in the child's mm (dst->total_pages)",
+               wrong="child-pages-uncounted")
 RANGE = step("copy_page_range", "every page of every area that has a frame",
              wrong="range-off-by-one")
 FLUSH = step("copy_page_range", "flush the parent's TLB after its entries lost RW",
@@ -256,10 +258,14 @@ class HoldRun:
         m = re.search(r"cowprobe: zero page read at (?:0x)?([0-9a-f]+); PROT_NONE frame at "
                       r"(?:0x)?([0-9a-f]+)", gst.out[mark:])
         self.zero, self.pnone = int(m.group(1), 16), int(m.group(2), 16)
+        listing = g.sh("ps")
         procs = ps(gst)
         if parent not in procs or child not in procs:
             raise CheckFailed("expected parent %d and child %d in ps, found:\n%s"
                               % (parent, child, g.sh("ps")))
+        # PAGES: each mm's frames (mm->total_pages), both processes held
+        pages = {int(m.group(1)): int(m.group(5)) for m in PS_LINE.finditer(listing)}
+        self.seen["pages"] = (pages.get(parent), pages.get(child))
         self.cr3p, self.cr3c = procs[parent][1], procs[child][1]
         self.pages = [va0 + i * PAGE for i in range(s.n)]
         self.image = p.image_pages()
@@ -347,12 +353,16 @@ def lines(bad, more=8):
 
 # -- the checks ---------------------------------------------------------------
 @check(points=15, name="after fork: every page of the parent's in the child on the same frame; "
-       "private writable ones read-only in both (the walk from each CR3)",
-       steps=[WRPROTECT, RANGE, SHARE])
+       "private writable ones read-only in both (the walk from each CR3); the child's mm counts "
+       "as many pages as the parent's (ps PAGES)",
+       steps=[WRPROTECT, RANGE, SHARE, CHARGED])
 def after_fork(ctx):
     g, run = hold_run(ctx)
-    w, = run.need("forked")
+    w, (parent_pages, child_pages) = run.need("forked", "pages")
     bad = []
+    if parent_pages is None or parent_pages != child_pages:
+        bad.append("the child's mm counts %s pages (ps PAGES), the parent's %s: the child maps "
+                   "every frame the parent maps" % (child_pages, parent_pages))
     for i, va in enumerate(run.pages):
         pp, cp = w.p[va], w.c[va]
         if pp is None or cp is None or pp & FRAME != cp & FRAME or pp & _RW or cp & _RW:

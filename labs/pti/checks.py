@@ -69,8 +69,10 @@ RESTORE = step("RESTORE_CR3", "back on the set it was on", wrong="restore-missin
 # -- the program and its scenario --------------------------------------------
 class Scenario:
     """From the seed: the six registers the probe's int $0x80 carries, the
-    order of its ways back to ring 3 (each round has all three) and the
-    number of rounds."""
+    order of its ways back to ring 3 (each round has all three), the
+    number of rounds, and where the probe is linked: always at an address
+    with bits 29 and 17 set (an offset into the frame that reads the
+    saved eip where it meant eflags sees X86_EFLAGS_VM there)."""
 
     def __init__(self, r):
         # ebx ecx edx esi edi ebp: six different values, so that a register
@@ -80,6 +82,7 @@ class Scenario:
         r.shuffle(kinds)
         self.order = "".join(kinds)
         self.rounds = r.randrange(2, 6)
+        self.base = 0x20028000 | r.randrange(0, 256) << 20     # below the mmap area
 
     def line(self):
         return "ptiprobe %s %s %d" % (" ".join(str(v) for v in self.regs), self.order, self.rounds)
@@ -94,11 +97,19 @@ WAYS_BACK = {"_start": "exec's first return", "probe_after_int80": "a system cal
 class Program:
     def __init__(self, ctx):
         d = work_dir(ctx, LAB)
-        elf = build_program(ctx, os.path.join(d, "ptiprobe"), [os.path.join(HERE, "ptiprobe.c")],
-                            os.path.join(ctx.root, "user", "user.ld"))
+        self.scn = Scenario(ctx.rng("pti/scenario"))
+        # every user program's script, linked at the scenario's base
+        with open(os.path.join(ctx.root, "user", "user.ld")) as f:
+            script = f.read()
+        if script.count("0x08048000 + SIZEOF_HEADERS") != 1:
+            raise CheckFailed("expected user/user.ld to link at 0x08048000 + SIZEOF_HEADERS")
+        ld = os.path.join(d, "ptiprobe.ld")
+        with open(ld, "w") as f:
+            f.write(script.replace("0x08048000 + SIZEOF_HEADERS",
+                                   "0x%08x + SIZEOF_HEADERS" % self.scn.base))
+        elf = build_program(ctx, os.path.join(d, "ptiprobe"), [os.path.join(HERE, "ptiprobe.c")], ld)
         self.initrd, _ = initrd_with(ctx, LAB, {"ptiprobe": elf})
         self.syms = symbols(elf)
-        self.scn = Scenario(ctx.rng("pti/scenario"))
 
 
 def program(ctx):

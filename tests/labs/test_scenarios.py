@@ -119,6 +119,9 @@ def test_pti_every_seed_has_every_way_back():
         assert sorted(scn.order) == ["c", "f", "s"] and 2 <= scn.rounds <= 5 and \
             len(set(scn.regs)) == 6 and all(0 <= v < 1 << 32 for v in scn.regs), \
             "seed %d: %s %d %s" % (ctx.seed, scn.order, scn.rounds, scn.regs)
+        # linked where eip has bits 29 and 17 set, below the mmap area, page-aligned
+        assert scn.base & 0x20020000 == 0x20020000 and scn.base + (1 << 20) <= 0x40000000 \
+            and scn.base % 4096 == 0, "seed %d: base %#x" % (ctx.seed, scn.base)
 
 
 def test_tlb_shootdown_sizes_cover_the_ceiling():

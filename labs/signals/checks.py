@@ -267,13 +267,18 @@ class Delivery:
                 g.dead = True
 
 
-def delivery(ctx):
+def watched(ctx, kind):
+    """(the program, kind(ctx, g, prog)) on kind's own boot, run once per grade."""
     prog = program(ctx)
-    g = ctx.boot(initrd=prog.initrd, tag="signals-deliver")
-    d = getattr(g, "signals_delivery", None)
-    if d is None:
-        d = g.signals_delivery = Delivery(ctx, g, prog)
-    return prog, d
+    g = ctx.boot(initrd=prog.initrd, tag="signals-" + kind.__name__.lower())
+    seen = getattr(g, "signals_seen", None)
+    if seen is None:
+        seen = g.signals_seen = kind(ctx, g, prog)
+    return prog, seen
+
+
+def delivery(ctx):
+    return watched(ctx, Delivery)
 
 
 CASE = {"k": "kill", "a": "kill with an SA_ONSTACK handler", "f": "the write fault"}
@@ -552,12 +557,7 @@ class Forgery:
 
 
 def forgery(ctx):
-    prog = program(ctx)
-    g = ctx.boot(initrd=prog.initrd, tag="signals-forge")
-    f = getattr(g, "signals_forgery", None)
-    if f is None:
-        f = g.signals_forgery = Forgery(ctx, g, prog)
-    return prog, f
+    return watched(ctx, Forgery)
 
 
 def refused_or_landed(f, k, must_land=False):

@@ -379,6 +379,17 @@ static void __noreturn bad_frame(const struct trap_frame *f, uint32_t frame, con
 	do_exit(SIGSEGV);
 }
 
+/* The mask a frame saved, back; never SIGKILL or SIGSTOP (Linux's set_current_blocked()). */
+static void set_current_blocked(sigset_t mask)
+{
+	struct task_signals *s = task_signals(current);
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	s->blocked = mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
 /*
  * What both sigreturns restore from a frame at uf, with the same checks:
  * the registers from sc, the FPU state it points to, the mask. A forged
@@ -387,14 +398,9 @@ static void __noreturn bad_frame(const struct trap_frame *f, uint32_t frame, con
 static void restore_frame(struct trap_frame *f, uint32_t uf, const struct sigcontext *sc,
 			  sigset_t mask, const char *call)
 {
-	struct task_signals *s = task_signals(current);
-	unsigned long flags;
-
 	if (!restore_sigcontext(f, sc) || !restore_fpstate(sc->fpstate))
 		bad_frame(f, uf, call);
-	spin_lock_irqsave(&tasks_lock, flags);
-	s->blocked = mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
-	spin_unlock_irqrestore(&tasks_lock, flags);
+	set_current_blocked(mask);
 }
 
 long sys_rt_sigreturn(void)

@@ -9,11 +9,13 @@ Nothing here asks the kernel what it did: the program's layout comes from
 the ELF the grader linked, the page tables from QEMU (info tlb, xp), the
 fault's address and error code from the kernel's segfault line, which the
 CPU's error code fills (kernel/signal.c, never a lab file)."""
+import contextlib
 import os
 import re
 import subprocess
 import time
 
+from gdbstub import GdbStub, GdbStubError
 from grading import CheckFailed
 from tlb import PageTables, pae_walk, registers
 from userprog import SEGV, cpio_files
@@ -239,3 +241,28 @@ def fault_said(f, out):
         return "no fault in ring 3 (QEMU's gdbstub at the #PF entry); the run: %s" % died(out)
     return "the CPU's fault at 0x%08x, error %#x, ip 0x%08x%s" % (
         f.cr2, f.err, f.fault_ip, "" if f.pte is None else ", pte 0x%016x" % f.pte)
+
+
+@contextlib.contextmanager
+def gdbstub_session(g, mark, what, make=GdbStub):
+    """QEMU's gdbstub (make(g.guest)) for a with-block. A QEMU that died (a
+    triple fault), or a stub that stopped answering, fails the check with
+    the guest's last words since mark, and the boot counts as dead: the
+    next check boots again."""
+    try:
+        stub = make(g.guest)
+    except (GdbStubError, OSError) as e:
+        g.dead = True
+        raise CheckFailed("expected to %s with QEMU's gdbstub, found QEMU gone (%s):\n%s"
+                          % (what, e, died(g.guest.out[mark:])))
+    try:
+        yield stub
+    except (GdbStubError, OSError) as e:
+        g.dead = True
+        raise CheckFailed("expected to %s with QEMU's gdbstub, found: %s\n%s"
+                          % (what, e, died(g.guest.out[mark:])))
+    finally:
+        try:
+            stub.detach()
+        except (GdbStubError, OSError):
+            g.dead = True

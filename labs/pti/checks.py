@@ -12,17 +12,15 @@ the CPU and memory. The test program (ptiprobe.c) is built at grade time;
 the registers it enters the kernel with, the order of its ways back to
 ring 3 and how many rounds it makes come from the grade's seed, and every
 seed has every way back."""
-import contextlib
 import os
 import re
 import time
 
 import cea
-from gdbstub import GdbStub, GdbStubError
 from grading import CPU_NO_NX, CheckFailed, GuestError, check, step
 from tlb import PageTables, registers, reserved_bits, reserved_bits_pd, xp64
-from userlab import (build_program, built_once, died, initrd_with, start_background, symbols,
-                     work_dir)
+from userlab import (build_program, built_once, died, gdbstub_session, initrd_with,
+                     start_background, symbols, work_dir)
 
 LAB = "pti"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -263,7 +261,7 @@ def user_set_at_start(ctx, g, problems):
     start = prog.syms["_start"]
     mark = len(g.guest.out)
     try:
-        with gdbstub(g, mark, "stop the probe at its first instruction") as stub:
+        with gdbstub_session(g, mark, "stop the probe at its first instruction") as stub:
             stub.break_at(start)
             run_under_stub(g, stub, prog.scn.line())
             wait_hit(stub, g, mark, "the probe's first instruction (_start) in ring 3")
@@ -306,28 +304,6 @@ def strict_bits(ctx):
 # -- the entry ------------------------------------------------------------------
 def frame_at(stub, esp, n):
     return [stub.read32(esp + 4 * i) for i in range(n)]
-
-
-@contextlib.contextmanager
-def gdbstub(g, mark, what):
-    """QEMU's gdbstub for a with-block; a QEMU that died (a triple fault),
-    or a stub that stopped answering, fails the check with the guest's
-    last words."""
-    try:
-        stub = GdbStub(g.guest)
-    except (GdbStubError, OSError) as e:
-        raise CheckFailed("expected to %s with QEMU's gdbstub, found QEMU gone (%s):\n%s"
-                          % (what, e, died(g.guest.out[mark:])))
-    try:
-        yield stub
-    except (GdbStubError, OSError) as e:
-        raise CheckFailed("expected to %s with QEMU's gdbstub, found: %s\n%s"
-                          % (what, e, died(g.guest.out[mark:])))
-    finally:
-        try:
-            stub.detach()
-        except (GdbStubError, OSError):
-            pass
 
 
 def run_under_stub(g, stub, line):
@@ -398,7 +374,7 @@ def entry(ctx):
     after = prog.syms["probe_after_int80"]
     mark = len(g.guest.out)
     try:
-        with gdbstub(g, mark, "follow the probe's int $0x80") as stub:
+        with gdbstub_session(g, mark, "follow the probe's int $0x80") as stub:
             stub.break_at(ctx.sym("stub_128"))
             run_under_stub(g, stub, prog.scn.line())
             at_stub = int80_at_stub(g, stub, mark, after)
@@ -481,7 +457,7 @@ def follow_exits(ctx, g, prog, mark):
     window = ctx.sym("pti_exit_window")
     at = {prog.syms[n]: n for n in WAYS_BACK}
     seen = ExitStops()
-    with gdbstub(g, mark, "follow the probe's exits") as stub:
+    with gdbstub_session(g, mark, "follow the probe's exits") as stub:
         stub.break_at(window)
         for a in at:
             stub.break_at(a)
@@ -615,7 +591,7 @@ def entry_stack_nmis(ctx, g):
     mark = len(g.guest.out)
     bad = []
     try:
-        with gdbstub(g, mark, "send NMIs into the entry") as stub:
+        with gdbstub_session(g, mark, "send NMIs into the entry") as stub:
             stub.break_at(ctx.sym("pti_enter"))
             run_under_stub(g, stub, prog.scn.line())
             wait_hit(stub, g, mark, "an entry from ring 3 at pti_enter")

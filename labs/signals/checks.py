@@ -23,15 +23,14 @@ ended. A landing reached in ring 0, or with IOPL, NT or VM set, or a
 kernel fault, fails the check; refusing the frame (SIGSEGV) or landing in
 ring 3 with the flags cleaned both pass.
 """
-import contextlib
 import os
 import re
 import struct
 import time
 
-from gdbstub import GdbStub, GdbStubError
+from gdbstub import GdbStub
 from grading import CheckFailed, GuestError, check, step
-from userlab import build_program, built_once, died, initrd_with, symbols, work_dir
+from userlab import build_program, built_once, died, gdbstub_session, initrd_with, symbols, work_dir
 
 LAB = "signals"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -130,43 +129,10 @@ class Stub(GdbStub):
         raw = bytes.fromhex(self.command("g"))
         return dict(zip(REG16, struct.unpack_from("<16I", raw)))
 
-    def read(self, addr, n):
-        out = b""
-        while len(out) < n:
-            k = min(256, n - len(out))
-            reply = self.command("m%x,%x" % (addr + len(out), k))
-            if len(reply) != 2 * k:
-                raise GdbStubError("cannot read %d bytes at 0x%08x: %s" % (k, addr, reply))
-            out += bytes.fromhex(reply)
-        return out
-
-    def words(self, addr, n):
-        return list(struct.unpack("<%dI" % n, self.read(addr, 4 * n)))
 
 
 ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] sigprobe: (exit status|killed by)|"
                    r"sigprobe\[\d+\]: segfault|BUG: |Kernel panic)", re.M)
-
-
-@contextlib.contextmanager
-def attached(g, mark, what):
-    try:
-        stub = Stub(g.guest)
-    except (GdbStubError, OSError) as e:
-        g.dead = True
-        raise CheckFailed("expected to %s with QEMU's gdbstub, found QEMU gone (%s):\n%s"
-                          % (what, e, died(g.guest.out[mark:])))
-    try:
-        yield stub
-    except (GdbStubError, OSError) as e:
-        g.dead = True
-        raise CheckFailed("expected to %s with QEMU's gdbstub, found: %s\n%s"
-                          % (what, e, died(g.guest.out[mark:])))
-    finally:
-        try:
-            stub.detach()
-        except (GdbStubError, OSError):
-            g.dead = True
 
 
 # more stops than any run of the program makes: a program that loops (a
@@ -208,6 +174,16 @@ def follow(g, stub, line, at, on_stop, done, timeout=30):
             # a background job's end shows at the shell's next prompt: ask for one
             g.guest.send(b"\r")
     return mark
+
+
+def last_line(g, mark, line):
+    """Waits (bounded) for the program's last line, or its end, before
+    the shell is asked anything: a line it prints while a command is typed
+    cuts into that command's echo, and the shell would seem not to answer."""
+    try:
+        g.guest.wait_for("%s|%s" % (re.escape(line), ENDED.pattern), 20, mark)
+    except GuestError:
+        pass        # the command's own wait says what is wrong
 
 
 # -- the delivery: three cases, each stopped three times -------------------------
@@ -258,8 +234,9 @@ class Delivery:
 
         def done():
             return len(self.cases) == 3 and self.cases[-1].mask is not None
+        start = len(g.guest.out)
         try:
-            with attached(g, len(g.guest.out), "follow sigprobe's signals") as stub:
+            with gdbstub_session(g, start, "follow sigprobe's signals", Stub) as stub:
                 mark = follow(g, stub, s.deliver_line(), at, on_stop, done)
                 self.out = g.guest.out[mark:]
         except CheckFailed as e:
@@ -269,6 +246,7 @@ class Delivery:
                 len(self.cases), "".join(c.kind for c in self.cases), died(self.out))
         if g.guest.proc.poll() is None and not getattr(g, "dead", False):
             try:
+                last_line(g, start, "sigprobe: cases done")
                 g.sh("cmdline")
             except GuestError:
                 g.dead = True
@@ -519,8 +497,9 @@ class Forgery:
             # an oops, or ring 0 at the landing: what runs next is the forger's
             return len(self.ends) == len(order) or bool(self.oops) or \
                 any(r["cs"] & 3 != 3 for r in self.landed.values())
+        start = len(g.guest.out)
         try:
-            with attached(g, len(g.guest.out), "follow sigprobe's forged frames") as stub:
+            with gdbstub_session(g, start, "follow sigprobe's forged frames", Stub) as stub:
                 mark = follow(g, stub, prog.scn.forge_line(), at, on_stop, done)
                 self.out = g.guest.out[mark:]
         except CheckFailed as e:
@@ -534,9 +513,11 @@ class Forgery:
         try:
             if g.guest.proc.poll() is not None:
                 raise GuestError("QEMU is gone")
+            last_line(g, start, "sigprobe: forged frames done")
             g.sh("cmdline", timeout=20)
         except (GuestError, OSError):
             self.answers = False
+            self.out = g.guest.out[start:]
             g.dead = True
 
     def problems(self, letters):
@@ -546,7 +527,8 @@ class Forgery:
                 bad.append("%s: the kernel oopsed (die() reached, QEMU's gdbstub): a fault "
                            "in ring 0 on the way back to the forged frame" % FORGED.get(k, k))
         if not self.answers:
-            bad.append("the shell stopped answering after the forged frames")
+            bad.append("the shell stopped answering after the forged frames; the console's "
+                       "last words:\n%s" % self.out.strip()[-500:])
         for k in letters:
             if k != "o" and k in self.ends and k not in self.forged:
                 bad.append("%s: the child's handler never ran: no frame to forge (status %#x)"

@@ -121,11 +121,22 @@ class GdbStub:
         raw = bytes.fromhex(self.command("g"))
         return dict(zip(REGS, struct.unpack_from("<%dI" % len(REGS), raw)))
 
+    def read(self, addr, n):
+        """n bytes of guest memory at virtual address addr (the CPU's CR3)."""
+        out = b""
+        while len(out) < n:
+            k = min(256, n - len(out))
+            reply = self.command("m%x,%x" % (addr + len(out), k))
+            if len(reply) != 2 * k:
+                raise GdbStubError("cannot read %d bytes at 0x%08x: %s" % (k, addr + len(out), reply))
+            out += bytes.fromhex(reply)
+        return out
+
+    def words(self, addr, n):
+        return list(struct.unpack("<%dI" % n, self.read(addr, 4 * n)))
+
     def read32(self, addr):
-        reply = self.command("m%x,4" % addr)
-        if len(reply) != 8:
-            raise GdbStubError("cannot read 0x%08x: %s" % (addr, reply))
-        return struct.unpack("<I", bytes.fromhex(reply))[0]
+        return self.words(addr, 1)[0]
 
     def detach(self):
         """Every breakpoint removed, the guest running, the stub closed."""

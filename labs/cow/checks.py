@@ -258,15 +258,15 @@ class HoldRun:
         m = re.search(r"cowprobe: zero page read at (?:0x)?([0-9a-f]+); PROT_NONE frame at "
                       r"(?:0x)?([0-9a-f]+)", gst.out[mark:])
         self.zero, self.pnone = int(m.group(1), 16), int(m.group(2), 16)
+        # one listing, both processes held: CR3 and PAGES (each mm's frames, mm->total_pages)
         listing = g.sh("ps")
-        procs = ps(gst)
+        procs = {int(m.group(1)): (int(m.group(3), 16), int(m.group(5)))
+                 for m in PS_LINE.finditer(listing)}
         if parent not in procs or child not in procs:
             raise CheckFailed("expected parent %d and child %d in ps, found:\n%s"
-                              % (parent, child, g.sh("ps")))
-        # PAGES: each mm's frames (mm->total_pages), both processes held
-        pages = {int(m.group(1)): int(m.group(5)) for m in PS_LINE.finditer(listing)}
-        self.seen["pages"] = (pages.get(parent), pages.get(child))
-        self.cr3p, self.cr3c = procs[parent][1], procs[child][1]
+                              % (parent, child, listing))
+        self.seen["pages"] = (procs[parent][1], procs[child][1])
+        self.cr3p, self.cr3c = procs[parent][0], procs[child][0]
         self.pages = [va0 + i * PAGE for i in range(s.n)]
         self.image = p.image_pages()
         stack = [STACK_TOP - i * PAGE for i in range(1, 9)]

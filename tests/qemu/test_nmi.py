@@ -21,7 +21,7 @@ import re
 import time
 
 from guest import Guest, GuestError
-from userprog import ps, run_spin_in_background
+from userprog import PS_LINE, ps, run_spin_in_background
 
 REPORT = r"Uhhuh\. NMI received for unknown reason [0-9a-f]{2} on CPU %d\.\nDazed and confused, but trying to continue$"
 
@@ -62,9 +62,9 @@ def stopped_in_ring3(g, tries=200):
 
 
 def ticks(g, pid):
-    out = g.command("ps")
-    m = re.search(r"^\s*%d \w+\s+0x[0-9a-f]{8}\s+(\d+)" % pid, out, re.M)
-    return int(m.group(1)) if m else None
+    """pid's TICKS in ps (None if it is gone)."""
+    return next((int(m.group(4)) for m in PS_LINE.finditer(g.command("ps"))
+                 if int(m.group(1)) == pid), None)
 
 
 def test_nmi_one_cpu(t):

@@ -106,11 +106,7 @@ def registers(text):
 def xp64(monitor, phys):
     """One 64-bit word of guest-physical memory, read by QEMU itself
     (`xp`); monitor is a function that runs one monitor command."""
-    out = monitor("xp /1gx 0x%x" % phys)
-    m = re.search(r":\s*0x([0-9a-fA-F]+)", out)
-    if not m:
-        raise ValueError("xp 0x%x: %r" % (phys, out))
-    return int(m.group(1), 16)
+    return xp_qwords(monitor, phys, 1)[0]
 
 
 def xp_qwords(monitor, phys, n):

@@ -81,5 +81,4 @@ void decode_pf_error(uint32_t error_code, char *buf, unsigned long size);
 extern const char *const trap_names[32];
 extern unsigned long oops_count;
 extern unsigned long page_fault_count;
-extern unsigned long nmi_count;
 #endif

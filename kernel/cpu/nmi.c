@@ -17,12 +17,9 @@
 
 #define NMI_REASON_PORT	0x61	/* system control port B: bits 7 (SERR) and 6 (IOCHK) */
 
-unsigned long nmi_count;
-
 void do_nmi(struct trap_frame *f)
 {
 	(void)f;
-	nmi_count++;
 	printk(KERN_EMERG "Uhhuh. NMI received for unknown reason %02x on CPU %d.\n",
 	       inb(NMI_REASON_PORT), this_cpu()->id);
 	printk(KERN_EMERG "Dazed and confused, but trying to continue\n");

@@ -178,12 +178,10 @@ enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t e
 		return VM_FAULT_SIGSEGV;
 	stage_mark(ST_FAULT_VMA);
 	pte = user_pte(mm, va, v->kind != VMA_MEMFD);	/* no table made for a SIGBUS */
-	if (!pte || !pte_has_frame(*pte)) {
-		if (v->kind == VMA_MEMFD)
-			return VM_FAULT_SIGBUS;
-		if (!pte)
-			return VM_FAULT_OOM;
-	}
+	if (v->kind == VMA_MEMFD && (!pte || !pte_has_frame(*pte)))
+		return VM_FAULT_SIGBUS;
+	if (!pte)
+		return VM_FAULT_OOM;
 	stage_mark(ST_FAULT_PTE);
 	if (!pte_has_frame(*pte))
 		return do_anonymous_page(mm, v, pte, ec);

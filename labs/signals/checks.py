@@ -130,7 +130,6 @@ class Stub(GdbStub):
         return dict(zip(REG16, struct.unpack_from("<16I", raw)))
 
 
-
 ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] sigprobe: (exit status|killed by)|"
                    r"sigprobe\[\d+\]: segfault|BUG: |Kernel panic)", re.M)
 
@@ -270,9 +269,12 @@ def delivery(ctx):
 CASE = {"k": "kill", "a": "kill with an SA_ONSTACK handler", "f": "the write fault"}
 
 
+def signal_of(prog, c):
+    return {"k": prog.scn.sigk, "a": prog.scn.siga, "f": SIGSEGV}[c.kind]
+
+
 def label(prog, c):
-    return "%s (signal %d)" % (CASE[c.kind], {"k": prog.scn.sigk, "a": prog.scn.siga,
-                                              "f": SIGSEGV}[c.kind])
+    return "%s (signal %d)" % (CASE[c.kind], signal_of(prog, c))
 
 
 def need(d, prog, attr, what):
@@ -312,7 +314,7 @@ def handler_entry(ctx):
     bad = []
     for c in d.cases:
         h, who = c.handler, label(prog, c)
-        sig = {"k": prog.scn.sigk, "a": prog.scn.siga, "f": SIGSEGV}[c.kind]
+        sig = signal_of(prog, c)
         esp = h["esp"]
         if (esp + 4) % 16:
             bad.append("%s: esp %#x, expected esp + 4 16-byte aligned (as after a call)"

@@ -137,6 +137,7 @@ ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] sigprobe: (exit status|killed by)
 # more stops than any run of the program makes: a program that loops (a
 # handler entered again and again: its return went astray) is told at once
 MAX_STOPS = 300
+LOOPED = " (it looped: %d breakpoint stops, more than a right run makes)" % MAX_STOPS
 
 
 def follow(g, stub, line, at, on_stop, done, timeout=30):
@@ -145,7 +146,9 @@ def follow(g, stub, line, at, on_stop, done, timeout=30):
     stopped, until done(), the program's end (the shell's line, a
     segfault, an oops), MAX_STOPS stops or timeout (a program that hangs:
     the whole run takes well under a second). Each stop is an event the
-    CPU made: what is graded is their order and contents, never a time."""
+    CPU made: what is graded is their order and contents, never a time.
+    Returns (where the run's output starts, whether it stopped on
+    MAX_STOPS: the program loops)."""
     mark = len(g.guest.out)
     for a in at:
         stub.break_at(a)
@@ -172,7 +175,7 @@ def follow(g, stub, line, at, on_stop, done, timeout=30):
         if quiet % 4 == 0:
             # a background job's end shows at the shell's next prompt: ask for one
             g.guest.send(b"\r")
-    return mark
+    return mark, stops >= MAX_STOPS and not done()
 
 
 def last_line(g, mark, line):
@@ -234,16 +237,20 @@ class Delivery:
         def done():
             return len(self.cases) == 3 and self.cases[-1].mask is not None
         start = len(g.guest.out)
+        looped = False
         try:
             with gdbstub_session(g, start, "follow sigprobe's signals", Stub) as stub:
-                mark = follow(g, stub, s.deliver_line(), at, on_stop, done)
+                mark, looped = follow(g, stub, s.deliver_line(), at, on_stop, done)
                 self.out = g.guest.out[mark:]
         except CheckFailed as e:
             self.err = str(e)
         if not done() and not self.err:
-            self.err = "expected sigprobe to take its three signals, found %d (%s):\n%s" % (
-                len(self.cases), "".join(c.kind for c in self.cases), died(self.out))
-        if g.guest.proc.poll() is None and not getattr(g, "dead", False):
+            self.err = "expected sigprobe to take its three signals, found %d (%s)%s:\n%s" % (
+                len(self.cases), "".join(c.kind for c in self.cases),
+                LOOPED if looped else "", died(self.out))
+        # a program that loops may never print its last line: its verdict
+        # is in, and the shell is not asked (no wait for a line not coming)
+        if not looped and g.guest.proc.poll() is None and not getattr(g, "dead", False):
             try:
                 last_line(g, start, "sigprobe: cases done")
                 g.sh("cmdline")
@@ -500,17 +507,25 @@ class Forgery:
             return len(self.ends) == len(order) or bool(self.oops) or \
                 any(r["cs"] & 3 != 3 for r in self.landed.values())
         start = len(g.guest.out)
+        looped = False
         try:
             with gdbstub_session(g, start, "follow sigprobe's forged frames", Stub) as stub:
-                mark = follow(g, stub, prog.scn.forge_line(), at, on_stop, done)
+                mark, looped = follow(g, stub, prog.scn.forge_line(), at, on_stop, done)
                 self.out = g.guest.out[mark:]
         except CheckFailed as e:
             self.err = str(e)
+        if looped:
+            self.err = "sigprobe" + LOOPED
         if any(r["cs"] & 3 != 3 for r in self.landed.values()):
             # the forger's code runs in ring 0: nothing this boot says counts
             # now, and the checks that grade this run ask for it again (not
             # dead: it would be booted again, and forged again, for each)
             self.answers = False
+            return
+        if self.oops or looped:
+            # an oops fails every forged frame's check (its own, or the ones
+            # it kept from running), and so does a loop: no more to ask of
+            # this boot (a looping program may never print its last line)
             return
         try:
             if g.guest.proc.poll() is not None:
@@ -548,9 +563,12 @@ class Forgery:
                     bad.append("%s: at the landing cs %#x ss %#x ds %#x es %#x, expected the "
                                "user selectors" % (FORGED[k], land["cs"], land["ss"], land["ds"],
                                                    land["es"]))
-            if k not in self.ends and not self.oops:
-                bad.append("%s: the child's end never reported%s" % (
-                    FORGED[k], "; " + self.err.splitlines()[0] if self.err else ""))
+            if k not in self.ends and k not in self.oops:
+                why = "; " + self.err.splitlines()[0] if self.err else ""
+                if self.oops:
+                    why = "; the run stopped at the oops of an earlier forged frame (%s)" \
+                        % FORGED.get(self.oops[0], self.oops[0])
+                bad.append("%s: the child's end never reported%s" % (FORGED[k], why))
         return bad
 
 

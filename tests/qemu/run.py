@@ -22,6 +22,7 @@ import inspect
 import multiprocessing
 import os
 import re
+import resource
 import signal
 import sys
 import time
@@ -80,21 +81,37 @@ def run_one(fn, name, results):
         results.fail("scenario completed", "%s\n%s" % (e, traceback.format_exc(limit=3)))
 
 
+def cpu_seconds():
+    """User and system CPU of this process and the children it waited for
+    (the QEMUs a scenario closed)."""
+    return sum(getattr(resource.getrusage(who), f) for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+
+
 def run_batch(batch):
-    """In a worker: each scenario of the batch, its KTAP lines apart."""
+    """In a worker: each scenario of the batch, its KTAP lines apart, with
+    its wall and CPU seconds."""
     tests = dict(_TESTS)
     out = []
     for i, name in batch:
         progress("[%d/%d] %s" % (i + 1, len(_TESTS), name))
         r = Results()
+        t0, c0 = time.monotonic(), cpu_seconds()
         run_one(tests[name], name, r)
-        out.append((i, r.lines, r.failed))
+        out.append((i, r.lines, r.failed, (name, time.monotonic() - t0, cpu_seconds() - c0)))
     return out
+
+
+def slowest(done, n=8):
+    """The n scenarios that took longest: where the stage's time goes."""
+    times = sorted((x[3] for x in done), key=lambda t: -t[1])
+    return ", ".join("%s %.0fs (CPU %.0fs)" % (name.split(".", 1)[1], s, c)
+                     for name, s, c in times[:n])
 
 
 def merge(done, results):
     """The workers' lines, in the order of the files, numbered again."""
-    for _, lines, failed in sorted(done):
+    for _, lines, failed, _ in sorted(done):
         for line in lines:
             m = TAP_LINE.match(line)
             if m:
@@ -146,8 +163,9 @@ def main():
     # a second run in the same make test (linux-check's test_ronx_checks)
     # names its own file: it must not overwrite the qemu stage's results
     results.write(os.path.join(BUILD, "results", os.environ.get("QEMU_KTAP", "qemu.ktap")))
-    progress("qemu: %d scenarios in %.1fs, %d checks failed"
-             % (len(_TESTS), time.monotonic() - t0, results.failed))
+    progress("qemu: the slowest scenarios: " + slowest(done))
+    progress("qemu: %d scenarios in %.1fs (CPU %.0fs), %d checks failed"
+             % (len(_TESTS), time.monotonic() - t0, sum(x[3][2] for x in done), results.failed))
     return 1 if results.failed else 0
 
 

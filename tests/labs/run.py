@@ -944,9 +944,6 @@ def run_recorded(ctx, name, c):
     return o.score < o.points, sorted(ctx.drawn), o
 
 
-WORKERS_PER_LAB = 3     # seed workers per lab on average
-
-
 def seeded_path(tmp, name):
     return os.path.join(tmp, "seeded-%s.json" % name)
 
@@ -1077,33 +1074,22 @@ def wrong_under_seeds(name, checks, w, tree, out):
 
 
 def seed_jobs(names, rows):
-    """[(lab, "PART:wrong,wrong", cost)], the costliest first. A wrong
-    solution costs about what its class grade cost (rows: the class's; 10 s
-    for one not graded there) under each further seed: the labs' wrong
-    solutions are split into WORKERS_PER_LAB workers per lab on average,
-    each of about the same cost (cow's cost 10 s each, layout's 3), so that
-    no lab's worker is the long tail of the step. Part 0 of a lab records
-    which checks draw from the seed (its costliest worker: it starts first)."""
-    wrong = {}
+    """[(lab, "PART:wrong", cost)], the costliest first: one worker per
+    wrong solution, taken by the next free slot, so that no worker holds
+    a queue of them and becomes the long tail of the step (a grade's cost
+    under load is not known before it runs: a hang costs its time limit).
+    A wrong solution costs about what its class grade cost (rows: the
+    class's; 10 s for one not graded there). Part 0 of a lab, its
+    costliest, also records which checks draw from the seed: it starts
+    first and the lab's others wait for its file."""
+    jobs = []
     for n in names:
         wrong_dir = os.path.join(ROOT, "labs", n, "wrong")
-        wrong[n] = sorted(x[:-len(".patch")] for x in os.listdir(wrong_dir)
-                          if x.endswith(".patch")) if os.path.isdir(wrong_dir) else []
-    cost = {(n, w): rows.get((n, "wrong-" + w), {}).get("seconds", 10.0)
-            for n in names for w in wrong[n]}
-    each = sum(cost.values()) / max(1, WORKERS_PER_LAB * len(names))
-    jobs = []
-    for n, ws in wrong.items():
-        mine = sum(cost[n, w] for w in ws)
-        k = max(1, min(len(ws), int(round(mine / each)) if each else 1))
-        bins = [[0.0, []] for _ in range(k)]
-        for w in sorted(ws, key=lambda w: -cost[n, w]):
-            b = min(bins, key=lambda b: b[0])
-            b[0] += cost[n, w]
-            b[1].append(w)
-        bins.sort(key=lambda b: -b[0])
-        jobs += [(n, "%d:%s" % (i, ",".join(sorted(b[1]))), b[0])
-                 for i, b in enumerate(bins) if b[1] or i == 0]
+        ws = sorted(x[:-len(".patch")] for x in os.listdir(wrong_dir)
+                    if x.endswith(".patch")) if os.path.isdir(wrong_dir) else []
+        cost = {w: rows.get((n, "wrong-" + w), {}).get("seconds", 10.0) for w in ws}
+        ws.sort(key=lambda w: -cost[w])
+        jobs += [(n, "%d:%s" % (i, w), cost[w]) for i, w in enumerate(ws)] or [(n, "0:", 0.0)]
     return sorted(jobs, key=lambda j: -j[2])
 
 

@@ -105,8 +105,10 @@ static void put_frames(struct memfd *m, uint32_t from, uint32_t to)
 }
 
 /*
- * The last descriptor is gone: its frames are put, then the slot is
- * free. Nobody else can reach it, so no lock is held over the puts.
+ * A reference goes: a descriptor's, or an address space's whose areas
+ * named it (mm/memfd_rmap.c). After the last, its frames are put, then
+ * the slot is free. Nobody else can reach it, so no lock is held over
+ * the puts.
  */
 void memfd_put(struct memfd *m)
 {

@@ -17,17 +17,24 @@
  * has no such object, and populating at mmap is the simplest rule that is
  * right whichever process touches a page first, and whenever.
  *
- * A memfd (mm/memfd.c) is mapped whole at mmap too: each PTE points at
- * the memfd's own frame and holds a reference on it, so two MAP_SHARED
- * mappings in one process (a JIT's RW view and its RX view) or in two
- * see the same bytes, and a mapping outlives the descriptor. A
+ * A memfd (mm/memfd.c) is mapped at mmap too, every page the memfd has
+ * then: each PTE points at the memfd's own frame and holds a reference
+ * on it, so two MAP_SHARED mappings in one process (a JIT's RW view and
+ * its RX view) or in two see the same bytes. The area names the memfd
+ * and its page offset (vm_file, vm_pgoff) and holds a reference on the
+ * memfd (mm/memfd_rmap.c), so a mapping outlives the descriptor, and a
+ * page that is not mapped, past the memfd's end at mmap or taken by a
+ * shrink since, is found at its next touch (mm/memory.c): the memfd's
+ * frame if the memfd has grown over it, else SIGBUS, as Linux's. A
  * MAP_PRIVATE mapping maps the same frames read-only in a private area:
  * it sees the memfd's bytes, and writes through a shared view, until its
  * first write to a page copies it (do_wp_page(), mm/cow.c; the memfd's
  * own reference makes the count 2 at least, so it is always a copy while
- * the memfd holds the frame). Pages past the memfd's end at mmap are left
- * empty, and a touch is SIGBUS (mm/memory.c), as Linux's; unlike Linux,
- * the memfd growing later does not fill them.
+ * the memfd holds the frame). A shrink takes its pages past the new end
+ * from every mapping, copies too. mmap, munmap, mprotect and brk of an
+ * address space that maps a memfd hold memfd_map_lock() (the locking
+ * rule is mm/memfd_rmap.c's): a shrink in another process reads its
+ * areas and changes their PTEs.
  *
  * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
  * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing

@@ -126,8 +126,8 @@ TESTS = [
     Run("pagespray", ["20"], what="20 rounds: map 32 pages, fill, unmap"),
     Run("sigtest", what="signal handlers: both frames and sigreturns, forged frames, sigaltstack, "
         "SA_RESTART, alarm and setitimer (TAP)"),
-    Run("memfdtest", what="memfd: shared and private views, SIGBUS past the end, fork, execve, "
-        "errno; ronx's departures checked per kernel"),
+    Run("memfdtest", what="memfd: shared and private views, SIGBUS past the end, a shrink and a "
+        "grow under mappings, fork, execve, errno; ronx's departures checked per kernel"),
     Run("jitdual", what="a JIT's two views of one memfd: write through RW, call through RX"),
 ]
 # memfdtest's checks (tests/qemu/test_memfd.py counts its "ok" lines on ronx)

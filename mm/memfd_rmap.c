@@ -44,7 +44,7 @@
  * table (zap_user_pages()); munmap or exit does.
  *
  * It is a sleeping lock in the way a resize is (mm/memfd.c): a waiter
- * yields. A shrink frees frames and sends TLB shootdowns under it, and
+ * yields, and serves cross-CPU calls (a fault waits with interrupts off). A shrink frees frames and sends TLB shootdowns under it, and
  * fork copies a whole mm, neither of which may happen under a spinlock.
  * So it is never taken with a spinlock held; nothing that holds it
  * touches user memory (which could fault and take it again).
@@ -52,6 +52,7 @@
 #include <ronx/compiler.h>
 #include <ronx/memlayout.h>
 #include <ronx/sched.h>
+#include <ronx/spinlock.h>
 #include <ronx/mm.h>
 #include <ronx/pgd.h>
 #include <ronx/page_ref.h>
@@ -60,10 +61,17 @@
 static bool map_locked;
 static struct mm_struct *memfd_mms;	/* every mm with memfds != 0, through memfd_next */
 
+/*
+ * A fault waits here with interrupts off, perhaps for a holder that is
+ * waiting for this CPU to flush its TLB: cpu_relax() serves that call
+ * (docs/design.md, rule 1), as a spin on a spinlock does.
+ */
 void memfd_map_lock(void)
 {
-	while (__atomic_exchange_n(&map_locked, true, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&map_locked, true, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
 		yield();
+	}
 }
 
 void memfd_map_unlock(void)

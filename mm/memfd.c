@@ -8,12 +8,16 @@
  *
  * Who keeps a frame: the memfd holds one reference on each of its frames
  * and every PTE that maps it one more (frame_refs[], mm/page_ref.c), so
- * a frame goes back to the allocator when the memfd has let it go (last
- * close, or a shrinking ftruncate) and the last mapping is gone, in
- * either order. The object itself lives while a descriptor refers to it.
- * A mapping's pages past its size at mmap are left empty (mm/mmap.c), and
- * a touch there is SIGBUS: a PTE never points at a frame the memfd did
- * not hold when it was made.
+ * a frame goes back to the allocator when the memfd has let it go (a
+ * shrinking ftruncate, or the memfd's end) and the last mapping is gone.
+ * The object lives while a descriptor or a mapping refers to it: an mm
+ * holds a reference on each memfd its areas name (mm/memfd_rmap.c), as a
+ * Linux mapping holds its file. A mapping's page is the memfd's frame
+ * from mmap or from its first touch; past the memfd's end it is SIGBUS.
+ * A shrink takes the pages past the new end out of every mapping first,
+ * a private copy too (memfd_unmap_pages()), as Linux's truncate does,
+ * then lets the frames go; a grow gives zeroed frames that every mapping
+ * finds on its next touch of the page.
  *
  * A fixed table of objects (older than kmalloc). memfd_lock guards the
  * table and each size; growing and shrinking allocate and free outside
@@ -31,6 +35,7 @@
 #include <ronx/mman.h>
 #include <ronx/page_ref.h>
 #include <ronx/memfd.h>
+#include <ronx/mm_types.h>
 
 #define MAX_MEMFDS	32	/* system-wide: more is ENFILE, Linux's "file table full" */
 
@@ -100,8 +105,10 @@ static void put_frames(struct memfd *m, uint32_t from, uint32_t to)
 }
 
 /*
- * The last descriptor is gone: its frames are put, then the slot is
- * free. Nobody else can reach it, so no lock is held over the puts.
+ * A reference goes: a descriptor's, or an address space's whose areas
+ * named it (mm/memfd_rmap.c). After the last, its frames are put, then
+ * the slot is free. Nobody else can reach it, so no lock is held over
+ * the puts.
  */
 void memfd_put(struct memfd *m)
 {
@@ -193,9 +200,8 @@ static bool get_frames(struct memfd *m, uint32_t from, uint32_t to)
 
 /*
  * ftruncate: the memfd is size bytes now, in whole frames. Growing adds
- * zeroed frames; shrinking lets the last ones go, but a mapping that
- * still holds one keeps it (Linux would take the pages from the mapping
- * too, and SIGBUS its next touch). 0, -EFBIG or -ENOMEM.
+ * zeroed frames; shrinking takes the last ones out of every mapping
+ * (whose next touch is SIGBUS), then lets them go. 0, -EFBIG or -ENOMEM.
  */
 long memfd_resize(struct memfd *m, uint64_t size)
 {
@@ -211,12 +217,28 @@ long memfd_resize(struct memfd *m, uint64_t size)
 		return -ENOMEM;
 	}
 	if (pages < old) {
-		resize_publish(m, size, pages, false);	/* mmap stops finding them first */
+		memfd_map_lock();
+		resize_publish(m, size, pages, false);	/* a fault finds them no more */
+		memfd_unmap_pages(m, pages, old);	/* nor does any mapping hold one */
+		memfd_map_unlock();
 		put_frames(m, pages, old);
 	}
 	resize_publish(m, size, pages, true);
 	return 0;
 }
+
+unsigned memfd_slot(const struct memfd *m)
+{
+	return (unsigned)(m - memfds);
+}
+
+struct memfd *memfd_from_slot(unsigned slot)
+{
+	return &memfds[slot];
+}
+
+_Static_assert(MAX_MEMFDS <= 1 << VM_FILE_BITS, "a memfd area's vm_file cannot name every slot");
+_Static_assert(MEMFD_MAX_PAGES < VM_PGOFF_MAX, "vm_pgoff's top value must be past every memfd");
 
 /* Frame pgoff of m with one more reference for a PTE about to map it; 0 past its end. */
 unsigned long memfd_get_frame(struct memfd *m, uint32_t pgoff)

@@ -19,13 +19,17 @@
  *                   comes here too: CR0.WP makes ring 0 fault on a
  *                   read-only page (kernel/cpu/fault.c).
  *
- * One is a SIGBUS: a memfd area maps at mmap every page the memfd holds
- * (mm/mmap.c); a page it left empty was past the memfd's end, and a touch
- * of it is Linux's SIGBUS, never an anonymous frame.
+ * A memfd area's page that is not mapped (mmap maps those the memfd has
+ * then, mm/mmap.c; a grow adds more, a shrink takes some away) is found
+ * at the fault, as Linux's shmem_fault() finds it: the memfd's frame, or,
+ * past the memfd's end, Linux's SIGBUS, never an anonymous frame.
  *
- * A process is single-threaded and only it changes its own tables (fork
- * runs in the parent, exit in the dying process), so the tables need no
- * lock; the frame counts are atomic, since two processes that share a
+ * A process is single-threaded, and only it changes its own tables (fork
+ * runs in the parent, exit in the dying process), but for one thing: a
+ * shrinking memfd takes its pages out of every mapping, in any process
+ * (mm/memfd_rmap.c). So a fault in a memfd area holds memfd_map_lock();
+ * every other fault touches no pte a shrink may touch, and needs no
+ * lock. The frame counts are atomic, since two processes that share a
  * frame may fault on it on two CPUs at once.
  */
 #include <ronx/compiler.h>
@@ -41,6 +45,7 @@
 #include <ronx/page_ref.h>
 #include <ronx/memory.h>
 #include <ronx/stagestat.h>
+#include <ronx/memfd.h>
 
 struct fault_stats fault_stats;
 
@@ -101,8 +106,9 @@ static bool access_allowed(const struct vm_area_struct *v, uint32_t ec)
  * zeroed frame otherwise (Linux: do_anonymous_page()). No TLB flush: x86
  * never caches an entry that is not present, on this CPU or another
  * (Intel SDM 3A, 4.10.4.3), and the fault itself dropped whatever this
- * CPU held for va. A MAP_SHARED
- * area has every frame from mmap on (mm/mmap.c): it never comes here.
+ * CPU held for va. An anonymous MAP_SHARED area has every frame from
+ * mmap on (mm/mmap.c), and a memfd area's page is the memfd's
+ * (do_memfd_page()): neither comes here.
  * The frame, and any page table user_pte() made, are charged to mm
  * (mm_charge(), mm/oom_kill.c): none past its limit or from the kernel's
  * reserve, where the OOM killer may take the largest process first.
@@ -163,23 +169,28 @@ static enum vm_fault do_wp_fault(struct mm_struct *mm, const struct vm_area_stru
 }
 
 /*
- * A fault at a user address, from ring 3 or from a user-access function
- * in ring 0 (kernel/cpu/fault.c decides which may come here).
+ * A memfd area's page that is not mapped: the memfd's frame (Linux:
+ * shmem_fault()), or SIGBUS past the memfd's end, never an anonymous
+ * frame. Under memfd_map_lock(), like every fault in a memfd area.
  */
-enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t ec)
+static enum vm_fault do_memfd_page(struct mm_struct *mm, const struct vm_area_struct *v,
+				   uint32_t va)
 {
-	uint32_t va = address & PAGE_MASK;
-	struct vm_area_struct *v = vma_find(&mm->vmas, address);
-	pteval_t *pte;
+	int err = memfd_install_page(mm, v, va);
 
-	if (!v)
-		v = expand_stack(mm, address);
-	if (!v || !access_allowed(v, ec))
-		return VM_FAULT_SIGSEGV;
-	stage_mark(ST_FAULT_VMA);
-	pte = user_pte(mm, va, v->kind != VMA_MEMFD);	/* no table made for a SIGBUS */
-	if (v->kind == VMA_MEMFD && (!pte || !pte_has_frame(*pte)))
+	if (err == -ENOENT)
 		return VM_FAULT_SIGBUS;
+	return err ? VM_FAULT_OOM : VM_FAULT_DONE;
+}
+
+/* The fault at va in area v, which allows the access. */
+static enum vm_fault __handle_mm_fault(struct mm_struct *mm, const struct vm_area_struct *v,
+				       uint32_t va, uint32_t ec)
+{
+	pteval_t *pte = user_pte(mm, va, v->kind != VMA_MEMFD);	/* no table made for a SIGBUS */
+
+	if (v->kind == VMA_MEMFD && (!pte || !pte_has_frame(*pte)))
+		return do_memfd_page(mm, v, va);
 	if (!pte)
 		return VM_FAULT_OOM;
 	stage_mark(ST_FAULT_PTE);
@@ -194,9 +205,35 @@ enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t e
 	return VM_FAULT_DONE;
 }
 
+/*
+ * A fault at a user address, from ring 3 or from a user-access function
+ * in ring 0 (kernel/cpu/fault.c decides which may come here). One in a
+ * memfd area holds memfd_map_lock() from reading the pte to changing it:
+ * a shrink on another CPU may be taking the page away (mm/memfd_rmap.c).
+ */
+enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t ec)
+{
+	struct vm_area_struct *v = vma_find(&mm->vmas, address);
+	enum vm_fault r;
+
+	if (!v)
+		v = expand_stack(mm, address);
+	if (!v || !access_allowed(v, ec))
+		return VM_FAULT_SIGSEGV;
+	stage_mark(ST_FAULT_VMA);
+	if (v->kind != VMA_MEMFD)
+		return __handle_mm_fault(mm, v, address & PAGE_MASK, ec);
+	memfd_map_lock();
+	r = __handle_mm_fault(mm, v, address & PAGE_MASK, ec);
+	memfd_map_unlock();
+	return r;
+}
+
 struct mm_struct *dup_mm(struct mm_struct *src)
 {
 	struct mm_struct *mm = mm_alloc();
+	bool locked;
+	int err;
 
 	if (!mm)
 		return 0;
@@ -208,7 +245,13 @@ struct mm_struct *dup_mm(struct mm_struct *src)
 	mm->brk = src->brk;
 	mm->stack_top = src->stack_top;
 	mm->mmap_base = src->mmap_base;
-	if (copy_page_range(mm, src)) {
+	/* a shrink must find the child listed, or find the page in src before the copy */
+	locked = memfd_map_lock_mm(src, false);
+	err = copy_page_range(mm, src);
+	memfd_mm_sync(mm);	/* a reference on each memfd its areas name */
+	if (locked)
+		memfd_map_unlock();
+	if (err) {
 		mmput(mm);
 		return 0;
 	}

@@ -17,17 +17,24 @@
  * has no such object, and populating at mmap is the simplest rule that is
  * right whichever process touches a page first, and whenever.
  *
- * A memfd (mm/memfd.c) is mapped whole at mmap too: each PTE points at
- * the memfd's own frame and holds a reference on it, so two MAP_SHARED
- * mappings in one process (a JIT's RW view and its RX view) or in two
- * see the same bytes, and a mapping outlives the descriptor. A
+ * A memfd (mm/memfd.c) is mapped at mmap too, every page the memfd has
+ * then: each PTE points at the memfd's own frame and holds a reference
+ * on it, so two MAP_SHARED mappings in one process (a JIT's RW view and
+ * its RX view) or in two see the same bytes. The area names the memfd
+ * and its page offset (vm_file, vm_pgoff) and holds a reference on the
+ * memfd (mm/memfd_rmap.c), so a mapping outlives the descriptor, and a
+ * page that is not mapped, past the memfd's end at mmap or taken by a
+ * shrink since, is found at its next touch (mm/memory.c): the memfd's
+ * frame if the memfd has grown over it, else SIGBUS, as Linux's. A
  * MAP_PRIVATE mapping maps the same frames read-only in a private area:
  * it sees the memfd's bytes, and writes through a shared view, until its
  * first write to a page copies it (do_wp_page(), mm/cow.c; the memfd's
  * own reference makes the count 2 at least, so it is always a copy while
- * the memfd holds the frame). Pages past the memfd's end at mmap are left
- * empty, and a touch is SIGBUS (mm/memory.c), as Linux's; unlike Linux,
- * the memfd growing later does not fill them.
+ * the memfd holds the frame). A shrink takes its pages past the new end
+ * from every mapping, copies too. mmap, munmap, mprotect and brk of an
+ * address space that maps a memfd hold memfd_map_lock() (the locking
+ * rule is mm/memfd_rmap.c's): a shrink in another process reads its
+ * areas and changes their PTEs.
  *
  * The policy, beyond Linux's: a request for PROT_WRITE|PROT_EXEC is
  * refused with -EACCES (Linux leaves that to SELinux's execmem). Writing
@@ -84,44 +91,44 @@ int map_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 	return 0;
 }
 
-/* Frame pgoff of m at va, its reference the PTE's; nothing past m's end; -ENOMEM. */
-static int map_memfd_page(struct mm_struct *mm, uint32_t va, struct memfd *m, uint32_t pgoff,
-			  pteval_t prot)
+/* Areas [start, end) split out, removed and unmapped. */
+static long unmap_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 {
-	unsigned long pa = memfd_get_frame(m, pgoff);
-
-	if (!pa)
-		return 0;	/* past the end: a touch is SIGBUS */
-	if (page_ref_count(pa) > PAGE_REF_MAX || install_user_frame(mm, va, pa, prot)) {
-		put_user_frame(pa);
+	if (vma_split(&mm->vmas, start) || vma_split(&mm->vmas, end))
 		return -ENOMEM;
-	}
+	vma_remove(&mm->vmas, start, end);
+	zap_user_range(mm, start, end);
+	vma_merge(&mm->vmas);
+	if (mm->memfds)
+		memfd_mm_sync(mm);	/* under memfd_map_lock(): an area gone may have been a memfd's */
 	return 0;
 }
 
 /*
- * [start, end) as an area on m's frames from pgoff; nothing left behind
- * on error. A private area's PTEs are read-only whatever it asked for:
- * its first write to a page copies it (copy-on-write), never writing
- * the memfd's frame.
+ * [start, end) as an area on m's pages from pgoff, each mapped now if m
+ * has it (a page past m's end is SIGBUS until m grows to it, mm/memory.c);
+ * nothing left behind on error. A private area's PTEs are read-only
+ * whatever it asked for: its first write to a page copies it
+ * (copy-on-write), never writing the memfd's frame. Under
+ * memfd_map_lock(): from vma_add() on, a shrink may read the area.
  */
 static int map_memfd(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned flags,
 		     struct memfd *m, uint32_t pgoff)
 {
-	pteval_t prot = vm_get_page_prot(flags);
+	struct vm_area_struct *v;
 	int err = 0;
-
-	if (!(flags & VM_SHARED))
-		prot &= ~(pteval_t)_PAGE_RW;
 
 	if (!may_grow(mm, (end - start) / PAGE_SIZE) ||
 	    vma_add(&mm->vmas, start, end, flags, VMA_MEMFD))
 		return -ENOMEM;
-	for (uint32_t va = start; va < end && !err; va += PAGE_SIZE)
-		err = map_memfd_page(mm, va, m, pgoff + (va - start) / PAGE_SIZE, prot);
-	if (err) {
-		zap_user_range(mm, start, end);
-		vma_remove(&mm->vmas, start, end);
+	v = vma_find(&mm->vmas, start);
+	v->vm_file = memfd_slot(m) & ((1u << VM_FILE_BITS) - 1);
+	v->vm_pgoff = (pgoff < VM_PGOFF_MAX ? pgoff : VM_PGOFF_MAX) & VM_PGOFF_MAX;
+	memfd_mm_sync(mm);	/* the area's reference on m */
+	for (uint32_t va = start; va < end && err != -ENOMEM; va += PAGE_SIZE)
+		err = memfd_install_page(mm, v, va);
+	if (err == -ENOMEM) {
+		unmap_range(mm, start, end);
 		return err;
 	}
 	vma_merge(&mm->vmas);
@@ -160,17 +167,6 @@ static int add_area(struct mm_struct *mm, uint32_t start, uint32_t end, unsigned
 	return 0;
 }
 
-/* Areas [start, end) split out, removed and unmapped. */
-static long unmap_range(struct mm_struct *mm, uint32_t start, uint32_t end)
-{
-	if (vma_split(&mm->vmas, start) || vma_split(&mm->vmas, end))
-		return -ENOMEM;
-	vma_remove(&mm->vmas, start, end);
-	zap_user_range(mm, start, end);
-	vma_merge(&mm->vmas);
-	return 0;
-}
-
 static bool touches_guard(const struct mm_struct *mm, uint32_t start, uint32_t end)
 {
 	uint32_t guard = mm_stack_guard(mm);
@@ -178,8 +174,8 @@ static bool touches_guard(const struct mm_struct *mm, uint32_t start, uint32_t e
 	return start < guard + PAGE_SIZE && end > guard;
 }
 
-long do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
-		   unsigned flags, int fd, uint32_t pgoff)
+static long __do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
+			    unsigned flags, int fd, uint32_t pgoff)
 {
 	struct memfd *m = 0;
 	uint32_t size, start;
@@ -230,6 +226,22 @@ long do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned p
 	return err ? -ENOMEM : (long)start;
 }
 
+/*
+ * mmap, munmap, mprotect and brk change mm's areas under
+ * memfd_map_lock() when a shrinking memfd may read them: mm maps a
+ * memfd, or is about to (mm/memfd_rmap.c, the locking rule).
+ */
+long do_mmap_pgoff(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
+		   unsigned flags, int fd, uint32_t pgoff)
+{
+	bool locked = memfd_map_lock_mm(mm, !(flags & MAP_ANONYMOUS));
+	long ret = __do_mmap_pgoff(mm, addr, len, prot, flags, fd, pgoff);
+
+	if (locked)
+		memfd_map_unlock();
+	return ret;
+}
+
 long do_mmap(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot,
 	     unsigned flags, int fd)
 {
@@ -240,13 +252,18 @@ long do_munmap(struct mm_struct *mm, uint32_t addr, uint32_t len)
 {
 	uint32_t end;
 	long err = munmap_range(addr, len, &end);	/* mm/mmap_range.c */
+	bool locked;
 
 	if (err)
 		return err;
-	return unmap_range(mm, addr, end);
+	locked = memfd_map_lock_mm(mm, false);
+	err = unmap_range(mm, addr, end);
+	if (locked)
+		memfd_map_unlock();
+	return err;
 }
 
-long do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot)
+static long __do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot)
 {
 	unsigned flags = prot_to_vm_flags(prot);
 	uint32_t end;
@@ -271,15 +288,25 @@ long do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned pro
 		struct vm_area_struct *v = &mm->vmas.v[i];
 
 		if (v->vm_start >= addr && v->vm_end <= end)
-			v->vm_flags = (uint16_t)(flags | (v->vm_flags & VM_SHARED));
+			v->vm_flags = (uint8_t)(flags | (v->vm_flags & VM_SHARED));
 	}
 	change_user_prot(mm, addr, (uint32_t)end, vm_get_page_prot(flags));
 	vma_merge(&mm->vmas);
 	return 0;
 }
 
+long do_mprotect(struct mm_struct *mm, uint32_t addr, uint32_t len, unsigned prot)
+{
+	bool locked = memfd_map_lock_mm(mm, false);
+	long ret = __do_mprotect(mm, addr, len, prot);
+
+	if (locked)
+		memfd_map_unlock();
+	return ret;
+}
+
 /* brk(2): the heap ends at newbrk if it can; returns where it ends now. */
-uint32_t do_brk(struct mm_struct *mm, uint32_t newbrk)
+static uint32_t __do_brk(struct mm_struct *mm, uint32_t newbrk)
 {
 	uint32_t old_end = PFN_ALIGN(mm->brk), new_end = PFN_ALIGN(newbrk);
 
@@ -294,4 +321,14 @@ uint32_t do_brk(struct mm_struct *mm, uint32_t newbrk)
 	}
 	mm->brk = newbrk;
 	return mm->brk;
+}
+
+uint32_t do_brk(struct mm_struct *mm, uint32_t newbrk)
+{
+	bool locked = memfd_map_lock_mm(mm, false);
+	uint32_t ret = __do_brk(mm, newbrk);
+
+	if (locked)
+		memfd_map_unlock();
+	return ret;
 }

@@ -54,6 +54,7 @@ static DEFINE_SPINLOCK(pt_walkers_lock);
 #include <ronx/memory.h>
 #include <ronx/pti.h>
 #include <ronx/mman.h>
+#include <ronx/memfd.h>
 
 /*
  * A page of mm's tables, charged to mm: within its limit and never from
@@ -286,6 +287,31 @@ void mm_unpin_tables(struct mm_struct *mm)
 
 #define MAX_DETACHED	8
 
+/* First pass of a zap: each pte of [start, end) loses its permissions, keeping its frame's address. */
+static void strip_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
+{
+	/* cond_resched(): a range may be 3 GiB, a quarter of a second under TCG */
+	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
+		pteval_t *pte = user_pte(mm, va, false);
+
+		cond_resched();
+		if (pte && pte_has_frame(*pte))
+			set_pte_atomic(pte, *pte & PTE_PFN_MASK);
+	}
+}
+
+/*
+ * The pte at va, stripped and flushed already, empty: its frame put. The
+ * count changes atomically: a shrinking memfd zaps another process's
+ * pages (mm/memfd_rmap.c).
+ */
+static void clear_user_pte(struct mm_struct *mm, pteval_t *pte)
+{
+	put_user_frame(*pte & PTE_PFN_MASK);
+	set_pte_atomic(pte, 0);
+	__atomic_fetch_sub(&mm->total_pages, 1, __ATOMIC_RELAXED);
+}
+
 /*
  * Unmaps [start, end) and frees its frames and the page tables left
  * empty. A CPU that runs this process elsewhere (mm->cpu_mask) may hold
@@ -298,24 +324,14 @@ void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 	unsigned long tables[MAX_DETACHED];
 	int n = 0;
 
-	/* cond_resched(): a range may be 3 GiB, a quarter of a second under TCG */
-	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
-		pteval_t *pte = user_pte(mm, va, false);
-
-		cond_resched();
-		if (pte && pte_has_frame(*pte))
-			set_pte_atomic(pte, *pte & PTE_PFN_MASK);
-	}
+	strip_user_range(mm, start, end);
 	flush_tlb_mm_range(mm, start, end);
 	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
 		pteval_t *pte = user_pte(mm, va, false);
 
 		cond_resched();
-		if (pte && *pte) {
-			put_user_frame(*pte & PTE_PFN_MASK);
-			*pte = 0;
-			mm->total_pages--;
-		}
+		if (pte && *pte)
+			clear_user_pte(mm, pte);
 		if (((va + PAGE_SIZE) & ~PMD_MASK) && va + PAGE_SIZE < end)
 			continue;
 		if ((tables[n] = detach_table_if_empty(mm, va)) != 0 && ++n == MAX_DETACHED) {
@@ -328,6 +344,24 @@ void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end)
 		flush_tlb_mm_range(mm, start, end);
 	while (n)
 		free_pt_page(mm, tables[--n]);
+}
+
+/*
+ * The same for the pages of [start, end) of an mm that may be running
+ * on another CPU (a shrinking memfd's, mm/memfd_rmap.c), but its page
+ * tables stay: its owner may be using one (a fault that has just made
+ * it). They go at its next munmap there, or at exit.
+ */
+void zap_user_pages(struct mm_struct *mm, uint32_t start, uint32_t end)
+{
+	strip_user_range(mm, start, end);
+	flush_tlb_mm_range(mm, start, end);
+	for (uint32_t va = start; va < end; va += PAGE_SIZE) {
+		pteval_t *pte = user_pte(mm, va, false);
+
+		if (pte && *pte)
+			clear_user_pte(mm, pte);
+	}
 }
 
 /*
@@ -407,6 +441,7 @@ void mmget(struct mm_struct *mm)
  */
 static void __mmput(struct mm_struct *mm)
 {
+	memfd_mm_exit(mm);	/* first: a shrinking memfd reads the tables of a listed mm */
 	if (mm->cpu_mask) {
 		/* even with cpa_shootdown=off: no CR3 may point into freed tables */
 		leave_mm(mm);

@@ -67,6 +67,8 @@ int vma_split(struct vma_list *l, uint32_t addr)
 		if (addr <= hi.vm_start || addr >= hi.vm_end)
 			continue;
 		hi.vm_start = addr;
+		if (hi.kind == VMA_MEMFD)
+			hi.vm_pgoff = vma_pgoff_at(&l->v[i], addr) & VM_PGOFF_MAX;
 		if (insert_at(l, i + 1, hi))
 			return -ENOMEM;
 		l->v[i].vm_end = addr;
@@ -77,7 +79,7 @@ int vma_split(struct vma_list *l, uint32_t addr)
 
 int vma_add(struct vma_list *l, uint32_t start, uint32_t end, unsigned flags, unsigned kind)
 {
-	struct vm_area_struct v = { start, end, (uint16_t)flags, (uint16_t)kind };
+	struct vm_area_struct v = { start, end, (uint8_t)flags, (uint8_t)kind, 0, 0 };
 	int i = 0;
 
 	if (start >= end || !vma_range_free(l, start, end))
@@ -98,6 +100,25 @@ void vma_remove(struct vma_list *l, uint32_t start, uint32_t end)
 	l->nr = out;
 }
 
+/*
+ * The memfd page at addr in memfd area v, VM_PGOFF_MAX at most: past the
+ * end of any memfd (mm_types.h).
+ */
+uint32_t vma_pgoff_at(const struct vm_area_struct *v, uint32_t addr)
+{
+	uint32_t pgoff = v->vm_pgoff + (addr - v->vm_start) / 4096u;
+
+	return pgoff < VM_PGOFF_MAX ? pgoff : VM_PGOFF_MAX;
+}
+
+/* Do areas a and b, b just above a, agree in everything but their range? */
+static bool vma_continues(const struct vm_area_struct *a, const struct vm_area_struct *b)
+{
+	return a->vm_end == b->vm_start && a->vm_flags == b->vm_flags && a->kind == b->kind &&
+	       a->vm_file == b->vm_file &&
+	       (a->kind != VMA_MEMFD || vma_pgoff_at(a, a->vm_end) == b->vm_pgoff);
+}
+
 /* Joins neighbours that touch and agree (after a split that changed nothing). */
 void vma_merge(struct vma_list *l)
 {
@@ -106,8 +127,7 @@ void vma_merge(struct vma_list *l)
 	for (int i = 0; i < l->nr; i++) {
 		struct vm_area_struct *prev = out ? &l->v[out - 1] : 0;
 
-		if (prev && prev->vm_end == l->v[i].vm_start &&
-		    prev->vm_flags == l->v[i].vm_flags && prev->kind == l->v[i].kind)
+		if (prev && vma_continues(prev, &l->v[i]))
 			prev->vm_end = l->v[i].vm_end;
 		else
 			l->v[out++] = l->v[i];

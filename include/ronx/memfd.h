@@ -29,6 +29,19 @@ void memfd_put(struct memfd *m);	/* the last one gives its frames back */
 long memfd_resize(struct memfd *m, uint64_t size);
 unsigned long memfd_get_frame(struct memfd *m, uint32_t pgoff);	/* counted, or 0 */
 bool memfd_frame_name(unsigned long pa, char *buf, unsigned long size);
+unsigned memfd_slot(const struct memfd *m);	/* a memfd area's vm_file */
+struct memfd *memfd_from_slot(unsigned slot);
+
+/* mm/memfd_rmap.c: who maps a memfd, and the lock over that (see its header) */
+struct mm_struct;
+struct vm_area_struct;
+void memfd_map_lock(void);
+void memfd_map_unlock(void);
+bool memfd_map_lock_mm(struct mm_struct *mm, bool adding);	/* taken? then unlock */
+void memfd_mm_sync(struct mm_struct *mm);	/* its references and listing: as its areas say */
+void memfd_mm_exit(struct mm_struct *mm);	/* the mm is going: off the list, references put */
+int memfd_install_page(struct mm_struct *mm, const struct vm_area_struct *v, uint32_t va);
+void memfd_unmap_pages(struct memfd *m, uint32_t from, uint32_t to);
 
 /* kernel/file_table.c: a process's descriptors 3 and up */
 struct task;

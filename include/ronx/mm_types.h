@@ -18,10 +18,24 @@
 enum vma_kind { VMA_TEXT, VMA_RODATA, VMA_DATA, VMA_BSS, VMA_HEAP, VMA_MMAP, VMA_STACK,
 		VMA_MEMFD };
 
+/*
+ * A memfd area names its memfd and the memfd page at vm_start (Linux's
+ * vm_file and vm_pgoff), so that a fault finds the page and a shrinking
+ * ftruncate finds the area (mm/memfd.c). Twelve bytes, so that 256 of
+ * them and the mm still fit one page: the memfd is its slot in memfd.c's
+ * table (MAX_MEMFDS, 32), and a page offset at or past VM_PGOFF_MAX is
+ * kept as VM_PGOFF_MAX, which is past the end of any memfd
+ * (MEMFD_MAX_PAGES, 1024) for good: every touch there is SIGBUS.
+ */
+#define VM_FILE_BITS	5
+#define VM_PGOFF_MAX	2047U
+
 struct vm_area_struct {
 	uint32_t vm_start, vm_end;	/* [start, end), page-aligned */
-	uint16_t vm_flags;		/* VM_READ | VM_WRITE | VM_EXEC | VM_SHARED */
-	uint16_t kind;			/* enum vma_kind */
+	uint8_t vm_flags;		/* VM_READ | VM_WRITE | VM_EXEC | VM_SHARED */
+	uint8_t kind;			/* enum vma_kind */
+	uint16_t vm_file : VM_FILE_BITS;	/* VMA_MEMFD: the memfd's slot; else 0 */
+	uint16_t vm_pgoff : 11;		/* VMA_MEMFD: its page at vm_start, at most VM_PGOFF_MAX */
 };
 
 /*
@@ -49,6 +63,8 @@ struct mm_struct {
 	int pt_walkers;			/* readers of its tables from outside (mm_pin_tables) */
 	uint32_t stack_top;		/* randomized at exec (mm/mmap_layout.c), kept by fork */
 	uint32_t mmap_base;		/* where mmap's search starts, likewise */
+	uint32_t memfds;		/* memfd slots its areas name, one reference each (mm/memfd.c) */
+	struct mm_struct *memfd_next;	/* the list of mms with memfds != 0 (memfd_map_lock) */
 };
 
 /*
@@ -94,6 +110,7 @@ int vma_add(struct vma_list *l, uint32_t start, uint32_t end, unsigned flags, un
 void vma_remove(struct vma_list *l, uint32_t start, uint32_t end);
 void vma_merge(struct vma_list *l);
 uint32_t vma_free_area(const struct vma_list *l, uint32_t len, uint32_t lo, uint32_t hi);
+uint32_t vma_pgoff_at(const struct vm_area_struct *v, uint32_t addr);
 struct vm_area_struct *vma_grow_down(struct vma_list *l, unsigned kind, uint32_t addr,
 				     uint32_t limit);
 #endif

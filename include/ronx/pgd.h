@@ -21,6 +21,7 @@ pteval_t vm_get_page_prot(unsigned vm_flags);
 int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot);
 int install_user_frame(struct mm_struct *mm, uint32_t va, unsigned long pa, pteval_t prot);
 void zap_user_range(struct mm_struct *mm, uint32_t start, uint32_t end);
+void zap_user_pages(struct mm_struct *mm, uint32_t start, uint32_t end);	/* the tables stay */
 void change_user_prot(struct mm_struct *mm, uint32_t start, uint32_t end, pteval_t prot);
 int copy_to_mm(struct mm_struct *mm, uint32_t va, const void *src, uint32_t len);
 #endif

@@ -6,8 +6,10 @@
  * touch, stack growth or a copy-on-write write is not an error, and the
  * access is retried. What it refuses kills a process in ring 3 with
  * Linux's segfault line (kernel/signal.c; SIGBUS, with ronx's line, for
- * a page past a memfd's end), and is -EFAULT in a system call (the
- * exception table). A kernel page
+ * a page past a memfd's end, where the memfd ended at mmap or a shrink
+ * has cut it since: mm/memfd_rmap.c), and is -EFAULT in a system call
+ * (the exception table). A fault in a memfd area may wait for a shrink
+ * on another CPU (memfd_map_lock(), a yield). A kernel page
  * fault is one of three things: an access that was expected to fault
  * (the exception table says where to resume: copy_from_user() and the
  * probes), a self-test probing a page (a quiet recovery), or a bug, which

@@ -171,6 +171,43 @@ TEST(vma_add_split_merge)
 	CHECK(vma_range_free(&l, 0x2000, 0x4000));
 }
 
+/* A memfd area keeps its memfd and page offset across a split; only a continuing one merges. */
+TEST(vma_memfd_pgoff)
+{
+	struct vma_list l = { 0 };
+
+	CHECK_EQ(vma_add(&l, 0x10000, 0x14000, VM_READ | VM_SHARED, VMA_MEMFD), 0);
+	l.v[0].vm_file = 3;
+	l.v[0].vm_pgoff = 5;
+	CHECK_EQ(vma_split(&l, 0x12000), 0);
+	CHECK(l.nr == 2 && l.v[1].vm_file == 3 && l.v[1].vm_pgoff == 7);
+	CHECK_EQ(vma_pgoff_at(&l.v[1], 0x13000), 8);
+	vma_merge(&l);
+	CHECK(l.nr == 1 && l.v[0].vm_end == 0x14000 && l.v[0].vm_pgoff == 5);
+	/* the same memfd, adjacent, not the next pages; another memfd: two areas */
+	CHECK_EQ(vma_add(&l, 0x14000, 0x15000, VM_READ | VM_SHARED, VMA_MEMFD), 0);
+	l.v[1].vm_file = 3;
+	l.v[1].vm_pgoff = 5;
+	vma_merge(&l);
+	CHECK_EQ(l.nr, 2);
+	l.v[1].vm_pgoff = 9;
+	l.v[1].vm_file = 4;
+	vma_merge(&l);
+	CHECK_EQ(l.nr, 2);
+	l.v[1].vm_file = 3;
+	vma_merge(&l);
+	CHECK(l.nr == 1 && l.v[0].vm_end == 0x15000);
+	/* an offset at or past VM_PGOFF_MAX stays there: past every memfd */
+	l.v[0].vm_pgoff = VM_PGOFF_MAX - 1;
+	CHECK_EQ(vma_pgoff_at(&l.v[0], 0x14000), VM_PGOFF_MAX);
+	CHECK_EQ(vma_split(&l, 0x13000), 0);
+	CHECK_EQ(l.v[1].vm_pgoff, VM_PGOFF_MAX);
+	/* another kind's split keeps 0 */
+	CHECK_EQ(vma_add(&l, 0x20000, 0x22000, VM_READ, VMA_MMAP), 0);
+	CHECK_EQ(vma_split(&l, 0x21000), 0);
+	CHECK(l.v[l.nr - 1].vm_pgoff == 0 && l.v[l.nr - 1].vm_file == 0);
+}
+
 TEST(vma_grow_down_stack)
 {
 	struct vma_list l = { 0 };
@@ -210,6 +247,7 @@ int main(void)
 	RUN(good_layout);
 	RUN(mutations_stay_in_bounds);
 	RUN(vma_add_split_merge);
+	RUN(vma_memfd_pgoff);
 	RUN(vma_grow_down_stack);
 	RUN(vma_table_full_is_enomem);
 	return check_done();

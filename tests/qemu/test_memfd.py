@@ -17,6 +17,17 @@ of one memfd page in one process, on one CPU and on two.
   memfd's frame keeps the memfd's; its unwritten page is the memfd's
   frame, read-only; the shared view's page past the end has no PTE; each
   frame counts its holders; and every page is back after a kill.
+- `memfdtest shrink`: a 2-page memfd's shared view and private view, page
+  1 written through both (the private write a copy), in a process and its
+  forked child, shrunk to 1 page when a third process is killed (the
+  cue); from outside, both processes map page 1 of each view
+  (the memfd's frame counted by the memfd and two PTEs, the copy by two
+  PTEs). After the shrink to 1 page, page 1's PTE is not present in
+  either view of either process, both frames' counts are 0 (given
+  back), page 0 is still mapped, and every page is back after a kill.
+- `memfdtest race 300` on 2 CPUs: a shrink and a grow 300 times while a
+  process writes both views and another forks children that touch them;
+  no oops, no frame count below zero, every page back.
 - `jitdual hold`: code written through the RW view runs through the RX
   view, and a patch through RW is what RX runs next. wxcheck passes (no
   page W+X in one mapping) and warns of the alias, naming the memfd page;
@@ -37,6 +48,8 @@ import progs  # noqa: E402
 
 CHECKS = progs.MEMFDTEST_CHECKS	# memfdtest's "ok" lines: fewer means a check did not run
 HOLDING = re.compile(r"jitdual: holding, pid (\d+) rw (0x[0-9a-f]+) rx (0x[0-9a-f]+)\n")
+SHRINK_HOLDING = re.compile(r"memfdtest: shrink holding, pid (\d+) child (\d+) trigger (\d+) "
+                            r"shared (0x[0-9a-f]+) private (0x[0-9a-f]+)\n")
 PRIV_HOLDING = re.compile(r"memfdtest: holding, pid (\d+) shared (0x[0-9a-f]+) private (0x[0-9a-f]+)\n")
 BUS_LINE = re.compile(r"^memfdtest\[\d+\]: bus error at ([0-9a-f]+) ip [0-9a-f]+ sp [0-9a-f]+ error "
                       r"([0-9a-f]+).*: past the end of the memfd$", re.M)
@@ -53,33 +66,42 @@ def hold(g, command, pattern):
     return m, g.out[start:]
 
 
-def test_memfd_checks(t):
+def guests(what):
+    """On 1 CPU, then on 2: (label, the guest, PagesFree) once a first
+    program has run; the guest is shut when the caller takes the next."""
     for label, extra in SMP:
-        with Guest("memfd checks " + label, extra=extra) as g:
+        with Guest("%s %s" % (what, label), extra=extra) as g:
             g.wait_ready()
             g.command("run true")
-            before = free_pages(g)
-            out = g.command("run memfdtest", timeout=120)
-            oks = re.findall(r"^memfdtest: \w+: ok$", out, re.M)
-            for name in ("views", "munmap", "close", "private", "sigbus", "sizes", "fork", "cloexec",
-                         "errors", "emfile", "refmax"):
-                t.check(re.search(r"^memfdtest: %s: ok$" % name, out, re.M)
-                        and not re.search(r"^memfdtest: %s: FAIL" % name, out, re.M),
-                        "%s: memfdtest %s" % (label, name), out)
-            t.check(len(oks) == CHECKS and "memfdtest: %d checks, 0 failed" % CHECKS in out
-                    and "exit status 0" in out,
-                    "%s: all %d memfd checks ran and passed" % (label, CHECKS), out)
-            # the children that die of SIGBUS: a read at page + 12 past the end, the
-            # size-0 memfd's page, the page a shrink took; each line names its address
-            bus = [int(a, 16) for a, _ in BUS_LINE.findall(out)]
-            t.check(len(bus) == 3 and bus[0] & 0xfff == 12 and bus[1] & 0xfff == 0 and
-                    all(e == "4" for _, e in BUS_LINE.findall(out)),
-                    "%s: the default SIGBUS kills with a line naming the address past the end"
-                    % label, out)
-            after = settled_free_pages(g, before)
-            t.check(after == before, "%s: every page back after memfdtest" % label,
-                    "before %d after %d" % (before, after))
-            t.check(g.poweroff() == 1, "%s: poweroff" % label)
+            yield label, g, free_pages(g)
+
+
+def test_memfd_checks(t):
+    for label, g, before in guests("memfd checks"):
+        out = g.command("run memfdtest", timeout=120)
+        oks = re.findall(r"^memfdtest: \w+: ok$", out, re.M)
+        for name in ("views", "munmap", "close", "private", "sigbus", "sizes", "fork", "cloexec",
+                     "errors", "emfile", "refmax"):
+            t.check(re.search(r"^memfdtest: %s: ok$" % name, out, re.M)
+                    and not re.search(r"^memfdtest: %s: FAIL" % name, out, re.M),
+                    "%s: memfdtest %s" % (label, name), out)
+        t.check(len(oks) == CHECKS and "memfdtest: %d checks, 0 failed" % CHECKS in out
+                and "exit status 0" in out,
+                "%s: all %d memfd checks ran and passed" % (label, CHECKS), out)
+        # the children that die of SIGBUS: a read at page + 12 past the end, the
+        # size-0 memfd's page, and after a shrink the shared view's page, the
+        # private copy, the 2-page view's page 1 and a new view's page; each
+        # line names its address
+        bus = [int(a, 16) for a, _ in BUS_LINE.findall(out)]
+        t.check(len(bus) == 6 and bus[0] & 0xfff == 12 and
+                all(b & 0xfff == 0 for b in bus[1:]) and
+                all(e == "4" for _, e in BUS_LINE.findall(out)),
+                "%s: the default SIGBUS kills with a line naming the address past the end"
+                % label, out)
+        after = settled_free_pages(g, before)
+        t.check(after == before, "%s: every page back after memfdtest" % label,
+                "before %d after %d" % (before, after))
+        t.check(g.poweroff() == 1, "%s: poweroff" % label)
 
 
 def test_memfd_jit(t):
@@ -174,5 +196,72 @@ def test_memfd_private(t):
         g.command("kill %d" % pid)
         after = settled_free_pages(g, before)
         t.check(after == before, "every page back after the kill (the copy and the memfd's)",
+                "before %d after %d" % (before, after))
+        t.check(g.poweroff() == 1, "poweroff")
+
+
+def test_memfd_shrink(t):
+    for label, g, before in guests("memfd shrink"):
+        m, said = hold(g, "memfdtest shrink", SHRINK_HOLDING.pattern + r"|memfdtest: shrink: E[A-Z]+")
+        t.check(m.group(1), "%s: memfdtest shrink holds its views in two processes" % label, said)
+        if not m.group(1):
+            continue
+        pids = (int(m.group(1)), int(m.group(2)))
+        trigger, s, p = int(m.group(3)), int(m.group(4), 16), int(m.group(5), 16)
+        cr3s = [cr3_of(g, pid) for pid in pids]
+        pte = lambda cr3, va: pae_walk(g.monitor, cr3, va)[-1][2]   # noqa: E731
+        pa = lambda e: e & 0x000ffffffffff000                          # noqa: E731
+        old = [(pte(c, s + 0x1000), pte(c, p + 0x1000)) for c in cr3s]
+        detail = "before: %s" % [[hex(e) for e in pair] for pair in old]
+        t.check(all(e & 1 for pair in old for e in pair),
+                "%s: from outside, page 1 of both views is mapped in both processes" % label, detail)
+        memfd_frame, copy = pa(old[0][0]), pa(old[0][1])
+        t.check(memfd_frame != copy and all(pa(a) == memfd_frame and pa(b) == copy for a, b in old),
+                "%s: one memfd frame and one private copy, shared by fork" % label, detail)
+        refs = (frame_refs(g, memfd_frame), frame_refs(g, copy))
+        t.check(refs == (3, 2), "%s: the counts: the memfd's frame by the memfd and two PTEs, "
+                "the copy by two PTEs" % label, "got %s" % (refs,))
+        start = len(g.out)
+        g.command("kill %d" % trigger)	# the cue: memfdtest shrinks the memfd
+        shrunk = g.wait_for(r"memfdtest: shrunk: (\w+)", start=start, timeout=30)
+        t.check(shrunk.group(1) == "ok", "%s: the memfd shrinks to 1 page" % label,
+                g.out[start:])
+        new = [(pte(c, s + 0x1000), pte(c, p + 0x1000)) for c in cr3s]
+        kept = [(pte(c, s), pte(c, p)) for c in cr3s]
+        detail = "after: %s, page 0: %s" % ([[hex(e) for e in pair] for pair in new],
+                                            [[hex(e) for e in pair] for pair in kept])
+        t.check(not any(e & 1 for pair in new for e in pair),
+                "%s: from outside, page 1's PTE is not present in either view of either process"
+                % label, detail)
+        t.check(all(e & 1 for pair in kept for e in pair),
+                "%s: from outside, page 0 is still mapped in both" % label, detail)
+        refs = (frame_refs(g, memfd_frame), frame_refs(g, copy))
+        t.check(refs == (0, 0), "%s: the memfd's frame and the private copy are given back "
+                "(count 0)" % label, "got %s" % (refs,))
+        for pid in pids:
+            g.command("kill %d" % pid)
+        after = settled_free_pages(g, before)
+        t.check(after == before, "%s: every page back after the kill" % label,
+                "before %d after %d" % (before, after))
+        t.check(g.poweroff() == 1, "%s: poweroff" % label)
+
+
+def test_memfd_race(t):
+    """A shrink and a grow, 300 times, while other processes fault on the
+    pages, copy them and fork (memfdtest race): on 2 CPUs the shrink's
+    zap and a fault or a fork on the other CPU meet. No oops, no count
+    below zero, and every page back."""
+    with Guest("memfd race", extra=["-smp", "2"]) as g:
+        g.wait_ready()
+        g.command("run true")
+        before = free_pages(g)
+        out = g.command("run memfdtest race 300", timeout=300)
+        t.check(re.search(r"^memfdtest: race: 300 shrinks and grows, 0 failed$", out, re.M)
+                and "exit status 0" in out, "300 shrinks and grows under faults and forks", out)
+        t.check(re.search(r"^Oopses:\s+0$", g.command("meminfo"), re.M) and
+                not re.search(r"^(BUG|Oops:|Kernel panic|WARNING)|dropped below zero", g.out, re.M),
+                "no oops, no count below zero", g.out[-2000:])
+        after = settled_free_pages(g, before)
+        t.check(after == before, "every page back after the race",
                 "before %d after %d" % (before, after))
         t.check(g.poweroff() == 1, "poweroff")

@@ -126,12 +126,12 @@ TESTS = [
     Run("pagespray", ["20"], what="20 rounds: map 32 pages, fill, unmap"),
     Run("sigtest", what="signal handlers: both frames and sigreturns, forged frames, sigaltstack, "
         "SA_RESTART, alarm and setitimer (TAP)"),
-    Run("memfdtest", what="memfd: shared and private views, SIGBUS past the end, fork, execve, "
-        "errno; ronx's departures checked per kernel"),
+    Run("memfdtest", what="memfd: shared and private views, SIGBUS past the end, a shrink and a "
+        "grow under mappings, fork, execve, errno; ronx's departures checked per kernel"),
     Run("jitdual", what="a JIT's two views of one memfd: write through RW, call through RX"),
 ]
 # memfdtest's checks (tests/qemu/test_memfd.py counts its "ok" lines on ronx)
-MEMFDTEST_CHECKS = 48
+MEMFDTEST_CHECKS = 55
 # sigtest's cases (tests/qemu/test_signals.py checks them on ronx, with
 # fxsave and with fnsave frames)
 SIGTEST_CASES = 34

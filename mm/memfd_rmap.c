@@ -44,7 +44,8 @@
  * table (zap_user_pages()); munmap or exit does.
  *
  * It is a sleeping lock in the way a resize is (mm/memfd.c): a waiter
- * yields, and serves cross-CPU calls (a fault waits with interrupts off). A shrink frees frames and sends TLB shootdowns under it, and
+ * yields, and serves cross-CPU calls (a fault waits with interrupts
+ * off). A shrink frees frames and sends TLB shootdowns under it, and
  * fork copies a whole mm, neither of which may happen under a spinlock.
  * So it is never taken with a spinlock held; nothing that holds it
  * touches user memory (which could fault and take it again).

@@ -122,7 +122,7 @@ static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_are
 	if (!(ec & X86_PF_WRITE) && !(v->vm_flags & VM_SHARED)) {
 		*pte = zero_page_pa | (prot & ~(pteval_t)_PAGE_RW);
 		count_fault(&fault_stats.zero_maps);
-		mm->total_pages++;
+		mm_inc_pages(mm);
 		stage_mark(ST_FAULT_ZERO_MAP);
 		return VM_FAULT_DONE;
 	}
@@ -132,7 +132,7 @@ static enum vm_fault do_anonymous_page(struct mm_struct *mm, const struct vm_are
 	stage_mark(ST_FAULT_ANON_ALLOC);
 	*pte = pa | prot;
 	count_fault(&fault_stats.anon_pages);
-	mm->total_pages++;
+	mm_inc_pages(mm);
 	stage_mark(ST_FAULT_ANON_SET);
 	return VM_FAULT_DONE;
 }

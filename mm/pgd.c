@@ -210,7 +210,7 @@ int install_user_page(struct mm_struct *mm, uint32_t va, pteval_t prot)
 		return -ENOMEM;
 	set_user_frame_ref(frame, 1);
 	*pte = frame | prot;
-	mm->total_pages++;
+	mm_inc_pages(mm);
 	flush_user_page(mm, va);
 	return 0;
 }
@@ -227,7 +227,7 @@ int install_user_frame(struct mm_struct *mm, uint32_t va, unsigned long pa, ptev
 	if (!pte || pte_has_frame(*pte) || !mm_charge(mm, 1))
 		return -ENOMEM;
 	*pte = pa | prot;
-	mm->total_pages++;
+	mm_inc_pages(mm);
 	flush_user_page(mm, va);
 	return 0;
 }

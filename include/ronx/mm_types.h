@@ -81,6 +81,16 @@ static inline uint32_t mm_charged_pages(const struct mm_struct *mm)
 }
 
 /*
+ * One page more in mm's count. Atomic, as clear_user_pte()'s decrement:
+ * a shrinking memfd takes pages from an mm while its owner faults others
+ * in on another CPU (mm/memfd_rmap.c), and a plain ++ would lose one.
+ */
+static inline void mm_inc_pages(struct mm_struct *mm)
+{
+	__atomic_fetch_add(&mm->total_pages, 1, __ATOMIC_RELAXED);
+}
+
+/*
  * What follows from the stack top (memlayout.h's STACK_* for the fixed
  * layout): the 8 MiB the stack may grow to, the guard page under that,
  * and mmap's upper end at the guard.

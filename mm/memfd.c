@@ -199,9 +199,21 @@ static bool get_frames(struct memfd *m, uint32_t from, uint32_t to)
 }
 
 /*
+ * A shrink into the middle of a page zeroes the rest of it, as Linux's
+ * truncate does: a later grow shows zeros there, never the old bytes.
+ */
+static void zero_tail(struct memfd *m, uint64_t size)
+{
+	uint32_t off = (uint32_t)(size % PAGE_SIZE);
+
+	memset((char *)__va(m->frames[size / PAGE_SIZE]) + off, 0, PAGE_SIZE - off);
+}
+
+/*
  * ftruncate: the memfd is size bytes now, in whole frames. Growing adds
- * zeroed frames; shrinking takes the last ones out of every mapping
- * (whose next touch is SIGBUS), then lets them go. 0, -EFBIG or -ENOMEM.
+ * zeroed frames; shrinking zeroes the last page's rest (zero_tail()),
+ * takes the pages past it out of every mapping (whose next touch is
+ * SIGBUS), then lets them go. 0, -EFBIG or -ENOMEM.
  */
 long memfd_resize(struct memfd *m, uint64_t size)
 {
@@ -216,6 +228,8 @@ long memfd_resize(struct memfd *m, uint64_t size)
 		resize_publish(m, m->size, old, true);
 		return -ENOMEM;
 	}
+	if (size < m->size && size % PAGE_SIZE)
+		zero_tail(m, size);
 	if (pages < old) {
 		memfd_map_lock();
 		resize_publish(m, size, pages, false);	/* a fault finds them no more */

@@ -131,7 +131,7 @@ TESTS = [
     Run("jitdual", what="a JIT's two views of one memfd: write through RW, call through RX"),
 ]
 # memfdtest's checks (tests/qemu/test_memfd.py counts its "ok" lines on ronx)
-MEMFDTEST_CHECKS = 55
+MEMFDTEST_CHECKS = 56
 # sigtest's cases (tests/qemu/test_signals.py checks them on ronx, with
 # fxsave and with fnsave frames)
 SIGTEST_CASES = 34

@@ -281,6 +281,11 @@ static void sizes(void)
 	v = map(fd, PROT_READ, 1);
 	check("sizes", v != MAP_FAILED && v[1] == 'g' && v[0] == 0,
 	      "and it is writable, and the memfd's: a new view sees the write");
+	w[100] = 'k';
+	w[3000] = 'z';
+	check("sizes", ftruncate(fd, 2000) == 0 && ftruncate(fd, PAGE_SIZE) == 0 &&
+	      w[100] == 'k' && w[3000] == 0, "a shrink to 2000 bytes zeroes the rest of "
+	      "that page: grown again, byte 100 is kept and byte 3000 reads 0");
 	munmap((void *)p, PAGE_SIZE);
 	munmap((void *)q, PAGE_SIZE);
 	munmap((void *)w, 2 * PAGE_SIZE);

@@ -11,14 +11,17 @@ and the probe's own labels), where CR3, esp and the frame are read from
 the CPU and memory. The test program (ptiprobe.c) is built at grade time;
 the registers it enters the kernel with, the order of its ways back to
 ring 3 and how many rounds it makes come from the grade's seed, and every
-seed has every way back."""
+seed has every way back. One round boots two CPUs: two probes make system
+calls without end, and the gdbstub holds one CPU in ring 3 while the
+other runs alone (vCont), so that what each CPU's entries and exits
+touch is seen without waiting for the two to race."""
 import os
 import re
 import time
 
 import cea
 from grading import CPU_NO_NX, CheckFailed, GuestError, check, step
-from tlb import PageTables, registers, reserved_bits, reserved_bits_pd, xp64
+from tlb import PageTables, pae_walk, registers, reserved_bits, reserved_bits_pd, xp64
 from userlab import (build_program, built_once, died, gdbstub_session, initrd_with,
                      start_background, symbols, work_dir)
 
@@ -62,6 +65,10 @@ USER_LAST = step("PTI_EXIT_TO_USER", "then CR3 to the user set, the last thing",
 SAVE_SET = step("SWITCH_TO_KERNEL_CR3", "to the kernel set, saying which set it was on",
                 wrong="saved-set-zero")
 RESTORE = step("RESTORE_CR3", "back on the set it was on", wrong="restore-missing")
+ENTER_THIS_CPU = step("PTI_ENTER_FROM_USER", "the task's kernel stack this CPU's entry area "
+                      "names, on every CPU", wrong="entry-mask-two-pages")
+EXIT_THIS_CPU = step("PTI_EXIT_TO_USER", "this CPU's entry stack, on every CPU (never another's)",
+                     wrong="exit-top-by-or")
 
 
 # -- the program and its scenario --------------------------------------------
@@ -363,7 +370,7 @@ def int80_at_stub(g, stub, mark, after):
     raise CheckFailed("expected the probe's int $0x80 among the first 300, found none")
 
 
-@check(points=25, name="the entry (gdbstub at the int $0x80 stub, then at trap_common): it "
+@check(points=20, name="the entry (gdbstub at the int $0x80 stub, then at trap_common): it "
        "arrives on the user set and the entry stack, and reaches C on the kernel set with the "
        "CPU's frame on top of the task's kernel stack and every register as ring 3 left it",
        steps=[SWITCH_FIRST, MOVE_IN])
@@ -510,7 +517,7 @@ def exit_problems(prog, seen, pid):
     return bad
 
 
-@check(points=25, name="the exits (gdbstub at pti_exit_window and at the probe's own addresses): "
+@check(points=20, name="the exits (gdbstub at pti_exit_window and at the probe's own addresses): "
        "the frame on the entry stack and CR3 on the user set before the iret; back in ring 3 "
        "on the user set after exec, a system call, a page fault, fork (parent and child) and "
        "the timer (stopped while it spins)",
@@ -651,3 +658,204 @@ def exit_window(ctx):
     if bad:
         raise CheckFailed("expected each entry from ring 0 on an entry stack to go back on "
                           "the set it came from; found:\n" + "\n".join(sorted(set(bad))))
+
+
+# -- two CPUs ---------------------------------------------------------------------
+CPUS = 2
+WANT = 3                # entries from ring 3 and exits to it seen on each CPU
+LOOP_DONE = r"ptiprobe: pid %d: (\d+) calls, (\d+) wrong"
+
+
+def cpu_regs(g, n):
+    """`info registers` of CPU n (as after the monitor's `cpu n`)."""
+    return g.guest.monitor("info registers", cpu=n)
+
+
+def where_cpu(ctx, g, cpu):
+    regs = cpu_regs(g, cpu)
+    m = EIP.search(regs)
+    return "CPU %d is in ring %s at %s" % (cpu, cpu_state(g, regs)[0],
+                                           ctx.where(int(m.group(1), 16)) if m else "?")
+
+
+def to_ring3(ctx, g, stub, mark, alone=None):
+    """Runs every CPU (or only CPU alone, the others held where they are)
+    until one is back in ring 3 from a probe's system call
+    (probe_loop_after); every CPU is left stopped. Returns that CPU, its
+    CR3 and its entry area. Which CPU gets there first does not matter:
+    the caller holds it and lets the other run alone."""
+    after = program(ctx).syms["probe_loop_after"]
+    stub.break_at(after)
+    eip = stub.regs()["eip"]
+    for _ in range(400):
+        if alone is None:
+            stub.cont(eip)
+        else:
+            stub.cont_only(alone, eip)
+        if not stub.wait_stop(10):
+            raise CheckFailed("expected a probe's system call to come back to ring 3 "
+                              "(probe_loop_after) on %s, found none within 10 s; %s; the "
+                              "guest said: %s" % ("a CPU" if alone is None else "CPU %d" % alone,
+                                                  "; ".join(where_cpu(ctx, g, n)
+                                                            for n in range(CPUS)),
+                                                  died(g.guest.out[mark:])))
+        eip = stub.regs()["eip"]
+        if eip == after:
+            break
+    else:
+        raise CheckFailed("expected CPU %s back in a probe within 400 stops, found it never "
+                          "there; %s" % (alone, where_cpu(ctx, g, alone)))
+    stub.clear(after)
+    cpu = stub.stopped_cpu()
+    cpl, cr3, cea = cpu_state(g, cpu_regs(g, cpu))
+    if cpl != 3 or cea is None:
+        raise CheckFailed("expected CPU %d in ring 3 at probe_loop_after, found CPL %s" % (cpu, cpl))
+    return cpu, cr3, cea
+
+
+def maps_entry_area(g, cpu, cr3, cea):
+    """Problems of the user set cr3 (CPU cpu's, in ring 3) for the page
+    the CPU enters on: its entry area, present, writable, not user."""
+    walk = pae_walk(g.monitor, cr3, cea)
+    leaf = walk[-1][2]
+    if len(walk) != 3 or leaf & 0x7 != 0x3:
+        return ["CPU %d's user set (CR3 %#x) maps its entry area %#x as %s, expected present, "
+                "writable, supervisor" % (cpu, cr3, cea, " ".join("%s=%#x" % (lv, e)
+                                                                   for lv, _, e in walk))]
+    return []
+
+
+class OneCpu:
+    """What the gdbstub saw of one CPU running alone, the other held."""
+
+    def __init__(self, cpu, held, cea_held, sp0_held):
+        self.cpu, self.held, self.cea_held, self.sp0_held = cpu, held, cea_held, sp0_held
+        self.entries = self.exits = 0
+        self.bad = []
+
+    def whose(self, addr):
+        return " (CPU %d's entry area, held still)" % self.held \
+            if self.cea_held <= addr < self.cea_held + PAGE else ""
+
+    def entry(self, stub, r, cr3, cea):
+        vector, _err, eip, cs = frame_at(stub, r["esp"], 4)
+        if cs & 3 != 3:
+            return          # an entry from ring 0: not PTI_ENTER_FROM_USER's
+        self.entries += 1
+        sp0 = stub.read32(cea)
+        if r["esp"] + 4 * 7 != sp0:
+            self.bad.append("CPU %d: an entry from ring 3 (vector %#x from %#x) reached "
+                            "trap_common with its frame at %#x, expected on top of the task's "
+                            "kernel stack that CPU %d's entry area names (sp0 %#x - 28)%s"
+                            % (self.cpu, vector, eip, r["esp"], self.cpu, sp0,
+                               ": that is CPU %d's sp0, %#x" % (self.held, self.sp0_held)
+                               if r["esp"] + 4 * 7 == self.sp0_held else ""))
+        if cr3 & USER_BIT:
+            self.bad.append("CPU %d: at trap_common CR3 %#x is the user set" % (self.cpu, cr3))
+
+    def exit(self, g, r, cr3, cea):
+        self.exits += 1
+        want = cea + PAGE - 4 * FRAME_WORDS
+        if r["esp"] != want:
+            self.bad.append("CPU %d: at pti_exit_window esp %#x, expected the frame at the top "
+                            "of its own entry stack (%#x, in its entry area %#x)%s"
+                            % (self.cpu, r["esp"], want, cea, self.whose(r["esp"])))
+        if not cr3 & USER_BIT:
+            self.bad.append("CPU %d: at pti_exit_window CR3 %#x is the kernel set" % (self.cpu, cr3))
+        else:
+            self.bad += maps_entry_area(g, self.cpu, cr3, cea)
+
+
+def follow_alone(ctx, g, stub, cpu, held, mark):
+    """CPU held stopped in ring 3 (to_ring3(): (cpu, CR3, entry area)),
+    CPU cpu runs alone until WANT entries from ring 3 (trap_common) and
+    WANT exits to it (pti_exit_window) have been seen: problems, among
+    them any change to the held CPU's entry area meanwhile (only CPU cpu
+    ran: a change is its write)."""
+    held, cr3_h, cea_h = held
+    seen = OneCpu(cpu, held, cea_h, stub.read32(cea_h))
+    seen.bad += maps_entry_area(g, held, cr3_h, cea_h)
+    before = stub.read(cea_h, PAGE)
+    tc, window = ctx.sym("trap_common"), ctx.sym("pti_exit_window")
+    stub.break_at(tc)
+    stub.break_at(window)
+    eip = None
+    for _ in range(400):
+        stub.cont_only(cpu, eip)
+        if not stub.wait_stop(10):
+            break
+        if stub.stopped_cpu() != cpu:
+            raise CheckFailed("expected CPU %d alone to run, found CPU %s stopped at a "
+                              "breakpoint" % (cpu, stub.stopped_cpu()))
+        r = stub.regs()
+        eip = r["eip"]
+        _, cr3, cea = cpu_state(g, cpu_regs(g, cpu))
+        if eip == tc and seen.entries < WANT:
+            seen.entry(stub, r, cr3, cea)
+        elif eip == window and seen.exits < WANT:
+            seen.exit(g, r, cr3, cea)
+        if seen.entries >= WANT and seen.exits >= WANT:
+            break
+    if seen.entries < WANT or seen.exits < WANT:
+        seen.bad.append("CPU %d, running alone: %d entries from ring 3 (trap_common) and %d "
+                        "exits to it (pti_exit_window), expected %d of each (%s)"
+                        % (cpu, seen.entries, seen.exits, WANT, pti_line(g)))
+    stub.clear(tc)
+    stub.clear(window)
+    after = stub.read(cea_h, PAGE)
+    changed = [i for i in range(0, PAGE, 4) if before[i:i + 4] != after[i:i + 4]]
+    if changed:
+        seen.bad.append("CPU %d's entry area (held still) changed while CPU %d alone ran: %d "
+                        "word(s) at offsets %#x..%#x (the top of its entry stack is %#x)"
+                        % (held, cpu, len(changed), changed[0], changed[-1] + 3, PAGE))
+    return seen.bad
+
+
+def stop_call_loop(g, pid):
+    """SIGUSR1 (from `ptiprobe stop PID`) ends a probe's call loop:
+    (calls, wrong) it printed, or None."""
+    mark = len(g.guest.out)
+    g.sh("run ptiprobe stop %d" % pid)
+    try:
+        g.guest.wait_for(LOOP_DONE % pid, 10, mark)
+    except GuestError:
+        return None
+    m = re.search(LOOP_DONE % pid, g.guest.out[mark:], re.M)
+    return int(m.group(1)), int(m.group(2))
+
+
+@check(points=10, name="on two CPUs (QEMU -smp 2), two probes making system calls without end: "
+       "with one CPU held still in ring 3 by the gdbstub, the other's entries reach C on its "
+       "own task's kernel stack and its exits leave from its own entry stack, the held CPU's "
+       "entry area untouched; each CPU's user set maps its entry area; both probes see every "
+       "register come back",
+       steps=[ENTER_THIS_CPU, EXIT_THIS_CPU])
+def two_cpus(ctx):
+    g = ctx.boot(initrd=program(ctx).initrd, tag="pti-smp", smp=CPUS)
+    line = program(ctx).scn.line() + " calls"
+    mark = len(g.guest.out)
+    pids = [start_background(g, line, DONE, timeout=10, ctx=ctx)[0] for _ in range(CPUS)]
+    ps = g.sh("ps")
+    gone = [pid for pid in pids if not re.search(r"^\s*%d \w+\s+0x" % pid, ps, re.M)]
+    if gone:
+        raise CheckFailed("expected both probes still making system calls, found probe %d "
+                          "gone: %s" % (gone[0], died(g.guest.out[mark:])))
+    bad = []
+    with gdbstub_session(g, mark, "hold one CPU and follow the other") as stub:
+        first = to_ring3(ctx, g, stub, mark)
+        other = 1 - first[0]
+        bad += follow_alone(ctx, g, stub, other, first, mark)
+        # the other back in ring 3, by itself (the first still held, in ring 3, holds no lock)
+        bad += follow_alone(ctx, g, stub, first[0], to_ring3(ctx, g, stub, mark, other), mark)
+    # the probes' own count: when the stops above saw a wrong CPU, it would only say it again
+    for pid in pids if not bad else []:
+        got = stop_call_loop(g, pid)
+        if got is None:
+            bad.append("probe %d: no 'ptiprobe: pid %d: N calls, W wrong' within 10 s of "
+                       "SIGUSR1: %s" % (pid, pid, died(g.guest.out[mark:])))
+        elif got[1] or not got[0]:
+            bad.append("probe %d: %d of its %d system calls came back with a register other "
+                       "than it left (or no call at all)" % (pid, got[1], got[0]))
+    if bad:
+        raise CheckFailed("expected each CPU to enter and leave through its own entry area; "
+                          "found:\n" + "\n".join(list(dict.fromkeys(bad))[:8]))

@@ -13,6 +13,7 @@ that instruction.
     stub.detach()                  # breakpoints gone, the guest runs on
 """
 import os
+import re
 import socket
 import struct
 import time
@@ -35,6 +36,7 @@ class GdbStub:
         self.buf = b""
         self.breakpoints = set()
         self.running = False
+        self.last_stop = ""     # the last stop reply: "T05thread:02;" names the CPU
         self.command("?")       # connecting stopped the guest
 
     def _send(self, data):
@@ -108,7 +110,28 @@ class GdbStub:
             self.stop()
             return False
         self.running = False
+        self.last_stop = reply
         return reply.startswith(("T", "S"))
+
+    def stopped_cpu(self):
+        """The index of the CPU whose stop the last stop reply reported
+        (QEMU numbers its threads from 1, one per CPU), or None."""
+        m = re.search(r"thread:(?:p[0-9a-f]+\.)?([0-9a-f]+);", self.last_stop)
+        return int(m.group(1), 16) - 1 if m else None
+
+    def cont_only(self, cpu, eip):
+        """Lets CPU cpu alone run on (vCont with one thread): the others
+        stay stopped, held by QEMU until the next cont(). Stopped at one of
+        our breakpoints (eip), it first steps over it, alone."""
+        thread = "%x" % (cpu + 1)
+        if eip in self.breakpoints:
+            self.command("z0,%x,1" % eip)
+            self._send("vCont;s:" + thread)
+            if not self._recv(10).startswith(("T", "S")):
+                raise GdbStubError("no stop after a single step of CPU %d" % cpu)
+            self.command("Z0,%x,1" % eip)
+        self._send("vCont;c:" + thread)
+        self.running = True
 
     def stop(self):
         """Stops a running guest (gdb's Ctrl-C)."""

@@ -53,7 +53,6 @@ labs/ORDER (results: build/results/labs.ktap):
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -78,7 +77,7 @@ import test_grading  # noqa: E402
 import test_handouts  # noqa: E402
 import test_inspect  # noqa: E402
 import test_scenarios  # noqa: E402
-from results import Results, progress  # noqa: E402
+from results import Results, cpu_seconds, progress  # noqa: E402
 
 PYTHON = sys.executable
 # submissions graded at a time (and seed workers: twice as many); the
@@ -980,7 +979,7 @@ def wrong_seeds_worker(name, tmp, out_path, chunk):
     further seed with the seeded checks only, the one that failed last
     first, until one fails (that seed is not full marks)."""
     checks, _ = lab.load_lab(name)
-    part, _, names = chunk.partition(":")     # "1:wrong-a,wrong-b"
+    part, _, names = chunk.partition(":")     # "1:wrong-a" ("0:" for a lab with none)
     part = int(part)
     out = {"seeded": {}, "wrong": {}}
     # the lab's first worker records; the others start once it has (the
@@ -1015,13 +1014,6 @@ def class_tree(name, sub):
     """The scratch tree in which the class graded sub, kept built
     (test_labs() keeps the solved files' and the wrong solutions')."""
     return gradeclass.work_path(name, sub)
-
-
-def cpu_seconds():
-    """User and system CPU seconds of this process and of the children it
-    has waited for (QEMUs, makes, graders): where the stage's time goes."""
-    return sum(getattr(resource.getrusage(who), f) for who in
-               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
 
 
 def wrong_under_seeds(name, checks, w, tree, out):

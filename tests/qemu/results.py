@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Collects checks and writes them as KTAP; prints progress as it goes."""
+import resource
 import sys
 
 from ktap import parse
@@ -56,3 +57,10 @@ class Results:
 
 def progress(msg):
     print(msg, file=sys.stdout, flush=True)
+
+
+def cpu_seconds():
+    """User and system CPU seconds of this process and of the children it
+    has waited for (QEMUs, makes, graders): where a stage's time goes."""
+    return sum(getattr(resource.getrusage(who), f) for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))

@@ -22,7 +22,6 @@ import inspect
 import multiprocessing
 import os
 import re
-import resource
 import signal
 import sys
 import time
@@ -32,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from guest import BUILD  # noqa: E402
-from results import Results, progress  # noqa: E402
+from results import Results, cpu_seconds, progress  # noqa: E402
 
 # a file that reads what another one wrote runs after it, in its worker
 RUNS_AFTER = {"test_ronx_checks_user": "test_peer"}
@@ -79,13 +78,6 @@ def run_one(fn, name, results):
         fn(results)
     except Exception as e:  # a scenario that breaks is a failure, not a stop
         results.fail("scenario completed", "%s\n%s" % (e, traceback.format_exc(limit=3)))
-
-
-def cpu_seconds():
-    """User and system CPU of this process and the children it waited for
-    (the QEMUs a scenario closed)."""
-    return sum(getattr(resource.getrusage(who), f) for who in
-               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
 
 
 def run_batch(batch):

@@ -820,10 +820,9 @@ def stop_call_loop(g, pid):
     mark = len(g.guest.out)
     g.sh("run ptiprobe stop %d" % pid)
     try:
-        g.guest.wait_for(LOOP_DONE % pid, 10, mark)
+        m = g.guest.wait_for(LOOP_DONE % pid, 10, mark)
     except GuestError:
         return None
-    m = re.search(LOOP_DONE % pid, g.guest.out[mark:], re.M)
     return int(m.group(1)), int(m.group(2))
 
 

@@ -26,6 +26,7 @@ extern trap_dispatch, smap_enabled, pti_active
 global trap_stubs, ret_from_trap, pti_exit_window
 
 KERNEL_DS	equ 0x10
+USER_DS		equ 0x23	; ronx/segment.h
 PERCPU_SEL	equ 0x30
 PAGE_SIZE	equ 4096
 PTI_USER_BIT	equ 0x800	; ronx/pti.h PTI_USER_PGD_OFFSET
@@ -59,17 +60,31 @@ X86_EFLAGS_VM	equ 1 << 17
 %endrep
 %endmacro
 
-; the general registers and data segments, then the kernel's segments
+; the general registers and data segments, then the kernel's segments.
+; Under TCG a segment load (the GDT read and its checks) is the costliest
+; step of a short system call, so only the loads that matter are made:
+; ds and es only if they are not USER_DS (flat, like KERNEL_DS: ring 0
+; may use it, as Linux's kernel runs on __USER_DS); gs never (the kernel
+; does not use it: its stack protector's guard is a global); fs always,
+; the per-CPU segment (this_cpu()).
 %macro SAVE_ALL 0
 	pusha
 	push	ds
 	push	es
 	push	fs
 	push	gs
+	mov	ax, ds
+	cmp	ax, USER_DS
+	je	%%ds_flat
 	mov	ax, KERNEL_DS
 	mov	ds, ax
+%%ds_flat:
+	mov	ax, es
+	cmp	ax, USER_DS
+	je	%%es_flat
+	mov	ax, KERNEL_DS
 	mov	es, ax
-	mov	gs, ax
+%%es_flat:
 	mov	ax, PERCPU_SEL
 	mov	fs, ax
 	cld
@@ -81,12 +96,26 @@ X86_EFLAGS_VM	equ 1 << 17
 %%ac_clear:
 %endmacro
 
+; pops %1 from the frame only if the register holds another selector: an
+; equal one holds the same descriptor (the GDT's user entries are the
+; same on every CPU and never change); eax is scratch (popa follows)
+%macro POP_SEG 1
+	mov	ax, %1
+	cmp	ax, [esp]
+	je	%%same
+	pop	%1
+	jmp	%%done
+%%same:
+	add	esp, 4
+%%done:
+%endmacro
+
 ; the frame back (it reads only the stack it is on and the GDT), and iret
 %macro RESTORE_ALL_IRET 0
-	pop	gs
-	pop	fs
-	pop	es
-	pop	ds
+	POP_SEG	gs
+	POP_SEG	fs
+	POP_SEG	es
+	POP_SEG	ds
 	popa
 	add	esp, 8			; vector and error code
 	iret

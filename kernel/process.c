@@ -224,10 +224,11 @@ bool tty_stop_foreground(void)
 }
 
 /*
- * The last thing before the iret to ring 3: a killed process dies here,
- * and one whose time slice the timer ended gives the CPU to the next.
+ * exit_to_user_mode() found work: a killed process dies here, one whose
+ * time slice the timer ended gives the CPU to the next, and signals are
+ * acted on.
  */
-void exit_to_user_mode(struct trap_frame *f)
+void exit_to_user_mode_work(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 

@@ -27,11 +27,6 @@
 #include <ronx/fpu.h>
 #include <ronx/signal.h>
 
-struct task_signals *task_signals(const struct task *t)
-{
-	return (struct task_signals *)(t->stack + sizeof(union fpregs_state));
-}
-
 static bool sig_uncatchable(int sig)
 {
 	return sig == SIGKILL || sig == SIGSTOP;
@@ -120,21 +115,9 @@ bool force_sig_handled(int sig, int code, uint32_t addr, const struct trap_frame
 }
 
 /* Something for the task to act on: a kill, or a signal it does not block. */
-bool signal_pending(const struct task *t)
-{
-	const struct task_signals *s = task_signals(t);
-
-	return t->killed || (s->pending & ~s->blocked);
-}
-
 void syscall_set_restart(int nr)
 {
 	task_signals(current)->restart_nr = nr;
-}
-
-bool syscall_restart_pending(const struct task *t)
-{
-	return task_signals(t)->restart_nr != 0;
 }
 
 /*

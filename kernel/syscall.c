@@ -219,11 +219,14 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 void do_int80_syscall(struct trap_frame *f)
 {
 	uint32_t nr = f->eax;
+	struct task *t = current;
 	long ret = -ENOSYS;
 
 	syscall_count++;
 	syscall_crashpoint();
-	if (user_mode(f) && current && current->mm && nr < NR_syscalls && sys_call_table[nr]) {
+	if (v8086_mode(f))
+		v8086_kill(f);		/* ronx has no vm86(): ends before its call runs */
+	if (user_mode(f) && t && t->mm && nr < NR_syscalls && sys_call_table[nr]) {
 		local_irq_enable();
 		ret = sys_call_table[nr](f->ebx, f->ecx, f->edx, f->esi, f->edi, f->ebp);
 		local_irq_disable();
@@ -232,4 +235,6 @@ void do_int80_syscall(struct trap_frame *f)
 	/* a sleep a signal ended: called again or made -EINTR on the way out (do_signal()) */
 	if (ret == -ERESTARTSYS && nr != __NR_rt_sigreturn && nr != __NR_sigreturn)
 		syscall_set_restart((int)nr);
+	if (user_mode(f))
+		exit_to_user_mode(f);
 }

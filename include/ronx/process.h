@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ronx/sched.h>
+#include <ronx/signal.h>
 
 /* Signal numbers (Linux i386): a process killed by one has it as its wait status. */
 #define SIGINT	2
@@ -33,12 +34,46 @@ void kill_task(struct task *t, int sig);
 void kill_task_locked(struct task *t, int sig);
 bool tty_intr_foreground(void);
 bool tty_stop_foreground(void);
-void exit_to_user_mode(struct trap_frame *f);
+void exit_to_user_mode_work(struct trap_frame *f);
 extern struct task *foreground_task;
 const char *signal_name(int sig);
 /* kernel/shell/process_cmds.c: PID's task and mm, both referenced; put_process_arg() them */
 struct task *get_process_arg(const char *cmd, const char *arg, struct mm_struct **mm);
 void put_process_arg(struct task *t, struct mm_struct *mm);
+
+/*
+ * Inline, as everything the way back to ring 3 asks when it has nothing
+ * to do: under TCG a call and its return cost about what the rest of a
+ * getpid does (docs/bench.md, issue 31).
+ */
+static inline struct task_signals *task_signals(const struct task *t)
+{
+	return (struct task_signals *)(t->stack + sizeof(union fpregs_state));
+}
+
+/* a signal to act on now */
+static inline bool signal_pending(const struct task *t)
+{
+	const struct task_signals *s = task_signals(t);
+
+	return t->killed || (s->pending & ~s->blocked);
+}
+
+/* a system call that returned -ERESTARTSYS: called again or -EINTR on the way out */
+static inline bool syscall_restart_pending(const struct task *t)
+{
+	return task_signals(t)->restart_nr != 0;
+}
+
+/* The last thing before the iret to ring 3: the work, if any (kernel/process.c). */
+static inline void exit_to_user_mode(struct trap_frame *f)
+{
+	struct cpu *c = this_cpu();
+	struct task *t = c->current_task;
+
+	if (c->need_resched || signal_pending(t) || syscall_restart_pending(t))
+		exit_to_user_mode_work(f);
+}
 
 /* kernel/exec.c: a new mm with the executable and its arguments loaded */
 struct mm_struct;

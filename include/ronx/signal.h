@@ -159,15 +159,12 @@ struct task_signals {
 };
 
 struct task;
-struct task_signals *task_signals(const struct task *t);
 void signals_reset(struct task *t);			/* a new process: all default */
 void signals_fork(struct task *child, const struct task *parent);
 void signals_exec(struct task *t);			/* handlers back to default */
 bool signal_queue_locked(struct task *t, int sig, int sender, bool tkill);
 bool force_sig_handled(int sig, int code, uint32_t addr, const struct trap_frame *f);
-bool signal_pending(const struct task *t);		/* a signal to act on now */
 void syscall_set_restart(int nr);			/* nr returned -ERESTARTSYS */
-bool syscall_restart_pending(const struct task *t);
 void do_signal(struct trap_frame *f);			/* exit_to_user_mode(): deliver */
 bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 		    const struct siginfo *info, sigset_t oldmask);

@@ -85,7 +85,8 @@ static void do_trap(struct trap_frame *f)
 	die(name, f, 0);
 }
 
-void trap_dispatch(struct trap_frame *f)
+/* Every vector but the system call's; back to ring 3 through exit_to_user_mode(). */
+static noinline void do_trap_vector(struct trap_frame *f)
 {
 	if (f->vector == X86_TRAP_PF)
 		do_page_fault(f);
@@ -93,8 +94,6 @@ void trap_dispatch(struct trap_frame *f)
 		return;		/* a kernel breakpoint, handled: ring 0, nothing more to do */
 	else if (f->vector == X86_TRAP_NMI)
 		do_nmi(f);
-	else if (f->vector == IA32_SYSCALL_VECTOR)
-		do_int80_syscall(f);
 	else if (f->vector >= FIRST_EXTERNAL_VECTOR)
 		do_IRQ(f);
 	else
@@ -104,4 +103,17 @@ void trap_dispatch(struct trap_frame *f)
 			v8086_kill(f);
 		exit_to_user_mode(f);
 	}
+}
+
+/*
+ * The system call, the commonest entry, goes its own way (it returns to
+ * ring 3 on its own too), as Linux's int $0x80 has an entry of its own.
+ * Both are tail calls: under TCG each return costs a lookup.
+ */
+void trap_dispatch(struct trap_frame *f)
+{
+	if (f->vector == IA32_SYSCALL_VECTOR)
+		do_int80_syscall(f);
+	else
+		do_trap_vector(f);
 }

@@ -4,7 +4,8 @@
 ; where the CPU does not push one, then its vector; trap_common saves the
 ; general registers and ds/es/fs/gs, loads the kernel's segments (%fs is
 ; the per-CPU segment: this_cpu()), and calls
-; trap_dispatch(struct trap_frame *) in kernel/cpu/traps.c. The C side may
+; trap_dispatch(struct trap_frame *) in kernel/cpu/traps.c, or for
+; int $0x80 do_int80_syscall() in kernel/syscall.c. The C side may
 ; change the frame (an exception fixup, a system call's result) before
 ; ret_from_trap puts it back and irets, to ring 0 or to ring 3.
 ;
@@ -22,7 +23,7 @@
 ; boot/pti_entry.inc. Every access here names ss: ring 3 may
 ; leave any data selector (even null) in ds/es.
 
-extern trap_dispatch, smap_enabled, pti_active
+extern trap_dispatch, do_int80_syscall, smap_enabled, pti_active
 global trap_stubs, ret_from_trap, pti_exit_window
 
 KERNEL_DS	equ 0x10
@@ -48,6 +49,7 @@ ENTRY_RESERVE	equ 64		; room for what pti_enter copies to the kernel stack's top
 ENTRY_STACK_WORST equ 4 * (FRAME_WORDS + 3 * 17)
 
 X86_EFLAGS_VM	equ 1 << 17
+IA32_SYSCALL_VECTOR equ 0x80
 
 ; copies %1 words from [ss:esp] up to [ss:ecx] up (eax is scratch): %1 is
 ; a number or FRAME_WORDS
@@ -208,8 +210,14 @@ pti_enter:				; from ring 3 on the entry stack, user set
 trap_common:
 	SAVE_ALL
 	push	esp			; struct trap_frame *
+	cmp	dword [esp + 4 + 4 * 12], IA32_SYSCALL_VECTOR	; the frame's vector
+	je	.syscall
 	call	trap_dispatch
 	add	esp, 4
+	jmp	ret_from_trap
+.syscall:				; its own way, as Linux's entry_INT80_32:
+	call	do_int80_syscall	; one call less, and under TCG a call to
+	add	esp, 4			; another page costs a lookup
 ret_from_trap:				; also where a new task first runs
 	test	dword [esp + 4 * 15], 3	; the frame's cs
 	jz	restore_all

@@ -85,9 +85,13 @@ static void do_trap(struct trap_frame *f)
 	die(name, f, 0);
 }
 
-/* Every vector but the system call's; back to ring 3 through exit_to_user_mode(). */
-static noinline void do_trap_vector(struct trap_frame *f)
+void trap_dispatch(struct trap_frame *f)
 {
+	/* trap_common calls do_int80_syscall() itself; an int $0x80 from ring 0 comes here */
+	if (f->vector == IA32_SYSCALL_VECTOR) {
+		do_int80_syscall(f);	/* refused: not from a process */
+		return;
+	}
 	if (f->vector == X86_TRAP_PF)
 		do_page_fault(f);
 	else if (f->vector == X86_TRAP_DB && do_debug(f))
@@ -103,17 +107,4 @@ static noinline void do_trap_vector(struct trap_frame *f)
 			v8086_kill(f);
 		exit_to_user_mode(f);
 	}
-}
-
-/*
- * The system call, the commonest entry, goes its own way (it returns to
- * ring 3 on its own too), as Linux's int $0x80 has an entry of its own.
- * Both are tail calls: under TCG each return costs a lookup.
- */
-void trap_dispatch(struct trap_frame *f)
-{
-	if (f->vector == IA32_SYSCALL_VECTOR)
-		do_int80_syscall(f);
-	else
-		do_trap_vector(f);
 }

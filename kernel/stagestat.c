@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Per-stage TSC counts of a switch and of a page fault
+ * Per-stage TSC counts of a switch, a page fault and a signal
  * (include/ronx/stagestat.h): the kernel's own view of where the cycles
- * go, for docs/bench.md and tools/bench_switch.py. Boot with `stagestat`,
+ * go, for docs/bench.md, tools/bench_switch.py and tools/bench_appel.py. Boot with `stagestat`,
  * run a benchmark, then the shell's `stagestat` prints each stage's count
  * and mean and clears them. The marks' own rdtsc is part of what they
  * measure (tens of cycles under TCG). Measures, asserts nothing.
@@ -44,6 +44,22 @@ static const char *const stage_names[NR_STAGES] = {
 	[ST_FAULT_COW_COPY] = "fault: cow copy",
 	[ST_FAULT_COW_SET] = "fault: cow set pte",
 	[ST_FAULT_RETURN] = "fault: return",
+	[ST_SIG_KILL] = "signal: kill",
+	[ST_SIG_FORCE] = "signal: fault's signal queued",
+	[ST_SIG_TO_DO_SIGNAL] = "signal: to do_signal",
+	[ST_SIG_DEQUEUE] = "signal: dequeue",
+	[ST_SIG_FPU_SAVE] = "signal: fpu save",
+	[ST_SIG_FPU_COPY] = "signal: fpu copy out",
+	[ST_SIG_FRAME_FILL] = "signal: frame fill",
+	[ST_SIG_FRAME_COPY] = "signal: frame copy out",
+	[ST_SIG_ENTER] = "signal: enter handler",
+	[ST_SIGRET_COPY] = "sigreturn: frame copy in",
+	[ST_SIGRET_REGS] = "sigreturn: registers",
+	[ST_SIGRET_FPU] = "sigreturn: fpu",
+	[ST_SIGRET_MASK] = "sigreturn: mask, altstack",
+	[ST_SIGACT_COPYIN] = "rt_sigaction: copy in",
+	[ST_SIGACT_SET] = "rt_sigaction: set",
+	[ST_SIGACT_COPYOUT] = "rt_sigaction: copy out",
 };
 
 static int __init parse_stagestat(const char *val)
@@ -94,4 +110,4 @@ static int cmd_stagestat(int argc, char **argv)
 	return 0;
 }
 SHELL_COMMAND("stagestat", cmd_stagestat, "stagestat",
-	      "per-stage TSC counts of switches and page faults since the last call (boot with stagestat)");
+	      "per-stage TSC counts of switches, page faults and signals since the last call (boot with stagestat)");

@@ -40,11 +40,17 @@
 #include <ronx/fpu.h>
 #include <ronx/percpu.h>
 #include <ronx/sched.h>
+#include <ronx/errno.h>
+#include <ronx/smap.h>
+#include <ronx/uaccess.h>
 
 #define CPUID1_EDX_FXSR	(1u << 24)
 #define CPUID1_EDX_XMM	(1u << 25)
 
 bool boot_cpu_has_fxsr, boot_cpu_has_xmm;
+
+/* fpstate_init()'s image, made once at boot: a signal handler starts from it. */
+static union fpregs_state init_fpstate;
 
 /* Every CPU: x87 errors as #MF (NE), fwait obeys TS (MP), no emulation, SSE on. */
 void fpu_init_cpu(void)
@@ -69,6 +75,7 @@ void __init fpu_init(void)
 	/* SSE needs fxsave to keep its registers: without FXSR it stays off (#UD) */
 	boot_cpu_has_xmm = boot_cpu_has_fxsr && (d & CPUID1_EDX_XMM);
 	fpu_init_cpu();
+	fpstate_init(&init_fpstate);
 	pr_info("x86/fpu: x87 FPU will use %s%s; saved on every task switch, loaded unless still there\n",
 		boot_cpu_has_fxsr ? "FXSAVE" : "FSAVE", boot_cpu_has_xmm ? " (with SSE)" : "");
 }
@@ -135,6 +142,16 @@ void fpu_save(union fpregs_state *fps)
 }
 
 /*
+ * The registers as a new process has them (Linux's
+ * restore_fpregs_from_init_fpstate()): for a signal handler, with no
+ * 512-byte fpstate_init() of the task's own area on every signal.
+ */
+void restore_fpregs_from_init_fpstate(void)
+{
+	fpu_restore(&init_fpstate);
+}
+
+/*
  * fps into the registers. frstor waits for a pending x87 error first:
  * fnclex drops one the last owner (which may have died of it) left, so
  * that it cannot fire in the kernel. fxrstor does not wait.
@@ -145,4 +162,53 @@ void fpu_restore(const union fpregs_state *fps)
 		__asm__ volatile("fxrstor %0" : : "m"(fps->fxsave));
 	else
 		__asm__ volatile("fnclex; frstor %0" : : "m"(fps->fsave));
+}
+
+/* The x87 registers in fnsave's format (which also reinitializes the x87 part). */
+void fnsave_regs(struct fregs_state *fs)
+{
+	__asm__ volatile("fnsave %0" : "=m"(*fs));
+}
+
+/* fnsave_regs()'s image back; fnclex first, as fpu_restore(). */
+void frstor_regs(const struct fregs_state *fs)
+{
+	__asm__ volatile("fnclex; frstor %0" : : "m"(*fs));
+}
+
+/*
+ * A signal's FPU state, straight between the registers and the frame on
+ * the user stack (Linux's fxsave_to_user_sigframe() and
+ * fxrstor_from_user_sigframe()): no 512-byte copy through the kernel
+ * each way, which cost a caught signal about 4k cycles under TCG. buf is
+ * user memory the caller checked (access_ok(), 16-byte aligned). One
+ * instruction each, in SMAP's window, with an exception-table entry: a
+ * page fault is served or ends in -EFAULT, and so does a #GP (fxrstor's
+ * at an MXCSR bit the CPU reserves, which the caller checks first: a
+ * process sharing the page could still set it in between).
+ */
+int fxsave_to_user(void __user *buf)
+{
+	stac();
+	__asm__ goto("1:	fxsave (%0)\n"
+		     _ASM_EXTABLE(1b, %l[efault])
+		     : : "r"(buf) : "memory" : efault);
+	clac();
+	return 0;
+efault:
+	clac();
+	return -EFAULT;
+}
+
+int fxrstor_from_user(const void __user *buf)
+{
+	stac();
+	__asm__ goto("1:	fxrstor (%0)\n"
+		     _ASM_EXTABLE(1b, %l[efault])
+		     : : "r"(buf) : "memory" : efault);
+	clac();
+	return 0;
+efault:
+	clac();
+	return -EFAULT;
 }

@@ -250,7 +250,8 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 		return -EINVAL;
 	if (sig < 1 || sig > _NSIG)
 		return -EINVAL;
-	if (act && copy_from_user(&new, (const void __user *)act, sizeof(new)))
+	/* four bytes a step: lmbench's lat_sig install is this call alone */
+	if (act && copy_from_user_bulk(&new, (const void __user *)act, sizeof(new)))
 		return -EFAULT;
 	sig_stage_mark(ST_SIGACT_COPYIN);
 	if (act && sig_uncatchable(sig))
@@ -265,7 +266,7 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	sig_stage_mark(ST_SIGACT_SET);
-	if (oact && copy_to_user((void __user *)oact, &old, sizeof(old)))
+	if (oact && copy_to_user_bulk((void __user *)oact, &old, sizeof(old)))
 		return -EFAULT;
 	sig_stage_mark(ST_SIGACT_COPYOUT);
 	return 0;

@@ -49,9 +49,6 @@
 
 bool boot_cpu_has_fxsr, boot_cpu_has_xmm;
 
-/* fpstate_init()'s image, made once at boot: a signal handler starts from it. */
-static union fpregs_state init_fpstate;
-
 /* Every CPU: x87 errors as #MF (NE), fwait obeys TS (MP), no emulation, SSE on. */
 void fpu_init_cpu(void)
 {
@@ -75,7 +72,6 @@ void __init fpu_init(void)
 	/* SSE needs fxsave to keep its registers: without FXSR it stays off (#UD) */
 	boot_cpu_has_xmm = boot_cpu_has_fxsr && (d & CPUID1_EDX_XMM);
 	fpu_init_cpu();
-	fpstate_init(&init_fpstate);
 	pr_info("x86/fpu: x87 FPU will use %s%s; saved on every task switch, loaded unless still there\n",
 		boot_cpu_has_fxsr ? "FXSAVE" : "FSAVE", boot_cpu_has_xmm ? " (with SSE)" : "");
 }
@@ -142,13 +138,24 @@ void fpu_save(union fpregs_state *fps)
 }
 
 /*
- * The registers as a new process has them (Linux's
- * restore_fpregs_from_init_fpstate()): for a signal handler, with no
- * 512-byte fpstate_init() of the task's own area on every signal.
+ * The registers as a new process has them, fpstate_init()'s image, for
+ * a signal handler (Linux's restore_fpregs_from_init_fpstate()), set
+ * one by one instead of read from memory: TCG's fxrstor loads its 512
+ * bytes field by field, three times the cost of these. fninit leaves
+ * the data registers as they were (and fxsave shows them): eight fldz
+ * zero them first, the second fninit empties them again and clears the
+ * instruction and operand pointers.
  */
 void restore_fpregs_from_init_fpstate(void)
 {
-	fpu_restore(&init_fpstate);
+	uint32_t mxcsr = MXCSR_DEFAULT;
+
+	__asm__ volatile("fninit; fldz; fldz; fldz; fldz; fldz; fldz; fldz; fldz; fninit");
+	if (boot_cpu_has_xmm)
+		__asm__ volatile("xorps %%xmm0, %%xmm0; xorps %%xmm1, %%xmm1; xorps %%xmm2, %%xmm2\n\t"
+				 "xorps %%xmm3, %%xmm3; xorps %%xmm4, %%xmm4; xorps %%xmm5, %%xmm5\n\t"
+				 "xorps %%xmm6, %%xmm6; xorps %%xmm7, %%xmm7; ldmxcsr %0"
+				 : : "m"(mxcsr));
 }
 
 /*

@@ -229,6 +229,7 @@ void do_signal(struct trap_frame *f)
 						  setup_frame(f, sig, &ka, &info, s->blocked);
 		if (!ok)
 			do_exit(SIGSEGV);	/* no room for the frame: Linux's force_sigsegv() */
+		sig_stage_mark(ST_SIG_FRAME_COPY);
 		s->blocked |= ka.mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
 		if (!(ka.flags & SA_NODEFER))
 			s->blocked |= sigmask(sig);

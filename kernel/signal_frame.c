@@ -63,6 +63,7 @@ static bool save_fpstate(uint32_t ufp)
 	uint32_t fx = ufp + FPSTATE_HDR;
 
 	_Static_assert(sizeof(hdr) == FPSTATE_HDR, "the fnsave view and its status and magic");
+	sig_stage_mark(ST_SIG_FRAME_FILL);	/* the frame's fill before it, its copy after */
 	if (boot_cpu_has_fxsr &&
 	    (!access_ok((void __user *)fx, 512) || fxsave_to_user((void __user *)fx) ||
 	     copy_to_user_bulk((void __user *)(fx + 464), no_sw_bytes, sizeof(no_sw_bytes))))
@@ -251,10 +252,9 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 
 	if (!uf)
 		return false;
-	/* no memset: every byte is written below (fill_sigcontext() zeroes the selectors' halves) */
-	_Static_assert(sizeof(fr) == 16 + sizeof(fr.info) + sizeof(fr.uc) + sizeof(fr.retcode),
-		       "struct rt_sigframe has no padding to leak");
-	fr.uc.uc_flags = fr.uc.uc_link = 0;
+	/* all but the siginfo, which is copied whole: 128 bytes not zeroed for nothing */
+	memset(&fr, 0, offsetof(struct rt_sigframe, info));
+	memset(&fr.uc, 0, sizeof(fr) - offsetof(struct rt_sigframe, uc));
 	fr.sig = sig;
 	fr.pinfo = uf + offsetof(struct rt_sigframe, info);
 	fr.puc = uf + offsetof(struct rt_sigframe, uc);
@@ -266,10 +266,8 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	fr.uc.uc_stack = altstack_seen_from(s, f->esp);
 	fill_sigcontext(&fr.uc.uc_mcontext, f, ufp, oldmask, info);
 	fr.uc.uc_sigmask = oldmask;
-	sig_stage_mark(ST_SIG_FRAME_FILL);
 	if (!save_fpstate(ufp) || copy_to_user_bulk((void __user *)uf, &fr, sizeof(fr)))
 		return false;
-	sig_stage_mark(ST_SIG_FRAME_COPY);
 	enter_handler(f, ka, sig, uf, alt);
 	f->edx = fr.pinfo;
 	f->ecx = fr.puc;
@@ -301,10 +299,8 @@ bool setup_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	memcpy(fr.retcode, retcode, sizeof(retcode));
 	fill_sigcontext(&fr.sc, f, ufp, oldmask, info);
 	fr.extramask[0] = (uint32_t)(oldmask >> 32);
-	sig_stage_mark(ST_SIG_FRAME_FILL);
 	if (!save_fpstate(ufp) || copy_to_user_bulk((void __user *)uf, &fr, sizeof(fr)))
 		return false;
-	sig_stage_mark(ST_SIG_FRAME_COPY);
 	enter_handler(f, ka, sig, uf, alt);
 	f->edx = f->ecx = 0;
 	return true;

@@ -134,7 +134,7 @@ void fpu_save(union fpregs_state *fps)
 	if (boot_cpu_has_fxsr)
 		__asm__ volatile("fxsave %0" : "=m"(fps->fxsave));
 	else
-		__asm__ volatile("fnsave %0" : "=m"(fps->fsave));
+		fnsave_regs(&fps->fsave);
 }
 
 /*
@@ -168,7 +168,7 @@ void fpu_restore(const union fpregs_state *fps)
 	if (boot_cpu_has_fxsr)
 		__asm__ volatile("fxrstor %0" : : "m"(fps->fxsave));
 	else
-		__asm__ volatile("fnclex; frstor %0" : : "m"(fps->fsave));
+		frstor_regs(&fps->fsave);
 }
 
 /* The x87 registers in fnsave's format (which also reinitializes the x87 part). */
@@ -177,7 +177,7 @@ void fnsave_regs(struct fregs_state *fs)
 	__asm__ volatile("fnsave %0" : "=m"(*fs));
 }
 
-/* fnsave_regs()'s image back; fnclex first, as fpu_restore(). */
+/* fnsave_regs()'s image back; fnclex first (see fpu_restore()). */
 void frstor_regs(const struct fregs_state *fs)
 {
 	__asm__ volatile("fnclex; frstor %0" : : "m"(*fs));
@@ -189,17 +189,23 @@ void frstor_regs(const struct fregs_state *fs)
  * fxrstor_from_user_sigframe()): no 512-byte copy through the kernel
  * each way, which cost a caught signal about 4k cycles under TCG. buf is
  * user memory the caller checked (access_ok(), 16-byte aligned). One
- * instruction each, in SMAP's window, with an exception-table entry: a
- * page fault is served or ends in -EFAULT, and so does a #GP (fxrstor's
- * at an MXCSR bit the CPU reserves, which the caller checks first: a
- * process sharing the page could still set it in between).
+ * instruction, in SMAP's window, with an exception-table entry: a page
+ * fault is served or ends in -EFAULT, and so does a #GP (fxrstor's at an
+ * MXCSR bit the CPU reserves; the caller checks for one first, but a
+ * process sharing the page could set it in between). QEMU's TCG raises
+ * no such #GP and loads the bit: sigtest's forged MXCSR sees the check.
  */
-int fxsave_to_user(void __user *buf)
+static int fx_user(void __user *buf, bool save)
 {
 	stac();
-	__asm__ goto("1:	fxsave (%0)\n"
-		     _ASM_EXTABLE(1b, %l[efault])
-		     : : "r"(buf) : "memory" : efault);
+	if (save)
+		__asm__ goto("1:	fxsave (%0)\n"
+			     _ASM_EXTABLE(1b, %l[efault])
+			     : : "r"(buf) : "memory" : efault);
+	else
+		__asm__ goto("1:	fxrstor (%0)\n"
+			     _ASM_EXTABLE(1b, %l[efault])
+			     : : "r"(buf) : "memory" : efault);
 	clac();
 	return 0;
 efault:
@@ -207,15 +213,12 @@ efault:
 	return -EFAULT;
 }
 
+int fxsave_to_user(void __user *buf)
+{
+	return fx_user(buf, true);
+}
+
 int fxrstor_from_user(const void __user *buf)
 {
-	stac();
-	__asm__ goto("1:	fxrstor (%0)\n"
-		     _ASM_EXTABLE(1b, %l[efault])
-		     : : "r"(buf) : "memory" : efault);
-	clac();
-	return 0;
-efault:
-	clac();
-	return -EFAULT;
+	return fx_user((void __user *)buf, false);
 }

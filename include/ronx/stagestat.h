@@ -37,9 +37,9 @@ enum stage {
 	ST_SIG_FORCE,		/* a fault's signal: its code found and queued */
 	ST_SIG_TO_DO_SIGNAL,	/* the rest of the call or trap, to do_signal() */
 	ST_SIG_DEQUEUE,		/* the signal taken off with its siginfo and action */
+	ST_SIG_FRAME_FILL,	/* the frame placed and built in the kernel */
 	ST_SIG_FPU_SAVE,	/* the FPU registers saved and their fnsave view made */
-	ST_SIG_FPU_COPY,	/* the FPU state copied to the user stack, the FPU reset */
-	ST_SIG_FRAME_FILL,	/* the frame built in the kernel */
+	ST_SIG_FPU_COPY,	/* the rest of the FPU state to the frame, the FPU reset */
 	ST_SIG_FRAME_COPY,	/* the frame copied to the user stack, the handler's registers */
 	ST_SIG_ENTER,		/* the signal and sa_mask blocked */
 	ST_SIGRET_COPY,		/* rt_sigreturn: the frame copied from the user stack */

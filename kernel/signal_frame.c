@@ -10,9 +10,10 @@
  * any other the old struct sigframe (the return address, the signal, the
  * sigcontext, the mask's upper word), as Linux's i386 does.
  *
- * The frame is an attack surface both ways. It is written with
- * copy_to_user() (SMAP holds; a stack the process cannot write ends it
- * with SIGSEGV). Both sigreturns read back whatever ring 3 left there,
+ * The frame is an attack surface both ways. It is written through the
+ * user-access layer, four bytes a step (copy_to_user_bulk(), and
+ * fxsave_to_user() for the FPU state: SMAP holds; a stack the process
+ * cannot write ends it with SIGSEGV). Both sigreturns read back whatever ring 3 left there,
  * through one path (restore_frame()), so they take only what ring 3 may
  * set itself: cs and ss must be the user selectors, ds/es/fs/gs the
  * user data selector or null, EFLAGS only the bits popf may change in

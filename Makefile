@@ -41,8 +41,14 @@ CC_STACKPROTECTOR := -fno-stack-protector
 else
 CC_STACKPROTECTOR := -fstack-protector-strong -mstack-protector-guard=global
 endif
+# A signal's stage marks (include/ronx/stagestat.h): SIGSTAGES=on builds
+# them in, for tools/bench_appel.py stages; off, they are not there at all.
+SIGSTAGES ?= off
+ifeq ($(SIGSTAGES),on)
+CC_SIGSTAGES := -DCONFIG_SIGSTAGES
+endif
 CFLAGS := -m32 -march=i686 -std=gnu11 -O2 -g -Wall -Wextra -Werror \
-	-ffreestanding -fno-pic -fno-pie $(CC_STACKPROTECTOR) \
+	-ffreestanding -fno-pic -fno-pie $(CC_STACKPROTECTOR) $(CC_SIGSTAGES) \
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-strict-aliasing -mno-sse -mno-mmx -mno-80387 \
 	-Iinclude -Imodload

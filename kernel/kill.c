@@ -29,6 +29,7 @@
 #include <ronx/spinlock.h>
 #include <ronx/process.h>
 #include <ronx/signal.h>
+#include <ronx/stagestat.h>
 
 #define SIGURG		23
 #define SIGWINCH	28
@@ -145,11 +146,16 @@ static int send_sig_pid(int pid, int sig)
 long sys_kill(uint32_t upid, uint32_t usig)
 {
 	int pid = (int)upid, sig = (int)usig;
+	long ret;
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
-	if (pid > 0)
-		return send_sig_pid(pid, sig);
+	if (pid > 0) {
+		sig_stage_start();
+		ret = send_sig_pid(pid, sig);
+		sig_stage_mark(ST_SIG_KILL);
+		return ret;
+	}
 	if (pid == -1)
 		return send_sig_all(sig, 0, true);
 	if (pid == INT32_MIN)

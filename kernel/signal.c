@@ -21,6 +21,7 @@
 #include <ronx/sched.h>
 #include <ronx/process.h>
 #include <ronx/signal.h>
+#include <ronx/stagestat.h>
 
 const char *signal_name(int sig)
 {
@@ -53,8 +54,10 @@ static void force_page_fault_sig(struct trap_frame *f, unsigned long address, in
 {
 	char in[96];	/* a name escaped (%pE) may take 4 bytes a byte */
 
-	if (force_sig_handled(sig, code, address, f))
+	if (force_sig_handled(sig, code, address, f)) {
+		sig_stage_mark(ST_SIG_FORCE);
 		return;
+	}
 	vma_addr(in, sizeof(in), f->eip);
 	printk(KERN_INFO "%pE[%d]: %s at %lx ip %08lx sp %08lx error %lx%s%s\n",
 	       current->comm, current->pid, what, address, (unsigned long)f->eip,

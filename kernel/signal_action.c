@@ -26,6 +26,7 @@
 #include <ronx/process.h>
 #include <ronx/fpu.h>
 #include <ronx/signal.h>
+#include <ronx/stagestat.h>
 
 static bool sig_uncatchable(int sig)
 {
@@ -190,7 +191,9 @@ void do_signal(struct trap_frame *f)
 	struct siginfo info;
 	int sig;
 
+	sig_stage_mark(ST_SIG_TO_DO_SIGNAL);
 	while ((sig = dequeue_signal(&info, &ka))) {
+		sig_stage_mark(ST_SIG_DEQUEUE);
 		if (ka.handler == SIG_IGN)
 			continue;
 		if (ka.handler == SIG_DFL) {
@@ -209,9 +212,11 @@ void do_signal(struct trap_frame *f)
 						  setup_frame(f, sig, &ka, &info, s->blocked);
 		if (!ok)
 			do_exit(SIGSEGV);	/* no room for the frame: Linux's force_sigsegv() */
+		sig_stage_mark(ST_SIG_FRAME_COPY);
 		s->blocked |= ka.mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
 		if (!(ka.flags & SA_NODEFER))
 			s->blocked |= sigmask(sig);
+		sig_stage_mark(ST_SIG_ENTER);
 		return;		/* one frame a return; the next on the handler's way back */
 	}
 	syscall_restart(f, NULL);	/* no handler ran: the call goes on */
@@ -224,12 +229,15 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 	struct k_sigaction new, old;
 	unsigned long flags;
 
+	sig_stage_start();
 	if (size != sizeof(sigset_t))
 		return -EINVAL;
 	if (sig < 1 || sig > _NSIG)
 		return -EINVAL;
-	if (act && copy_from_user(&new, (const void __user *)act, sizeof(new)))
+	/* four bytes a step: lmbench's lat_sig install is this call alone */
+	if (act && copy_from_user_bulk(&new, (const void __user *)act, sizeof(new)))
 		return -EFAULT;
+	sig_stage_mark(ST_SIGACT_COPYIN);
 	if (act && sig_uncatchable(sig))
 		return -EINVAL;
 	spin_lock_irqsave(&tasks_lock, flags);
@@ -241,8 +249,10 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 			s->pending &= ~sigmask(sig);
 	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
-	if (oact && copy_to_user((void __user *)oact, &old, sizeof(old)))
+	sig_stage_mark(ST_SIGACT_SET);
+	if (oact && copy_to_user_bulk((void __user *)oact, &old, sizeof(old)))
 		return -EFAULT;
+	sig_stage_mark(ST_SIGACT_COPYOUT);
 	return 0;
 }
 

@@ -10,9 +10,10 @@
  * any other the old struct sigframe (the return address, the signal, the
  * sigcontext, the mask's upper word), as Linux's i386 does.
  *
- * The frame is an attack surface both ways. It is written with
- * copy_to_user() (SMAP holds; a stack the process cannot write ends it
- * with SIGSEGV). Both sigreturns read back whatever ring 3 left there,
+ * The frame is an attack surface both ways. It is written through the
+ * user-access layer, four bytes a step (copy_to_user_bulk(), and
+ * fxsave_to_user() for the FPU state: SMAP holds; a stack the process
+ * cannot write ends it with SIGSEGV). Both sigreturns read back whatever ring 3 left there,
  * through one path (restore_frame()), so they take only what ring 3 may
  * set itself: cs and ss must be the user selectors, ds/es/fs/gs the
  * user data selector or null, EFLAGS only the bits popf may change in
@@ -30,6 +31,7 @@
 #include <ronx/fpu.h>
 #include <ronx/process.h>
 #include <ronx/signal.h>
+#include <ronx/stagestat.h>
 
 #define X86_EFLAGS_TF	0x100u
 #define X86_EFLAGS_DF	0x400u
@@ -44,54 +46,39 @@ static unsigned long fpstate_size(void)
 }
 
 /*
- * The fnsave view of an fxsave image (Linux's convert_from_fxsr()): the
- * environment in 32-bit slots and the eight registers packed to 10
- * bytes. The tag is simplified to "valid" or "empty" per register: a
- * handler reading it sees which registers hold values.
+ * The process's FPU registers into the frame at ufp; the handler starts
+ * from a new process's. With FXSR, fxsave writes them straight to the
+ * frame (fxsave_to_user()), and fnsave's 108 bytes in front are the
+ * fnsave view Linux's convert_from_fxsr() builds: the same format, and
+ * fnsave's tags are the real ones. fxsave leaves sw_reserved (its last
+ * 48 bytes) alone: it is zeroed, as Linux does without XSAVE, so no
+ * handler reads an xsave magic there.
  */
-static void fxsave_to_header(uint8_t *hdr, const struct fxregs_state *fx)
-{
-	uint32_t env[7], tag = 0;
-
-	for (int i = 0; i < 8; i++)
-		tag |= (fx->twd & (1u << i) ? 0u : 3u) << (2 * i);
-	env[0] = 0xffff0000u | fx->cwd;
-	env[1] = 0xffff0000u | fx->swd;
-	env[2] = 0xffff0000u | tag;
-	env[3] = fx->fip;
-	env[4] = (fx->fcs & 0xffff) | ((uint32_t)(fx->fop & 0x7ff) << 16);
-	env[5] = fx->foo;
-	env[6] = 0xffff0000u | fx->fos;
-	memcpy(hdr, env, sizeof(env));
-	for (int i = 0; i < 8; i++)
-		memcpy(hdr + 28 + 10 * i, fx->st_space + 16 * i, 10);
-	memcpy(hdr + 108, &fx->swd, 2);			/* status */
-}
-
-/* The process's FPU registers into the frame at ufp; the handler starts from fninit's. */
 static bool save_fpstate(uint32_t ufp)
 {
-	union fpregs_state *fps = current->fpu;	/* free while it runs: the switch's save area */
-	uint8_t hdr[FPSTATE_HDR];
-	uint16_t magic = boot_cpu_has_fxsr ? X86_FXSR_MAGIC : FPSTATE_FSAVE_MAGIC;
+	struct {
+		struct fregs_state env;
+		uint16_t status, magic;
+	} __attribute__((packed)) hdr;
+	static const uint8_t no_sw_bytes[48];
+	uint32_t fx = ufp + FPSTATE_HDR;
 
-	fpu_save(fps);
-	memset(hdr, 0, sizeof(hdr));
-	if (boot_cpu_has_fxsr) {
-		fxsave_to_header(hdr, &fps->fxsave);
-		memset(fps->fxsave.padding, 0, sizeof(fps->fxsave.padding));	/* no xsave magic */
-	} else {
-		memcpy(hdr, &fps->fsave, sizeof(fps->fsave));
-		memcpy(hdr + 108, &fps->fsave.swd, 2);
-	}
-	memcpy(hdr + 110, &magic, 2);
-	if (copy_to_user((void __user *)ufp, hdr, sizeof(hdr)) ||
-	    (boot_cpu_has_fxsr && copy_to_user((void __user *)(ufp + FPSTATE_HDR), fps, 512))) {
-		fpu_restore(fps);	/* fnsave cleared them: the process dies with its own */
+	_Static_assert(sizeof(hdr) == FPSTATE_HDR, "the fnsave view and its status and magic");
+	sig_stage_mark(ST_SIG_FRAME_FILL);	/* the frame's fill before it, its copy after */
+	if (boot_cpu_has_fxsr &&
+	    (!access_ok((void __user *)fx, 512) || fxsave_to_user((void __user *)fx) ||
+	     copy_to_user_bulk((void __user *)(fx + 464), no_sw_bytes, sizeof(no_sw_bytes))))
+		return false;
+	fnsave_regs(&hdr.env);		/* the x87 part reinitialized */
+	sig_stage_mark(ST_SIG_FPU_SAVE);
+	hdr.status = (uint16_t)hdr.env.swd;
+	hdr.magic = boot_cpu_has_fxsr ? X86_FXSR_MAGIC : FPSTATE_FSAVE_MAGIC;
+	if (copy_to_user_bulk((void __user *)ufp, &hdr, sizeof(hdr))) {
+		frstor_regs(&hdr.env);	/* the process dies with its own registers */
 		return false;
 	}
-	fpstate_init(fps);
-	fpu_restore(fps);
+	restore_fpregs_from_init_fpstate();
+	sig_stage_mark(ST_SIG_FPU_COPY);
 	return true;
 }
 
@@ -108,18 +95,40 @@ static uint32_t mxcsr_mask(void)
 	return mask;
 }
 
-/* The FPU registers from a frame; false if they cannot be read. */
+/*
+ * fxrstor may read the frame's fxsave image in place (fxrstor_from_user())
+ * if it is aligned and user memory and its MXCSR has no bit the CPU
+ * reserves (fxrstor's #GP); true if it did.
+ */
+static bool restore_fxstate_in_place(uint32_t fx)
+{
+	uint32_t mxcsr;
+
+	return !(fx & 15) && access_ok((const void __user *)fx, 512) &&
+	       !get_user_size(&mxcsr, (const void __user *)(fx + offsetof(struct fxregs_state, mxcsr)),
+			      sizeof(mxcsr)) &&
+	       !(mxcsr & ~mxcsr_mask()) && !fxrstor_from_user((const void __user *)fx);
+}
+
+/*
+ * The FPU registers from a frame; false if they cannot be read. Where
+ * fxrstor cannot read them in place, through the task's own area, the
+ * reserved MXCSR bits cleared.
+ */
 static bool restore_fpstate(uint32_t ufp)
 {
 	union fpregs_state *fps = current->fpu;
 
 	if (!ufp) {
-		fpstate_init(fps);
+		restore_fpregs_from_init_fpstate();
+		return true;
 	} else if (boot_cpu_has_fxsr) {
-		if (copy_from_user(fps, (const void __user *)(ufp + FPSTATE_HDR), 512))
+		if (restore_fxstate_in_place(ufp + FPSTATE_HDR))
+			return true;
+		if (copy_from_user_bulk(fps, (const void __user *)(ufp + FPSTATE_HDR), 512))
 			return false;
 		fps->fxsave.mxcsr &= mxcsr_mask();	/* a reserved bit: fxrstor's #GP in the kernel */
-	} else if (copy_from_user(&fps->fsave, (const void __user *)ufp, sizeof(fps->fsave))) {
+	} else if (copy_from_user_bulk(&fps->fsave, (const void __user *)ufp, sizeof(fps->fsave))) {
 		return false;
 	}
 	fpu_restore(fps);
@@ -244,7 +253,9 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 
 	if (!uf)
 		return false;
-	memset(&fr, 0, sizeof(fr));
+	/* all but the siginfo, which is copied whole: 128 bytes not zeroed for nothing */
+	memset(&fr, 0, offsetof(struct rt_sigframe, info));
+	memset(&fr.uc, 0, sizeof(fr) - offsetof(struct rt_sigframe, uc));
 	fr.sig = sig;
 	fr.pinfo = uf + offsetof(struct rt_sigframe, info);
 	fr.puc = uf + offsetof(struct rt_sigframe, uc);
@@ -256,7 +267,7 @@ bool setup_rt_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	fr.uc.uc_stack = altstack_seen_from(s, f->esp);
 	fill_sigcontext(&fr.uc.uc_mcontext, f, ufp, oldmask, info);
 	fr.uc.uc_sigmask = oldmask;
-	if (!save_fpstate(ufp) || copy_to_user((void __user *)uf, &fr, sizeof(fr)))
+	if (!save_fpstate(ufp) || copy_to_user_bulk((void __user *)uf, &fr, sizeof(fr)))
 		return false;
 	enter_handler(f, ka, sig, uf, alt);
 	f->edx = fr.pinfo;
@@ -289,7 +300,7 @@ bool setup_frame(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 	memcpy(fr.retcode, retcode, sizeof(retcode));
 	fill_sigcontext(&fr.sc, f, ufp, oldmask, info);
 	fr.extramask[0] = (uint32_t)(oldmask >> 32);
-	if (!save_fpstate(ufp) || copy_to_user((void __user *)uf, &fr, sizeof(fr)))
+	if (!save_fpstate(ufp) || copy_to_user_bulk((void __user *)uf, &fr, sizeof(fr)))
 		return false;
 	enter_handler(f, ka, sig, uf, alt);
 	f->edx = f->ecx = 0;
@@ -398,8 +409,12 @@ static void set_current_blocked(sigset_t mask)
 static void restore_frame(struct trap_frame *f, uint32_t uf, const struct sigcontext *sc,
 			  sigset_t mask, const char *call)
 {
-	if (!restore_sigcontext(f, sc) || !restore_fpstate(sc->fpstate))
+	if (!restore_sigcontext(f, sc))
 		bad_frame(f, uf, call);
+	sig_stage_mark(ST_SIGRET_REGS);
+	if (!restore_fpstate(sc->fpstate))
+		bad_frame(f, uf, call);
+	sig_stage_mark(ST_SIGRET_FPU);
 	set_current_blocked(mask);
 }
 
@@ -407,13 +422,19 @@ long sys_rt_sigreturn(void)
 {
 	struct trap_frame *f = current->regs;
 	uint32_t uf = f->esp - 4;	/* the handler's ret took pretcode */
-	struct rt_sigframe fr;
+	struct ucontext uc;
 
-	if (copy_from_user(&fr, (const void __user *)uf, sizeof(fr)))
+	sig_stage_start();
+	/* the whole frame must be user memory, as on Linux; only its ucontext is read */
+	if (!access_ok((const void __user *)uf, sizeof(struct rt_sigframe)) ||
+	    copy_from_user_bulk(&uc, (const void __user *)(uf + offsetof(struct rt_sigframe, uc)),
+				sizeof(uc)))
 		bad_frame(f, uf, "rt_sigreturn");
-	restore_frame(f, uf, &fr.uc.uc_mcontext, fr.uc.uc_sigmask, "rt_sigreturn");
+	sig_stage_mark(ST_SIGRET_COPY);
+	restore_frame(f, uf, &uc.uc_mcontext, uc.uc_sigmask, "rt_sigreturn");
 	/* the alternate stack as it was, checked as sigaltstack() checks it; refused: left alone */
-	(void)set_altstack(&fr.uc.uc_stack, f->esp);
+	(void)set_altstack(&uc.uc_stack, f->esp);
+	sig_stage_mark(ST_SIGRET_MASK);
 	return (long)f->eax;		/* the syscall path writes it back unchanged */
 }
 
@@ -424,7 +445,7 @@ long sys_sigreturn(void)
 	uint32_t uf = f->esp - 8;
 	struct sigframe fr;
 
-	if (copy_from_user(&fr, (const void __user *)uf, sizeof(fr)))
+	if (copy_from_user_bulk(&fr, (const void __user *)uf, sizeof(fr)))
 		bad_frame(f, uf, "sigreturn");
 	restore_frame(f, uf, &fr.sc, fr.sc.oldmask | (sigset_t)fr.extramask[0] << 32, "sigreturn");
 	return (long)f->eax;

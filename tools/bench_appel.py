@@ -14,6 +14,13 @@ with a small initramfs that runs bench_appel N (default 1000) and nothing
 else, records the load average before each boot, prints the rows as
 docs/bench.md's table and draws build/bench/appel.svg. The goal of every
 row is ronx at half Linux's cycles or less, both pairs.
+
+    python3 tools/bench_appel.py stages [N] [CMDLINE]
+
+instead builds ronx with a signal's stage marks (make SIGSTAGES=on),
+boots it once with `stagestat`, prints bench_appel's rows and the
+kernel's own per-stage cycle counts of the faults, signals and returns
+they made (kernel/stagestat.c), and builds ronx without them again.
 """
 import os
 import re
@@ -99,6 +106,30 @@ def linux_initrd(outdir, n):
     return env["VMLINUZ"], out
 
 
+def stages(n, cmdline):
+    """One ronx boot with stagestat: bench_appel n, then the stages it went through."""
+    make = ["make", "-C", ROOT, "-j2"]
+    subprocess.run(make + ["SIGSTAGES=on"], check=True, stdout=subprocess.DEVNULL)
+    try:
+        stages_boot(n, cmdline)
+    finally:
+        subprocess.run(make, check=True, stdout=subprocess.DEVNULL)
+
+
+def stages_boot(n, cmdline):
+    from guest import Guest
+
+    with Guest("bench appel stages", cmdline=(cmdline + " stagestat").strip()) as g:
+        g.wait_ready()
+        print("bench_appel: stages, ronx %s (load %s)" % (
+            cmdline, open("/proc/loadavg").read().split()[0]), flush=True)
+        g.command("stagestat")
+        text = ronx_run(g, n)
+        print("\n".join(l for l in text.splitlines() if "cycles" in l))
+        print(g.command("stagestat").strip(), flush=True)
+        g.poweroff()
+
+
 def main():
     sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,6 +137,9 @@ def main():
     import bench_user
     import benchchart
 
+    if sys.argv[1:2] == ["stages"]:
+        stages(int(sys.argv[2]) if len(sys.argv) > 2 else 1000, " ".join(sys.argv[3:]))
+        return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     outdir = os.path.join(BUILD, "bench")
     os.makedirs(outdir, exist_ok=True)

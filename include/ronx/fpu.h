@@ -53,6 +53,11 @@ void fpu_init_cpu(void);		/* every CPU: CR0, CR4, fninit */
 void fpstate_init(union fpregs_state *fps);
 void fpu_save(union fpregs_state *fps);
 void fpu_restore(const union fpregs_state *fps);
+void restore_fpregs_from_init_fpstate(void);
+void fnsave_regs(struct fregs_state *fs);
+void frstor_regs(const struct fregs_state *fs);
+int fxsave_to_user(void *buf);
+int fxrstor_from_user(const void *buf);
 void switch_fpu_prepare(struct task *prev, int cpu);
 void switch_fpu_finish(struct task *next, int cpu);
 void fpregs_invalidate(struct task *t);

@@ -32,6 +32,23 @@ enum stage {
 	ST_FAULT_COW_COPY,	/* ... the 4K copy */
 	ST_FAULT_COW_SET,	/* ... the PTE moved, the flush, the old frame put */
 	ST_FAULT_RETURN,	/* handle_mm_fault()'s end to do_page_fault()'s */
+	/* a signal: sent (kill or a fault), delivered, returned from */
+	ST_SIG_KILL,		/* sys_kill() to the signal queued */
+	ST_SIG_FORCE,		/* a fault's signal: its code found and queued */
+	ST_SIG_TO_DO_SIGNAL,	/* the rest of the call or trap, to do_signal() */
+	ST_SIG_DEQUEUE,		/* the signal taken off with its siginfo and action */
+	ST_SIG_FRAME_FILL,	/* the frame placed and built in the kernel */
+	ST_SIG_FPU_SAVE,	/* the FPU registers saved and their fnsave view made */
+	ST_SIG_FPU_COPY,	/* the rest of the FPU state to the frame, the FPU reset */
+	ST_SIG_FRAME_COPY,	/* the frame copied to the user stack, the handler's registers */
+	ST_SIG_ENTER,		/* the signal and sa_mask blocked */
+	ST_SIGRET_COPY,		/* rt_sigreturn: the frame copied from the user stack */
+	ST_SIGRET_REGS,		/* the registers checked and restored */
+	ST_SIGRET_FPU,		/* the FPU state copied in and loaded */
+	ST_SIGRET_MASK,		/* the mask and the alternate stack */
+	ST_SIGACT_COPYIN,	/* rt_sigaction: the new action copied in */
+	ST_SIGACT_SET,		/* ... set under tasks_lock */
+	ST_SIGACT_COPYOUT,	/* ... the old one copied out */
 	NR_STAGES
 };
 
@@ -52,4 +69,18 @@ static inline void stage_mark(enum stage s)
 	if (stagestat_on)
 		__stage_mark(s);
 }
+
+/*
+ * A signal's marks are built in only with `make SIGSTAGES=on`
+ * (tools/bench_appel.py stages): under TCG even an off mark's test cost
+ * about 100 cycles, and a caught signal passes 14 of them (1.4k of its
+ * 12k, docs/bench.md).
+ */
+#ifdef CONFIG_SIGSTAGES
+#define sig_stage_start()	stage_start()
+#define sig_stage_mark(s)	stage_mark(s)
+#else
+#define sig_stage_start()	do { } while (0)
+#define sig_stage_mark(s)	do { } while (0)
+#endif
 #endif

@@ -33,6 +33,9 @@ bool access_ok(const void __user *addr, unsigned long size);
 /* Return the number of bytes NOT copied: 0 on success. */
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
 unsigned long copy_to_user(void __user *to, const void *from, unsigned long n);
+/* The same, four bytes a step (mm/uaccess_bulk.c): for a signal's frame and FPU state. */
+unsigned long copy_from_user_bulk(void *to, const void __user *from, unsigned long n);
+unsigned long copy_to_user_bulk(void __user *to, const void *from, unsigned long n);
 /* The string's length (< count), count if no NUL came first, or -EFAULT. */
 long strncpy_from_user(char *dst, const char __user *src, long count);
 /* One value of size bytes: 0, or -EFAULT. */

@@ -40,6 +40,9 @@
 #include <ronx/fpu.h>
 #include <ronx/percpu.h>
 #include <ronx/sched.h>
+#include <ronx/errno.h>
+#include <ronx/smap.h>
+#include <ronx/uaccess.h>
 
 #define CPUID1_EDX_FXSR	(1u << 24)
 #define CPUID1_EDX_XMM	(1u << 25)
@@ -131,7 +134,28 @@ void fpu_save(union fpregs_state *fps)
 	if (boot_cpu_has_fxsr)
 		__asm__ volatile("fxsave %0" : "=m"(fps->fxsave));
 	else
-		__asm__ volatile("fnsave %0" : "=m"(fps->fsave));
+		fnsave_regs(&fps->fsave);
+}
+
+/*
+ * The registers as a new process has them, fpstate_init()'s image, for
+ * a signal handler (Linux's restore_fpregs_from_init_fpstate()), set
+ * one by one instead of read from memory: TCG's fxrstor loads its 512
+ * bytes field by field, three times the cost of these. fninit leaves
+ * the data registers as they were (and fxsave shows them): eight fldz
+ * zero them first, the second fninit empties them again and clears the
+ * instruction and operand pointers.
+ */
+void restore_fpregs_from_init_fpstate(void)
+{
+	uint32_t mxcsr = MXCSR_DEFAULT;
+
+	__asm__ volatile("fninit; fldz; fldz; fldz; fldz; fldz; fldz; fldz; fldz; fninit");
+	if (boot_cpu_has_xmm)
+		__asm__ volatile("xorps %%xmm0, %%xmm0; xorps %%xmm1, %%xmm1; xorps %%xmm2, %%xmm2\n\t"
+				 "xorps %%xmm3, %%xmm3; xorps %%xmm4, %%xmm4; xorps %%xmm5, %%xmm5\n\t"
+				 "xorps %%xmm6, %%xmm6; xorps %%xmm7, %%xmm7; ldmxcsr %0"
+				 : : "m"(mxcsr));
 }
 
 /*
@@ -144,5 +168,57 @@ void fpu_restore(const union fpregs_state *fps)
 	if (boot_cpu_has_fxsr)
 		__asm__ volatile("fxrstor %0" : : "m"(fps->fxsave));
 	else
-		__asm__ volatile("fnclex; frstor %0" : : "m"(fps->fsave));
+		frstor_regs(&fps->fsave);
+}
+
+/* The x87 registers in fnsave's format (which also reinitializes the x87 part). */
+void fnsave_regs(struct fregs_state *fs)
+{
+	__asm__ volatile("fnsave %0" : "=m"(*fs));
+}
+
+/* fnsave_regs()'s image back; fnclex first (see fpu_restore()). */
+void frstor_regs(const struct fregs_state *fs)
+{
+	__asm__ volatile("fnclex; frstor %0" : : "m"(*fs));
+}
+
+/*
+ * A signal's FPU state, straight between the registers and the frame on
+ * the user stack (Linux's fxsave_to_user_sigframe() and
+ * fxrstor_from_user_sigframe()): no 512-byte copy through the kernel
+ * each way, which cost a caught signal about 4k cycles under TCG. buf is
+ * user memory the caller checked (access_ok(), 16-byte aligned). One
+ * instruction, in SMAP's window, with an exception-table entry: a page
+ * fault is served or ends in -EFAULT, and so does a #GP (fxrstor's at an
+ * MXCSR bit the CPU reserves; the caller checks for one first, but a
+ * process sharing the page could set it in between). QEMU's TCG raises
+ * no such #GP and loads the bit: sigtest's forged MXCSR sees the check.
+ */
+static int fx_user(void __user *buf, bool save)
+{
+	stac();
+	if (save)
+		__asm__ goto("1:	fxsave (%0)\n"
+			     _ASM_EXTABLE(1b, %l[efault])
+			     : : "r"(buf) : "memory" : efault);
+	else
+		__asm__ goto("1:	fxrstor (%0)\n"
+			     _ASM_EXTABLE(1b, %l[efault])
+			     : : "r"(buf) : "memory" : efault);
+	clac();
+	return 0;
+efault:
+	clac();
+	return -EFAULT;
+}
+
+int fxsave_to_user(void __user *buf)
+{
+	return fx_user(buf, true);
+}
+
+int fxrstor_from_user(const void __user *buf)
+{
+	return fx_user((void __user *)buf, false);
 }

@@ -181,6 +181,11 @@ def run_lane(t, lane, cpu, ncpus, sse, rounds):
         t.check(not leaks and clean == rounds,
                 "[%s] %d of %d rounds: the process after fpu secret starts clean" % (lane, clean, rounds),
                 "\n".join(leaks[:5]))
+        out, status = run(g, "run fpu clean signal")
+        t.check(re.search(r"^fpu clean: pid \d+: clean \(.*, in a handler\)", out, re.M)
+                and status == "exit status 0",
+                "[%s] a signal handler starts with clean FPU registers, none of the interrupted "
+                "code's (fpu clean signal)" % lane, out.strip()[-300:])
         # the two fpu keep: both done, every value kept
         end = time.monotonic() + 300
         while len(re.findall(ended, g.out[mark:], re.M)) < 2 and time.monotonic() < end:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fpu keep [ROUNDS] | secret | clean [spin]: the FPU registers are the
- * process's own (one program, three runs, so that the initrd of the
- * smallest machine holds one file, not three).
+ * fpu keep [ROUNDS] | secret | clean [spin | signal]: the FPU registers
+ * are the process's own (one program, three runs, so that the initrd of
+ * the smallest machine holds one file, not three).
  *
  * keep: each round loads st(0)..st(7) with values naming this pid and the
  * round, sets the x87 control word's rounding mode, and, with SSE,
@@ -21,7 +21,11 @@
  * status 0, every register empty and zero, and with SSE MXCSR 1f80 and
  * xmm0..xmm7 zero. Any other value, the secret's among them, is printed.
  * With "spin" it then loops, so that the registers can be read from
- * outside (QEMU's info registers) while it runs.
+ * outside (QEMU's info registers) while it runs. With "signal" it
+ * loads the secret's values, sends itself SIGUSR1, and checks the
+ * registers its handler starts with instead: the same clean state
+ * (Linux's restore_fpregs_from_init_fpstate()), no value of the
+ * interrupted code's in them.
  *
  * Exit 0 if every value came back or the registers were clean, 1 if not.
  */
@@ -127,9 +131,9 @@ static int keep_main(int argc, char **argv)
 /* ---- secret ---- */
 #define SECRET_TAG	0x5eLL
 
-static int secret_main(void)
+/* The secret's values in the registers: st0-7 (xmm0-7) naming pid, the rounding modes set. */
+static void load_secret(int pid, int sse)
 {
-	int pid = getpid(), sse = cpu_has_sse();
 	int64_t st[FP_NREGS];
 	uint8_t xmm[FP_NREGS][16];
 
@@ -146,8 +150,16 @@ static int secret_main(void)
 		mxcsr_set(MXCSR_DEFAULT | 3 << 13);
 		xmm_load(xmm);
 	}
+}
+
+static int secret_main(void)
+{
+	int pid = getpid(), sse = cpu_has_sse();
+
+	load_secret(pid, sse);
 	printf("fpu secret: pid %d: st0-7%s hold %016llx..., FCW %04x%s; exiting with them\n",
-	       pid, sse ? " and xmm0-7" : "", (unsigned long long)st[0], fp_get_cw(),
+	       pid, sse ? " and xmm0-7" : "",
+	       (unsigned long long)(SECRET_TAG << 56 | (int64_t)(pid & 0xffffff) << 24 | 0xc0de00), fp_get_cw(),
 	       sse ? ", MXCSR 7f80" : "");
 	return 0;
 }
@@ -206,18 +218,37 @@ static int check_fnsave(void)
 	return bad;
 }
 
+/* The registers a handler starts with, saved first thing, as main saves a new process's. */
+static void on_usr1(int sig, struct siginfo *si, void *uc)
+{
+	(void)sig; (void)si; (void)uc;
+	if (cpu_has_fxsr())
+		fp_fxsave(&fx);
+	else
+		fp_fnsave(&fn);
+}
+
 static int clean_main(int argc, char **argv)
 {
 	int fxsr = cpu_has_fxsr(), sse = cpu_has_sse(), bad;
+	bool signal = argc == 2 && !strcmp(argv[1], "signal");
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "spin"))) {
-		printf("usage: fpu clean [spin]\n");
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "spin") && !signal)) {
+		printf("usage: fpu clean [spin | signal]\n");
 		return 2;
 	}
+	if (signal) {
+		memset(&fx, 0xff, sizeof(fx));
+		memset(&fn, 0xff, sizeof(fn));
+		if (sigaction_handler(SIGUSR1, on_usr1, 0))
+			return 1;
+		load_secret(getpid(), sse);
+		kill(getpid(), SIGUSR1);
+	}
 	bad = fxsr ? check_fxsave(sse) : check_fnsave();
-	printf("fpu clean: pid %d: %s (%s%s)\n", getpid(), bad ? "NOT CLEAN" : "clean",
-	       fxsr ? "fxsave" : "fnsave", sse ? ", with SSE" : "");
-	if (argc == 2) {
+	printf("fpu clean: pid %d: %s (%s%s%s)\n", getpid(), bad ? "NOT CLEAN" : "clean",
+	       fxsr ? "fxsave" : "fnsave", sse ? ", with SSE" : "", signal ? ", in a handler" : "");
+	if (argc == 2 && !signal) {
 		printf("fpu clean: spinning\n");
 		for (;;)
 			__asm__ volatile("" ::: "memory");
@@ -238,6 +269,6 @@ int main(int argc, char **argv)
 		return secret_main();
 	if (argc >= 2 && !strcmp(argv[1], "clean"))
 		return clean_main(argc - 1, argv + 1);
-	printf("usage: fpu keep [ROUNDS] | secret | clean [spin]\n");
+	printf("usage: fpu keep [ROUNDS] | secret | clean [spin | signal]\n");
 	return 2;
 }

@@ -9,7 +9,10 @@
  *   a blocked signal waits, and arrives when unblocked
  *   SIGSEGV to a handler: SEGV_ACCERR/SEGV_MAPERR, si_addr the fault address,
  *     the handler repairs the page and the access is retried
- *   the FPU: a handler using the x87 does not disturb the interrupted code
+ *   the FPU: a handler using the x87 does not disturb the interrupted code;
+ *     an MXCSR with a bit the CPU reserves, written into the frame by the
+ *     handler: the return clears that bit, keeps the rest, and does not
+ *     oops (fxrstor would fault on it in the kernel)
  *   fork: the child keeps the handler; a pending signal stays the parent's
  *   forged frames (SROP): ring-0 cs or ss, kernel ds, IOPL 3 + VM + NT:
  *     the process never gets more than ring 3 (killed by SIGSEGV, or goes
@@ -32,8 +35,9 @@
  *     nothing); ITIMER_PROF: SIGPROF from ring 3 and system call time
  */
 #include <ulib.h>
+#include <fpregs.h>
 
-#define CASES 34
+#define CASES 35
 
 static int passed, failed, nr;
 static volatile int hits, last_sig, last_code, last_pid;
@@ -135,6 +139,36 @@ static void test_fpu(void)
 	__asm__ volatile("fstpl %0" : "=m"(bits));
 	report(hits == 1 && bits[1] == 0x3ff00000 && bits[0] == 0,
 	       "x87 state across a handler that uses the x87: st(0) is still 1.0");
+	sigaction_handler(SIGUSR1, on_signal, 0);
+}
+
+/* The fxsave image's MXCSR in the frame: after the 112-byte fnsave view, at byte 24. */
+static void on_signal_mxcsr(int sig, struct siginfo *si, void *uc)
+{
+	uint32_t *mxcsr = (uint32_t *)(((struct ucontext *)uc)->uc_mcontext.fpstate + 112 + 24);
+
+	(void)sig; (void)si;
+	*mxcsr = MXCSR_DEFAULT | 1u << 13 | 1u << 31;	/* round down, and a reserved bit */
+	hits++;
+}
+
+static void test_fpu_mxcsr(void)
+{
+	uint32_t back;
+
+	if (!cpu_has_sse()) {
+		report(1, "no SSE here (the fsave lane): no MXCSR to forge");
+		return;
+	}
+	sigaction_handler(SIGUSR1, on_signal_mxcsr, 0);
+	hits = 0;
+	mxcsr_set(MXCSR_DEFAULT);
+	kill(getpid(), SIGUSR1);
+	back = mxcsr_get();
+	mxcsr_set(MXCSR_DEFAULT);
+	printf("# MXCSR after the return: %x\n", back);
+	report(hits == 1 && back == (MXCSR_DEFAULT | 1u << 13),
+	       "a frame's MXCSR with a reserved bit: sigreturn clears it and keeps the rest");
 	sigaction_handler(SIGUSR1, on_signal, 0);
 }
 
@@ -774,6 +808,7 @@ int main(void)
 	test_mask();
 	test_segv();
 	test_fpu();
+	test_fpu_mxcsr();
 	test_fork();
 	test_forged();
 	test_old_frame();

@@ -143,8 +143,13 @@ static void syscall_restart(struct trap_frame *f, const struct k_sigaction *ka)
 	s->restart_nr = 0;
 }
 
-/* The lowest pending unblocked signal and its siginfo, taken off; 0 if none. */
-static int dequeue_signal(struct siginfo *info, struct k_sigaction *ka)
+/*
+ * The lowest pending unblocked signal and its siginfo, taken off; 0 if
+ * none. For a handler, the mask it runs under is set here, under the same
+ * lock (kill reads the mask on other CPUs), and *oldmask is the one its
+ * frame saves: its own signal (unless SA_NODEFER) and sa_mask blocked.
+ */
+static int dequeue_signal(struct siginfo *info, struct k_sigaction *ka, sigset_t *oldmask)
 {
 	struct task_signals *s = task_signals(current);
 	sigset_t ready;
@@ -169,6 +174,12 @@ static int dequeue_signal(struct siginfo *info, struct k_sigaction *ka)
 			info->kill.pid = s->sender[sig - 1];
 		}
 		*ka = s->action[sig - 1];
+		*oldmask = s->blocked;
+		if (ka->handler != SIG_DFL && ka->handler != SIG_IGN) {
+			s->blocked |= ka->mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+			if (!(ka->flags & SA_NODEFER))
+				s->blocked |= sigmask(sig);
+		}
 		if (ka->handler == SIG_DFL && sig_stops(sig))
 			signal_stop_taken_locked(sig);	/* undone by a SIGCONT from now on */
 		if (ka->flags & SA_RESETHAND)
@@ -182,17 +193,17 @@ static int dequeue_signal(struct siginfo *info, struct k_sigaction *ka)
  * On the way back to ring 3: every pending signal the process does not
  * block is acted on. A default one ends it (as kill did), an ignored one
  * is dropped, a caught one gets its frame; while the handler runs its
- * own signal (unless SA_NODEFER) and sa_mask are blocked.
+ * own signal (unless SA_NODEFER) and sa_mask are blocked (dequeue_signal()).
  */
 void do_signal(struct trap_frame *f)
 {
-	struct task_signals *s = task_signals(current);
 	struct k_sigaction ka;
 	struct siginfo info;
+	sigset_t oldmask;
 	int sig;
 
 	sig_stage_mark(ST_SIG_TO_DO_SIGNAL);
-	while ((sig = dequeue_signal(&info, &ka))) {
+	while ((sig = dequeue_signal(&info, &ka, &oldmask))) {
 		sig_stage_mark(ST_SIG_DEQUEUE);
 		if (ka.handler == SIG_IGN)
 			continue;
@@ -208,15 +219,11 @@ void do_signal(struct trap_frame *f)
 		}
 		syscall_restart(f, &ka);
 		/* Linux's choice on i386: the rt frame for SA_SIGINFO, else the old one */
-		bool ok = ka.flags & SA_SIGINFO ? setup_rt_frame(f, sig, &ka, &info, s->blocked) :
-						  setup_frame(f, sig, &ka, &info, s->blocked);
+		bool ok = ka.flags & SA_SIGINFO ? setup_rt_frame(f, sig, &ka, &info, oldmask) :
+						  setup_frame(f, sig, &ka, &info, oldmask);
 		if (!ok)
 			do_exit(SIGSEGV);	/* no room for the frame: Linux's force_sigsegv() */
 		sig_stage_mark(ST_SIG_FRAME_COPY);
-		s->blocked |= ka.mask & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
-		if (!(ka.flags & SA_NODEFER))
-			s->blocked |= sigmask(sig);
-		sig_stage_mark(ST_SIG_ENTER);
 		return;		/* one frame a return; the next on the handler's way back */
 	}
 	syscall_restart(f, NULL);	/* no handler ran: the call goes on */

@@ -59,7 +59,6 @@ static const char *const stage_names[NR_STAGES] = {
 	[ST_SIG_FPU_COPY] = "signal: fpu out, the handler's fpu",
 	[ST_SIG_FRAME_FILL] = "signal: frame fill",
 	[ST_SIG_FRAME_COPY] = "signal: frame out, the handler's registers",
-	[ST_SIG_ENTER] = "signal: the handler's mask",
 	[ST_SIGRET_COPY] = "sigreturn: frame copy in",
 	[ST_SIGRET_REGS] = "sigreturn: registers",
 	[ST_SIGRET_FPU] = "sigreturn: fpu",

@@ -41,7 +41,6 @@ enum stage {
 	ST_SIG_FPU_SAVE,	/* the FPU registers saved and their fnsave view made */
 	ST_SIG_FPU_COPY,	/* the rest of the FPU state to the frame, the FPU reset */
 	ST_SIG_FRAME_COPY,	/* the frame copied to the user stack, the handler's registers */
-	ST_SIG_ENTER,		/* the signal and sa_mask blocked */
 	ST_SIGRET_COPY,		/* rt_sigreturn: the frame copied from the user stack */
 	ST_SIGRET_REGS,		/* the registers checked and restored */
 	ST_SIGRET_FPU,		/* the FPU state copied in and loaded */

@@ -156,7 +156,8 @@ def differ(tree, e, want, mask, why):
     return out
 
 
-def tree_problems(tree, nxe, kernel_pdpte=None, want=None, cpu_sets_pdpte_a=True):
+def tree_problems(tree, nxe, kernel_pdpte=None, want=None, cpu_sets_pdpte_a=True,
+                  levels=(PDPTE, PDE, PTE)):
     """Every entry of a process's tree against the CPU's rules and ronx's
     policy: no reserved bit at any level; a user PDPTE P and nothing else
     (bit 5 aside where the CPU sets it), the PDPT's entry 3 the kernel's;
@@ -164,9 +165,9 @@ def tree_problems(tree, nxe, kernel_pdpte=None, want=None, cpu_sets_pdpte_a=True
     decides what ring 3 may do); no 2 MiB user page; a present user PTE
     US, never G, PWT, PCD or PAT; a not-present one 0 or PROT_NONE with
     a frame. want(e): the leaf's RW and NX bits as its area asks (a mask
-    of RW|NX), or None for "whatever"."""
+    of RW|NX), or None for "whatever". levels: the levels looked at."""
     out = []
-    for e in tree.entries:
+    for e in (e for e in tree.entries if e.level in levels):
         r = reserved(e.level, e.raw, nxe, cpu_sets_pdpte_a)
         if r:
             out.append("%s %s: reserved %s set (entry 0x%016x): expected 0, the CPU faults on "

@@ -161,7 +161,7 @@ def tree_problems(tree, nxe, kernel_pdpte=None, want=None, cpu_sets_pdpte_a=True
     """Every entry of a process's tree against the CPU's rules and ronx's
     policy: no reserved bit at any level; a user PDPTE P and nothing else
     (bit 5 aside where the CPU sets it), the PDPT's entry 3 the kernel's;
-    a PDE over a user page table P|RW|US, no NX, PWT, PCD or G (a PTE
+    a PDE over a user page table P|RW|US, no NX, PWT, PCD or PS (a PTE
     decides what ring 3 may do); no 2 MiB user page; a present user PTE
     US, never G, PWT, PCD or PAT; a not-present one 0 or PROT_NONE with
     a frame. want(e): the leaf's RW and NX bits as its area asks (a mask
@@ -177,16 +177,18 @@ def tree_problems(tree, nxe, kernel_pdpte=None, want=None, cpu_sets_pdpte_a=True
             ign = A if cpu_sets_pdpte_a else 0
             out += differ(tree, e, P, (P | PWT | PCD | PROTNONE) & ~ign, "a user PDPT entry")
         elif e.level == PDE:
-            out += differ(tree, e, P | RW | US, P | RW | US | PWT | PCD | PS | G | NX,
+            # G is ignored in an entry over a table: not looked at
+            out += differ(tree, e, P | RW | US, P | RW | US | PWT | PCD | PS | NX,
                           "the directory entry over a user page table")
         elif e.raw & P:
             out += differ(tree, e, US, US | PWT | PCD | PS | G | PROTNONE, "a user page")
             w = want(e) if want else None
             if w is not None:
                 out += differ(tree, e, w, (RW | NX) if nxe else RW, "as its area asks")
-        elif not e.raw & PROTNONE or not e.frame or e.raw & ~(ADDR | PROTNONE):
-            out.append("%s %s: expected a not-present PTE 0 or PROT_NONE with a frame and "
-                       "nothing else, found 0x%016x" % (tree.name, e.where(), e.raw))
+        elif not e.raw & PROTNONE or not e.frame:
+            # the CPU reads no other bit of it: a stray US or NX there harms nothing
+            out.append("%s %s: expected a not-present PTE 0 or PROT_NONE with a frame, found "
+                       "0x%016x" % (tree.name, e.where(), e.raw))
     if kernel_pdpte is not None and tree.pdpt[3] != kernel_pdpte:
         out.append("%s PDPTE of 0xc0000000: expected the kernel's own 0x%016x, found 0x%016x"
                    % (tree.name, kernel_pdpte, tree.pdpt[3]))

@@ -48,6 +48,8 @@ REUSE = step("do_wp_page", "a frame no one else maps: the same frame, writable a
              wrong="copy-when-last")
 COPY = step("do_wp_page", "a shared frame: copy it, move the PTE, flush, put the old frame",
             wrong="old-frame-kept")
+CHARGE_KEPT = step("do_wp_page", "the copy takes the old frame's place: the mm's page count stays "
+                   "(ps PAGES against the frames its PTEs hold)", wrong="cow-copy-charged")
 KERNEL = step("do_wp_page", "the kernel's writes (copy_to_user, CR0.WP) alike",
               wrong="kernel-write-in-place")
 NXKEPT = step("do_wp_page", "the copy's PTE from the area's protection (NX kept), not by hand",
@@ -407,8 +409,9 @@ def after_fork(ctx):
 
 
 @check(points=15, name="the child's write copies: its own frame with its bytes, the parent's "
-       "frame and bytes unchanged, one frame spent per page written, none per page read",
-       steps=[GET, COPY, NXKEPT])
+       "frame and bytes unchanged, one frame spent per page written, none per page read; every "
+       "frame counted once per PTE, every mm's PAGES its frames (labs/pagemodel.py)",
+       steps=[GET, COPY, NXKEPT, CHARGE_KEPT])
 def child_write(ctx):
     g, run = hold_run(ctx)
     w0, w, f1, f2, spin = run.need("forked", "wrote", "free1", "free2", "spin")

@@ -130,6 +130,11 @@ def test_pte_policy_bits():
     r = Ram()
     r.pte("a", 5, 0x15000)      # not present, no PROTNONE, a frame left in it
     expect(r, ["a PTE of 0x04005000", "expected a not-present PTE 0 or PROT_NONE"])
+    r = Ram()       # what the CPU never reads in a not-present PTE may be anything
+    r.pte("a", 3, 0x13000 | PROTNONE | US | NX)
+    assert problems(r) == [], problems(r)
+    r.q(0x4000 + 8 * (VA >> 21), 0x7000 | USER_PDE | G)     # G: ignored over a table
+    assert problems(r) == [], problems(r)
     r = Ram()
     r.pte("a", 3, PROTNONE)     # PROT_NONE without its frame
     expect(r, ["a PTE of 0x04003000", "PROT_NONE with a frame"])
@@ -149,7 +154,7 @@ def test_pde_policy_bits():
     for val, words in ((0x7000 | P | RW, "bit US: expected 1, found 0"),
                        (0x7000 | P | US, "bit RW: expected 1, found 0"),
                        (0x7000 | USER_PDE | NX, "bit NX: expected 0, found 1"),
-                       (0x7000 | USER_PDE | G, "bit G: expected 0, found 1")):
+                       (0x7000 | USER_PDE | PCD, "bit PCD: expected 0, found 1")):
         r = Ram()
         r.q(0x4000 + 8 * (VA >> 21), val)
         expect(r, ["a PDE of 0x04000000", words])

@@ -525,7 +525,7 @@ def last_user(ctx):
 
 
 @check(points=15, name="no frame is freed while another process maps it: after the child's "
-       "exit and a program that fills memory, the parent's frames hold its bytes (xp)",
+       "exit and a program that fills memory, the parent's frames hold its bytes (pmemsave)",
        steps=[PUT, SHARE])
 def nothing_freed_early(ctx):
     g, run = hold_run(ctx)
@@ -581,7 +581,7 @@ def frames_back(ctx):
 
 
 @check(points=10, name="the parent's TLB forgets its writable entries at fork: its write right "
-       "after fork copies (xp of both frames)", steps=[FLUSH])
+       "after fork copies (both frames, pmemsave)", steps=[FLUSH])
 def stale_tlb(ctx):
     p = program(ctx)
     # pti=off: with PTI every return to ring 3 writes CR3, which (no PCID
@@ -717,7 +717,7 @@ def race_round(ctx):
 
 @check(points=10, name="the counts change atomically: every change of frame_refs[] one locked "
        "instruction, the free decided by its result (mm/cow.o's code); on two CPUs, each frame "
-       "counted once per PTE (xp)", steps=[ATOMIC_GET, ATOMIC_PUT])
+       "counted once per PTE (pmemsave)", steps=[ATOMIC_GET, ATOMIC_PUT])
 def atomic_counts(ctx):
     obj = os.path.join(ctx.build, "mm", "cow.o")
     if not os.path.exists(obj):

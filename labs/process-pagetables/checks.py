@@ -369,7 +369,8 @@ def describe(p):
 
 
 @check(points=10, name="the entries above the pages: PDPTEs P alone, PDEs over user page tables "
-       "P|RW|US without NX, PS, PWT or PCD, no reserved bit (the walk of every entry, one pmemsave)",
+       "P, RW and US without NX, PS, PWT or PCD, no reserved bit (the walk of every entry, one "
+       "pmemsave)",
        steps=[PDE_US, PDE_RW, PDE_NO_NX])
 def pdes(ctx):
     snap = snapshot(ctx)

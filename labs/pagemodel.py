@@ -302,7 +302,7 @@ class Machine:
         words = [syms[n] - PAGE_OFFSET for n in ("frame_refs", "zero_page_pa")]
         self.refs_table, self.zero = (self.u32(w) for w in words)
         self.bitmap = syms["pfn_bits"] - PAGE_OFFSET
-        pfns = len(ram) // PAGE
+        pfns = self.pfns = len(ram) // PAGE
         keep = set(words) | {self.zero} | spanned(self.bitmap, pfns // 8)
         if self.refs_table:
             keep |= spanned(self.refs_table - PAGE_OFFSET, pfns)
@@ -333,9 +333,18 @@ class Machine:
     def page(self, pa):
         return self.read(pa & ~(PAGE - 1), PAGE)
 
-    def problems(self, pages=None, want=None, private=True):
+    def counted(self):
+        """The frames frame_refs[] counts (a count not 0)."""
+        table = self.refs_table - PAGE_OFFSET
+        return [pfn for pfn in range(self.pfns) if self.read(table + pfn, 1)[0]] \
+            if self.refs_table else []
+
+    def problems(self, pages=None, want=None, private=True, leaks=False):
         """Every problem of every tree and frame, as lines; pages: name ->
-        ps PAGES; want: name -> the want(e) of tree_problems()."""
+        ps PAGES; want: name -> the want(e) of tree_problems(); leaks: a
+        frame counted that no PTE of the processes maps is one too (only
+        where procs is every process and nothing else, a memfd, holds a
+        count)."""
         out = kernel_problems(self.kernel, self.nxe)
         for t in self.trees:
             out += tree_problems(t, self.nxe, self.kernel.pdpt[3], (want or {}).get(t.name))
@@ -343,7 +352,8 @@ class Machine:
             out.append("frame_refs: expected the count table while processes run, found NULL")
         else:
             out += frame_problems(self.trees, self.refs, self.zero, self.in_use,
-                                  self.page(self.zero) if self.zero else None, private)
+                                  self.page(self.zero) if self.zero else None, private,
+                                  self.counted() if leaks else None)
         out += pages_problems(self.trees, pages or {})
         return out
 

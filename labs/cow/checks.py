@@ -227,7 +227,8 @@ class Walked:
         against frame_refs[], the zero page, nothing free that is mapped,
         each mm's PAGES), each said with when."""
         return ["%s: %s" % (when, line)
-                for line in self.model.problems(pages=self.model.ps_pages, private=True)]
+                for line in self.model.problems(pages=self.model.ps_pages, private=True,
+                                                      leaks=True)]
 
 
 class HoldRun:
@@ -696,7 +697,8 @@ def race_round(ctx):
                        "before gone), found %d"
                        % (i, va, pp & FRAME, (pp & FRAME) >> 12, rounds, count))
     # and every other frame of every process, counted as the model counts it
-    bad += [line for line in w.problems(pages=w.ps_pages, private=True) if line not in bad]
+    bad += [line for line in w.problems(pages=w.ps_pages, private=True, leaks=True)
+            if line not in bad]
     m = step_on(g, spin, r"cowprobe: race done: (\d+) pages differ",
                 "the parent to check its pages", past=ended(parent[0]))
     if int(m.group(1)):

@@ -180,6 +180,9 @@ def test_frame_counts():
     r = Ram()
     r.b[0xE000 + 0x20] = 1      # counted, mapped by no PTE: looked at when asked
     assert problems(r) == []
+    expect(r, ["frame 0x20000: expected frame_refs[0x20] = 0 (no PTE maps it), found 1"],
+           leaks=True)
+    assert problems(Ram(), leaks=True) == []
     m = r.machine()
     assert any("frame 0x20000: expected frame_refs[0x20] = 0" in line for line in
                pm.frame_problems(m.trees, m.refs, m.zero, m.in_use, counted=[0x20]))

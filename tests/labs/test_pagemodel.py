@@ -17,7 +17,7 @@ from pagemodel import A, G, NX, P, PCD, PROTNONE, PS, PWT, RW, US  # noqa: E402
 
 K = pm.PAGE_OFFSET
 SYMS = {"swapper_pg_dir": K + 0x1000, "frame_refs": K + 0xD000, "zero_page_pa": K + 0xD004,
-        "pfn_bits": K + 0xF000}
+        "pfn_bits": K + 0xF000, "max_low_pfn": K + 0xD008}
 USER_PDE = P | RW | US
 VA = 0x04000000     # the processes' page table covers 0x04000000-0x041fffff
 ZERO = 0x12000
@@ -43,7 +43,7 @@ class Ram:
         self.pte("a", 2, ZERO | P | US | NX)
         self.pte("a", 3, 0x13000 | PROTNONE)
         self.pte("b", 1, 0x11000 | P | US | NX)         # process b shares page 1
-        self.b[0xD000:0xD008] = struct.pack("<II", K + 0xE000, ZERO)
+        self.b[0xD000:0xD00C] = struct.pack("<III", K + 0xE000, ZERO, 64)
         for pfn, n in ((0x10, 1), (0x11, 2), (0x13, 1)):
             self.b[0xE000 + pfn] = n
         self.b[0xF000:0xF008] = b"\xff" * 8             # every frame in use
@@ -58,7 +58,7 @@ class Ram:
         self.b[0xF000 + pfn // 8] &= ~(1 << pfn % 8)
 
     def machine(self, nxe=True):
-        return pm.Machine(bytes(self.b), SYMS, {"a": 0x3000, "b": 0x8000}, nxe)
+        return pm.Machine(pm.bytes_fetch(bytes(self.b)), SYMS, {"a": 0x3000, "b": 0x8000}, nxe)
 
 
 PAGES = {"a": 4 + 5 + 1, "b": 1 + 5 + 1}
@@ -226,10 +226,14 @@ def test_mm_pages():
            pages={"a": 10, "b": 6})
 
 
+def test_runs():
+    assert pm.runs([1, 2, 3, 7, 9, 10]) == [(1, 3), (7, 1), (9, 2)]
+    assert pm.runs([]) == []
+
+
 def test_bits_named():
     assert pm.bits(RW | NX) == "RW|NX"
     assert pm.bits(1 << 40 | 1) == "P|bit 40"
-    assert pm.ram_size("128M") == 128 << 20 and pm.ram_size("1536K") == 1536 << 10
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items())

@@ -124,8 +124,8 @@ def boot(ctx, tag=LAB, cmdline=""):
 
 # -- reading the held processes from outside ---------------------------------
 def held(ctx, g, listing):
-    """The model of the machine now (labs/pagemodel.py, one pmemsave with
-    the CPU stopped): the trees of the processes of the ps listing, named
+    """The model of the machine now (labs/pagemodel.py, read by pmemsave
+    with the CPU stopped): the trees of the processes of the ps listing, named
     "pid N", and each one's PAGES."""
     lines = list(PS_LINE.finditer(listing))
     m = pagemodel.snapshot(g, ctx.syms, {"pid " + x.group(1): int(x.group(3), 16) for x in lines},

@@ -296,7 +296,7 @@ class Snapshot:
         self.jit, self.none = int(m.group(1), 16), int(m.group(2), 16)
         try:
             self.pt, _ = stopped_in(g, self.cr3)
-            # the model (labs/pagemodel.py): one pmemsave, every process's tree from ps
+            # the model (labs/pagemodel.py): every process's tree from ps, by pmemsave
             listing = g.sh("ps")
             self.pages = {"pid " + x.group(1): int(x.group(5)) for x in PS_LINE.finditer(listing)}
             self.model = pagemodel.snapshot(g, ctx.syms, {"pid " + x.group(1): int(x.group(3), 16)
@@ -369,7 +369,7 @@ def describe(p):
 
 
 @check(points=10, name="the entries above the pages: PDPTEs P alone, PDEs over user page tables "
-       "P, RW and US without NX, PS, PWT or PCD, no reserved bit (the walk of every entry, one "
+       "P, RW and US without NX, PS, PWT or PCD, no reserved bit (the walk of every entry, "
        "pmemsave)",
        steps=[PDE_US, PDE_RW, PDE_NO_NX])
 def pdes(ctx):

@@ -273,7 +273,8 @@ def frame_problems(trees, refs, zero, in_use, zero_bytes=None, private=True, cou
     for t in trees:
         for pa in t.tables:
             if not in_use(pa >> 12):
-                out.append("%s: its page table at 0x%x is free in the page allocator" % (t.name, pa))
+                out.append("%s: its page table at 0x%x is free in the page allocator"
+                           % (t.name, pa))
     return out
 
 

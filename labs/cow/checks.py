@@ -287,7 +287,8 @@ class HoldRun:
         self.pages = [va0 + i * PAGE for i in range(s.n)]
         self.image = p.image_pages()
         stack = [STACK_TOP - i * PAGE for i in range(1, 9)]
-        self.seen["forked"] = Walked(ctx, g, self, self.pages + sorted(self.image) + stack + [self.zero])
+        self.seen["forked"] = Walked(ctx, g, self,
+                                     self.pages + sorted(self.image) + stack + [self.zero])
         self.seen["free1"] = free_pages(gst)
         step_on(g, spins[0], r"cowprobe: child wrote; the kernel's write returned (-?\d+)",
                 "the child to write its pages", past=ENDED_CHILD)
@@ -303,7 +304,8 @@ class HoldRun:
         self.seen["free3"] = free_pages(gst)
         out = g.sh("run cowprobe fill 2048", timeout=60)
         self.seen["fill"] = "cowprobe: filled 2048 pages" in out
-        self.seen["after_fill"] = Walked(ctx, g, self, self.pages + sorted(self.image) + [self.zero])
+        self.seen["after_fill"] = Walked(ctx, g, self,
+                                         self.pages + sorted(self.image) + [self.zero])
         self.seen["free4"] = free_pages(gst)
         # a parent that died (fill took its frames) writes nothing
         step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages",

@@ -3,8 +3,9 @@
 grades memory (issue 33, item 1).
 
 With the guest stopped (snapshot()), QEMU saves the pages the model
-reads (a pmemsave per run of consecutive pages, the tables level by
-level); everything after that is read from those bytes, on the host:
+reads (pmemsave: each table as the walk reaches it, then the frames the
+tables map, one pmemsave per run of consecutive frames); everything
+after that is read from those bytes, on the host:
 every process's PAE tree from the CR3 ps printed, the kernel's from
 swapper_pg_dir, the kernel's frame counts (frame_refs[], mm/page_ref.c),
 its zero page and the page allocator's bitmap (pfn_bits, mm/page_alloc.c:

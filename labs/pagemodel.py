@@ -184,16 +184,26 @@ def tree_problems(tree, nxe, kernel_pdpte=None, want=None, cpu_sets_pdpte_a=True
                           "the directory entry over a user page table")
         elif e.raw & P:
             out += differ(tree, e, US, US | PWT | PCD | PS | G | PROTNONE, "a user page")
-            w = want(e) if want else None
-            if w is not None:
-                out += differ(tree, e, w, (RW | NX) if nxe else RW, "as its area asks")
         elif not e.raw & PROTNONE or not e.frame:
             # the CPU reads no other bit of it: a stray US or NX there harms nothing
             out.append("%s %s: expected a not-present PTE 0 or PROT_NONE with a frame, found "
                        "0x%016x" % (tree.name, e.where(), e.raw))
+    if want and PTE in levels:
+        out += area_problems(tree, want, nxe)
     if kernel_pdpte is not None and tree.pdpt[3] != kernel_pdpte:
         out.append("%s PDPTE of 0xc0000000: expected the kernel's own 0x%016x, found 0x%016x"
                    % (tree.name, kernel_pdpte, tree.pdpt[3]))
+    return out
+
+
+def area_problems(tree, want, nxe):
+    """Each present user PTE's RW and NX (RW alone without NX) against
+    want(e), the mask of them its area asks, or None for "whatever"."""
+    out = []
+    for e in tree.at(PTE):
+        w = want(e) if e.raw & P else None
+        if w is not None:
+            out += differ(tree, e, w, (RW | NX) if nxe else RW, "as its area asks")
     return out
 
 

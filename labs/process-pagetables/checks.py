@@ -340,7 +340,8 @@ def leaf(snap, va):
 
 
 # -- the checks ---------------------------------------------------------------
-@check(points=20, name="each PT_LOAD's pages as its p_flags ask, the running process's info tlb",
+@check(points=20, name="each PT_LOAD's pages as its p_flags ask, the running process's info tlb "
+       "and each PTE's RW and NX",
        steps=[US, RW_IF_WRITE, NX_UNLESS_EXEC, FLAGS, BSS])
 def segments_as_asked(ctx):
     p, snap = program(ctx), snapshot(ctx)
@@ -359,6 +360,13 @@ def segments_as_asked(ctx):
     expected = set(p.pages()) | set(range(STACK_BOTTOM, STACK_TOP, PAGE)) | {snap.jit}
     extra = ["0x%08x: mapped %s, expected nothing there" % (m.va, m.perm())
              for m in snap.pt.maps if m.va < TASK_SIZE and m.va not in expected]
+    # and each PTE's own RW and NX, bit by bit (the model), as the area
+    # asks (the stack's are stack_and_guard()'s)
+    asked = {va: (rw, x) for va, (rw, x, _) in p.pages().items()}
+    asked[snap.jit] = (False, True)
+    bad += pagemodel.area_problems(snap.tree, lambda e: None if e.va not in asked else
+                                   (_RW if asked[e.va][0] else 0) | (0 if asked[e.va][1] else _NX),
+                                   True)
     if bad or extra:
         raise CheckFailed("the program's segments (seed layout: %s):\n%s"
                           % (describe(p), bad_lines(bad + extra)))

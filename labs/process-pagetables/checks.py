@@ -13,15 +13,17 @@ it takes on purpose are compared with what its program headers allow."""
 import os
 import re
 
+import pagemodel
 from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, step
+from userprog import PS_LINE
 from watch import syscalls
 from userlab import (PAGE, PF_R, PF_W, PF_X, STACK_BOTTOM, STACK_GUARD, STACK_TOP, TASK_SIZE,
-                     build_program, died, fault_said, initrd_with, kill, read_phys,
-                     start_background, stopped_in, symbols, walk, watched_run, work_dir)
+                     build_program, died, fault_said, initrd_with, kill, start_background,
+                     stopped_in, symbols, watched_run, work_dir)
 
 LAB = "process-pagetables"
 HERE = os.path.dirname(os.path.abspath(__file__))
-_PRESENT, _RW, _USER, _GLOBAL, _PROTNONE, _NX = 1, 2, 4, 0x100, 0x200, 1 << 63
+_PRESENT, _RW, _PROTNONE, _NX = 1, 2, 0x200, 1 << 63
 PFN = 0x000FFFFFFFFFF000
 READY = r"^segments: ready jit=(\S+) protnone=(\S+)$"
 NR_MMAP2, ENOMEM = 192, 12
@@ -294,23 +296,20 @@ class Snapshot:
         self.jit, self.none = int(m.group(1), 16), int(m.group(2), 16)
         try:
             self.pt, _ = stopped_in(g, self.cr3)
-            vas = sorted(set(p.pages()) | {self.jit, self.none, STACK_GUARD,
-                                           STACK_BOTTOM, STACK_TOP - PAGE})
-            self.walks = {va: walk(g, self.cr3, va) for va in vas}
-            self.bytes = {}
-            tmp = work_dir(ctx, LAB)
-            for va in p.pages():
-                e = self.walks[va]
-                if len(e) == 3 and e[2][2] & _PRESENT:
-                    self.bytes[va] = read_phys(g, e[2][2] & PFN, PAGE, tmp)
-            self.kernel_pdpte = walk(g, kernel_cr3(ctx), TASK_SIZE)[0][2]
-            self.pdpte3 = walk(g, self.cr3, TASK_SIZE)[0][2]
+            # the model (labs/pagemodel.py): every process's tree from ps, by pmemsave
+            listing = g.sh("ps")
+            self.pages = {"pid " + x.group(1): int(x.group(5)) for x in PS_LINE.finditer(listing)}
+            self.model = pagemodel.snapshot(g, ctx.syms, {"pid " + x.group(1): int(x.group(3), 16)
+                                                          for x in PS_LINE.finditer(listing)},
+                                            work_dir(ctx, LAB))
+            self.tree = self.model.by_name.get("pid %d" % self.pid)
+            if self.tree is None:
+                raise CheckFailed("expected pid %d in ps with its own CR3, found:\n%s"
+                                  % (self.pid, listing))
+            self.bytes = {va: self.model.page(e.frame) for va, e in
+                          ((va, self.tree.leaf(va)) for va in p.pages()) if e is not None}
         finally:
             kill(g, self.pid)
-
-
-def kernel_cr3(ctx):
-    return ctx.sym("swapper_pg_dir") - TASK_SIZE
 
 
 def snapshot(ctx):
@@ -335,12 +334,14 @@ def bad_lines(bad, more=6):
 
 
 def leaf(snap, va):
-    e = snap.walks.get(va)
-    return e[2][2] if e and len(e) == 3 else None
+    """va's raw PTE, present or not, or None (no table, or 0)."""
+    e = snap.tree.pte(va)
+    return e.raw if e is not None else None
 
 
 # -- the checks ---------------------------------------------------------------
-@check(points=20, name="each PT_LOAD's pages as its p_flags ask, the running process's info tlb",
+@check(points=20, name="each PT_LOAD's pages as its p_flags ask, the running process's info tlb "
+       "and each PTE's RW and NX",
        steps=[US, RW_IF_WRITE, NX_UNLESS_EXEC, FLAGS, BSS])
 def segments_as_asked(ctx):
     p, snap = program(ctx), snapshot(ctx)
@@ -359,6 +360,13 @@ def segments_as_asked(ctx):
     expected = set(p.pages()) | set(range(STACK_BOTTOM, STACK_TOP, PAGE)) | {snap.jit}
     extra = ["0x%08x: mapped %s, expected nothing there" % (m.va, m.perm())
              for m in snap.pt.maps if m.va < TASK_SIZE and m.va not in expected]
+    # and each PTE's own RW and NX, bit by bit (the model), as the area
+    # asks (the stack's are stack_and_guard()'s)
+    asked = {va: (rw, x) for va, (rw, x, _) in p.pages().items()}
+    asked[snap.jit] = (False, True)
+    bad += pagemodel.area_problems(snap.tree, lambda e: None if e.va not in asked else
+                                   (_RW if asked[e.va][0] else 0) | (0 if asked[e.va][1] else _NX),
+                                   True)
     if bad or extra:
         raise CheckFailed("the program's segments (seed layout: %s):\n%s"
                           % (describe(p), bad_lines(bad + extra)))
@@ -368,40 +376,30 @@ def describe(p):
     return ", ".join("%s 0x%08x+0x%x" % (flag_name(f), va, memsz) for va, memsz, _, _, f in p.segs)
 
 
-@check(points=10, name="the PDEs over user page tables: P, RW and US, no NX (xp walk)",
+@check(points=10, name="the entries above the pages: PDPTEs P alone, PDEs over user page tables "
+       "P, RW and US without NX, PS, PWT or PCD, no reserved bit (the walk of every entry, "
+       "pmemsave)",
        steps=[PDE_US, PDE_RW, PDE_NO_NX])
 def pdes(ctx):
     snap = snapshot(ctx)
-    bad = set()
-    for va, e in snap.walks.items():
-        if len(e) >= 2 and e[1][2] & _PRESENT:
-            pde = e[1][2]
-            if not pde & _USER or not pde & _RW or pde & _NX:
-                bad.add("PDE %d of PDPT entry %d (over 0x%08x): 0x%016x: expected P|RW|US "
-                        "and no NX, found%s%s%s" % (e[1][1], e[0][1], va & ~0x1FFFFF, pde,
-                                                    "" if pde & _USER else " no US",
-                                                    "" if pde & _RW else " no RW",
-                                                    " NX" if pde & _NX else ""))
-    if snap.walks[STACK_BOTTOM][0][2] & (_RW | _USER | _NX):
-        bad.add("PDPTE over the stack: 0x%016x: PAE's PDPTE has no RW, US or NX bit"
-                % snap.walks[STACK_BOTTOM][0][2])
+    bad = pagemodel.tree_problems(snap.tree, True, levels=(pagemodel.PDPTE, pagemodel.PDE))
     if bad:
-        raise CheckFailed(bad_lines(sorted(bad)))
+        raise CheckFailed(bad_lines(bad))
 
 
-@check(points=10, name="no user page is global; every kernel page in the process's tables is US=0",
-       steps=[NOT_GLOBAL])
+@check(points=10, name="no user page is global; every PTE US, no PWT, PCD, PAT or reserved bit; "
+       "every kernel page in the process's tables is US=0", steps=[NOT_GLOBAL])
 def global_and_kernel(ctx):
     snap = snapshot(ctx)
     glb = ["0x%08x %s: global (G): it would outlive a CR3 switch in the TLB" % (m.va, m.perm())
            for m in snap.pt.maps if m.va < TASK_SIZE and m.glb]
     kern = ["0x%08x: a kernel page with US=1" % m.va
             for m in snap.pt.maps if m.va >= TASK_SIZE and m.user]
-    if snap.kernel_pdpte != snap.pdpte3:
-        kern.append("PDPT entry 3: 0x%016x, expected the kernel's own, 0x%016x"
-                    % (snap.pdpte3, snap.kernel_pdpte))
-    if glb or kern:
-        raise CheckFailed(bad_lines(glb + kern))
+    model = pagemodel.tree_problems(snap.tree, True, snap.model.kernel.pdpt[3],
+                                    levels=(pagemodel.PTE,))
+    model += pagemodel.kernel_problems(snap.model.kernel, True)
+    if glb or kern or model:
+        raise CheckFailed(bad_lines(glb + kern + model))
 
 
 @check(points=10, name="the stack RW+NX, the guard page under it unmapped; overflow and "
@@ -556,12 +554,18 @@ def without_nx(ctx):
     pid, cr3, _ = start_background(g, "segments", READY, ctx=ctx)
     try:
         pt, _ = stopped_in(g, cr3)
+        # EFER.NXE clear: bit 63 is reserved at every level (the model says where)
+        model = pagemodel.snapshot(g, ctx.syms, {"pid %d" % pid: cr3}, work_dir(ctx, LAB),
+                                   nxe=False)
     finally:
         kill(g, pid)
     nx = ["0x%08x" % m.va for m in pt.maps if m.va < TASK_SIZE and m.nx]
-    if nx:
+    reserved = [line for line in pagemodel.tree_problems(model.trees[0], False)
+                if "reserved" in line]
+    if nx or reserved:
         raise CheckFailed("expected no NX bit without NX (it is a reserved bit then), found it "
-                          "at %s" % ", ".join(nx[:6]))
+                          "at %s\n%s" % (", ".join(nx[:6]) or "no page info tlb shows",
+                                          bad_lines(reserved)))
 
 
 @check(points=10, name="the kernel's own tests: process_mm and mmap (selftest)",

@@ -6,7 +6,8 @@ labs/ORDER (results: build/results/labs.ktap):
   - unit tests of the stripper, of the grading library, of the
     inspection before linking (tests/labs/test_cstrip.py, test_grading.py,
     test_inspect.py), of the reading of a lab object's count changes
-    (test_atomics.py), and of the scenarios labs 1-8 draw from a seed:
+    (test_atomics.py), of the outside model of the page tables
+    (test_pagemodel.py), and of the scenarios labs 1-8 draw from a seed:
     every seed has every graded case (test_scenarios.py);
   - per lab: the solved files pass the inspection; the student's tree
     (make lab-start) holds none of the solved functions' bodies, no wrong
@@ -76,6 +77,7 @@ import test_cstrip  # noqa: E402
 import test_grading  # noqa: E402
 import test_handouts  # noqa: E402
 import test_inspect  # noqa: E402
+import test_pagemodel  # noqa: E402
 import test_scenarios  # noqa: E402
 from results import Results, cpu_seconds, progress  # noqa: E402
 
@@ -1192,7 +1194,8 @@ def report_seeds(t, names, merged):
 def test_unit(t):
     for prefix, mod in (("atomics", test_atomics), ("cstrip", test_cstrip),
                         ("grading", test_grading), ("handouts", test_handouts),
-                        ("inspect", test_inspect), ("scenarios", test_scenarios)):
+                        ("inspect", test_inspect), ("pagemodel", test_pagemodel),
+                        ("scenarios", test_scenarios)):
         for name, fn in mod.TESTS:
             try:
                 fn()

@@ -37,7 +37,7 @@ NR_GETPID = 20
 CPL = re.compile(r"\bCPL=(\d)")
 TR = re.compile(r"^TR\s*=\s*[0-9a-f]+ ([0-9a-f]+)", re.M)
 EIP = re.compile(r"\bEIP=([0-9a-f]+)")
-DONE = r"^ptiprobe: rounds done$"
+DONE = r"(?:^|(?<=ronx> ))ptiprobe: rounds done$"     # the prompt may come first (-smp 2)
 PDPTE_ADDR = 0x000FFFFFFFFFF001     # the directory and present (QEMU sets bit 5 as it walks)
 FRAME = 0x000FFFFFFFFFF000          # QEMU's pa carries NX in bit 63
 

@@ -19,6 +19,7 @@ the zero page, each mm's page count, nothing free that is still mapped.
 A problem names the process, the level, the address, the bit, expected
 against found."""
 import collections
+import contextlib
 import os
 import struct
 
@@ -87,21 +88,39 @@ class Entry(collections.namedtuple("Entry", "level va index raw table")):
         return "%s of 0x%08x (table 0x%x[%d])" % (self.level, self.va, self.table, self.index)
 
 
+def pdpt_of(read, cr3):
+    """The four PDPT entries under cr3 (a PDPT at any 32-byte aligned
+    address: pti's user set lives at its kernel set's + 0x800)."""
+    return struct.unpack("<4Q", read(cr3 & 0xFFFFFFE0, 32))
+
+
 class Tree:
     """Every non-zero entry of the PAE tree under cr3, at every level, read
     with read(pa, size). Only the user part (PDPT entries 0-2) of a
     process is walked: its PDPT entry 3 is the kernel's, shared, read as
-    the kernel's own tree (kernel=True: entry 3 only)."""
+    the kernel's own tree (kernel=True: entry 3 only). only: the PDPT
+    entries looked at instead, descend: those of them walked down (all
+    of only by default)."""
 
-    def __init__(self, read, cr3, name, kernel=False):
+    def __init__(self, read, cr3, name, kernel=False, only=None, descend=None):
         self.cr3, self.name = cr3 & 0xFFFFFFE0, name
         self.entries, self.tables = [], [self.cr3 & ~(PAGE - 1)]
-        self.pdpt = struct.unpack("<4Q", read(self.cr3, 32))
-        for i in ([3] if kernel else range(3)):
+        self.pdpt = pdpt_of(read, cr3)
+        only = only if only is not None else [3] if kernel else range(3)
+        for i in only:
             e = Entry(PDPTE, i << 30, i, self.pdpt[i], self.cr3)
             self.entries.append(e)
-            if e.present:
+            if e.present and (descend is None or i in descend):
                 self._pd(read, e.frame, i << 30)
+
+    @classmethod
+    def directory(cls, read, pd, base, name):
+        """The tree below one page directory alone (physical pd, mapping
+        from va base), as no PDPT may point at it yet."""
+        t = cls.__new__(cls)
+        t.cr3, t.name, t.entries, t.tables, t.pdpt = None, name, [], [], ()
+        t._pd(read, pd, base)
+        return t
 
     def _table(self, read, pa):
         self.tables.append(pa)
@@ -147,7 +166,28 @@ class Tree:
             sum(1 for e in self.at(PDE) if e.present and not e.raw & PS)
 
 
+def walk(read, cr3, va):
+    """The entries the CPU reads to translate va under cr3, PDPTE first,
+    stopping at one not present or at a 2 MiB PDE."""
+    out, table = [], cr3 & 0xFFFFFFE0
+    for level, shift, nr in ((PDPTE, 30, 4), (PDE, 21, 512), (PTE, 12, 512)):
+        index = va >> shift & (nr - 1)
+        raw = struct.unpack("<Q", read(table + 8 * index, 8))[0]
+        out.append(Entry(level, va & ~((1 << shift) - 1), index, raw, table))
+        if not raw & P or level == PDE and raw & PS:
+            break
+        table = raw & ADDR
+    return out
+
+
 # -- the bits of each level -------------------------------------------------
+def reserved_entries(tree, nxe, cpu_sets_pdpte_a=True):
+    """The present entries of tree with a bit the CPU reserves set:
+    [(entry, those bits)]. The CPU reads no bit of an entry not present."""
+    return [(e, r) for e in tree.entries if e.present
+            for r in [reserved(e.level, e.raw, nxe, cpu_sets_pdpte_a)] if r]
+
+
 def differ(tree, e, want, mask, why):
     """A line for each bit of mask where e differs from want."""
     out = []
@@ -298,30 +338,13 @@ def pages_problems(trees, pages):
 
 
 # -- the machine, read once -------------------------------------------------
-class Machine:
-    """The machine as the guest's RAM holds it, read with the CPU stopped:
-    the trees of the processes procs ({name: cr3}) and of the kernel, and
-    the pages a check may read (the tables, the frames they map, the
-    counts, the bitmap, the zero page), fetched by fetch(pfns) ->
-    {pfn: page} (pmem_fetch(): a pmemsave per run of pages)."""
+class Pages:
+    """Guest RAM read a page at a time as asked, with the CPU stopped,
+    kept: fetch(pfns) -> {pfn: page} (pmem_fetch(): a pmemsave per run
+    of pages). After done() nothing more is read."""
 
-    def __init__(self, fetch, syms, procs, nxe=True):
-        self.fetch, self.nxe, self.kept = fetch, nxe, {}
-        words = [syms[n] - PAGE_OFFSET for n in ("frame_refs", "zero_page_pa", "max_low_pfn")]
-        self.refs_table, self.zero, self.pfns = (self.u32(w) for w in words)
-        self.bitmap = syms["pfn_bits"] - PAGE_OFFSET
-        keep = spanned(self.bitmap, self.pfns // 8 + 4)
-        if self.refs_table:
-            keep |= spanned(self.refs_table - PAGE_OFFSET, self.pfns)
-        self.need(keep)
-        self.kernel = Tree(self.read, syms["swapper_pg_dir"] - PAGE_OFFSET, "the kernel",
-                           kernel=True)
-        # a kernel task (the shell) runs on the kernel's own tables: no mm
-        self.trees = [Tree(self.read, cr3, name) for name, cr3 in sorted(procs.items())
-                      if cr3 & ~(PAGE - 1) != self.kernel.cr3]
-        self.by_name = {t.name: t for t in self.trees}
-        self.need({self.zero} | {e.frame for t in self.trees for e in t.frames()})
-        self.fetch = None       # the CPU goes on: nothing more is read
+    def __init__(self, fetch):
+        self.fetch, self.kept = fetch, {}
 
     def need(self, pas):
         """Fetches the pages of pas not yet kept, in one call."""
@@ -337,17 +360,47 @@ class Machine:
             self.need([pa])
         return self.kept[pa >> 12][pa % PAGE:pa % PAGE + size]
 
+    def done(self):
+        self.fetch = None       # the CPU goes on: nothing more is read
+
     def u32(self, pa):
         return struct.unpack("<I", self.read(pa, 4))[0]
+
+    def page(self, pa):
+        return self.read(pa & ~(PAGE - 1), PAGE)
+
+
+class Machine(Pages):
+    """The machine as the guest's RAM holds it, read with the CPU stopped:
+    the trees of the processes procs ({name: cr3}) and of the kernel, and
+    the pages a check may read (the tables, the frames they map, the
+    counts, the bitmap, the zero page), fetched by fetch(pfns) ->
+    {pfn: page} (pmem_fetch(): a pmemsave per run of pages)."""
+
+    def __init__(self, fetch, syms, procs, nxe=True):
+        Pages.__init__(self, fetch)
+        self.nxe = nxe
+        words = [syms[n] - PAGE_OFFSET for n in ("frame_refs", "zero_page_pa", "max_low_pfn")]
+        self.refs_table, self.zero, self.pfns = (self.u32(w) for w in words)
+        self.bitmap = syms["pfn_bits"] - PAGE_OFFSET
+        keep = spanned(self.bitmap, self.pfns // 8 + 4)
+        if self.refs_table:
+            keep |= spanned(self.refs_table - PAGE_OFFSET, self.pfns)
+        self.need(keep)
+        self.kernel = Tree(self.read, syms["swapper_pg_dir"] - PAGE_OFFSET, "the kernel",
+                           kernel=True)
+        # a kernel task (the shell) runs on the kernel's own tables: no mm
+        self.trees = [Tree(self.read, cr3, name) for name, cr3 in sorted(procs.items())
+                      if cr3 & ~(PAGE - 1) != self.kernel.cr3]
+        self.by_name = {t.name: t for t in self.trees}
+        self.need({self.zero} | {e.frame for t in self.trees for e in t.frames()})
+        self.done()
 
     def refs(self, pfn):
         return self.read(self.refs_table - PAGE_OFFSET + pfn, 1)[0] if self.refs_table else 0
 
     def in_use(self, pfn):
         return bool(self.u32(self.bitmap + 4 * (pfn // 32)) >> (pfn % 32) & 1)
-
-    def page(self, pa):
-        return self.read(pa & ~(PAGE - 1), PAGE)
 
     def counted(self):
         """The frames frame_refs[] counts (a count not 0)."""
@@ -417,10 +470,18 @@ def pmem_fetch(g, tmpdir):
     return fetch
 
 
-def snapshot(g, syms, procs, tmpdir, nxe=True):
-    """A Machine of g now, every page of it read with the CPU stopped."""
+@contextlib.contextmanager
+def stopped(g):
+    """The CPU stopped by the monitor for the block's reads (not where the
+    gdbstub holds it: the monitor's cont would let it go)."""
     g.monitor("stop")
     try:
-        return Machine(pmem_fetch(g, tmpdir), syms, procs, nxe)
+        yield
     finally:
         g.monitor("cont")
+
+
+def snapshot(g, syms, procs, tmpdir, nxe=True):
+    """A Machine of g now, every page of it read with the CPU stopped."""
+    with stopped(g):
+        return Machine(pmem_fetch(g, tmpdir), syms, procs, nxe)

@@ -4,8 +4,9 @@ CR3 switches on the way in and out (mm/pti.c, boot/pti_entry.inc;
 docs/labs/pti.md).
 
 Everything is read from outside, with the CPU stopped: the user set by
-QEMU's `info tlb` and `xp` under the CR3 of a moment the probe runs in
-ring 3; the entry and the exit by QEMU's gdbstub, stopped at addresses the
+QEMU's `info tlb` and by the page-table model (labs/pagemodel.py: its
+tables as QEMU's pmemsave reads them) under the CR3 of a moment the
+probe runs in ring 3; the entry and the exit by QEMU's gdbstub, stopped at addresses the
 lab's code does not own (the int $0x80 stub, trap_common, pti_exit_window,
 and the probe's own labels), where CR3, esp and the frame are read from
 the CPU and memory. The test program (ptiprobe.c) is built at grade time;
@@ -20,8 +21,9 @@ import re
 import time
 
 import cea
+import pagemodel
 from grading import CPU_NO_NX, CheckFailed, GuestError, check, step
-from tlb import PageTables, pae_walk, registers, reserved_bits, reserved_bits_pd, xp64
+from tlb import PageTables, registers
 from userlab import (build_program, built_once, died, gdbstub_session, initrd_with,
                      start_background, symbols, work_dir)
 
@@ -35,7 +37,7 @@ NR_GETPID = 20
 CPL = re.compile(r"\bCPL=(\d)")
 TR = re.compile(r"^TR\s*=\s*[0-9a-f]+ ([0-9a-f]+)", re.M)
 EIP = re.compile(r"\bEIP=([0-9a-f]+)")
-DONE = r"^ptiprobe: rounds done$"
+DONE = r"(?:^|(?<=ronx> ))ptiprobe: rounds done$"     # the prompt may come first (-smp 2)
 PDPTE_ADDR = 0x000FFFFFFFFFF001     # the directory and present (QEMU sets bit 5 as it walks)
 FRAME = 0x000FFFFFFFFFF000          # QEMU's pa carries NX in bit 63
 
@@ -216,8 +218,8 @@ def user_set_problems(ctx, g, cr3, pt):
         if pa != cea.phys(ctx.syms, va):
             bad.append("%s maps frame %#x in the user set, expected its own, %#x"
                        % (ctx.where(va), pa, cea.phys(ctx.syms, va)))
-    k = [xp64(g.monitor, (cr3 & ~USER_BIT & ~0x1f) + 8 * i) for i in range(4)]
-    u = [xp64(g.monitor, (cr3 & ~0x1f) + 8 * i) for i in range(4)]
+    mem = ram(ctx, g)
+    k, u = pagemodel.pdpt_of(mem.read, cr3 & ~USER_BIT), pagemodel.pdpt_of(mem.read, cr3)
     if [e & PDPTE_ADDR for e in k[:3]] != [e & PDPTE_ADDR for e in u[:3]]:
         bad.append("the user set's PDPT entries 0-2 (%s) are not the kernel set's (%s)"
                    % (" ".join("%#x" % e for e in u[:3]), " ".join("%#x" % e for e in k[:3])))
@@ -236,19 +238,29 @@ def nx_enabled(g):
     return bool(registers(g.monitor("info registers")).get("EFER", 0) & 1 << 11)
 
 
-def reserved_lines(ctx, found, nxe):
-    return ["%s of %s in the user set is %#018x: reserved bit(s) %#x set%s"
-            % (level, ctx.where(va) if va >= PAGE_OFFSET else "%#010x" % va, e, bits,
+def ram(ctx, g):
+    """Guest RAM as the model reads it (pmemsave), the CPU already
+    stopped by the caller (the gdbstub, or pagemodel.stopped())."""
+    return pagemodel.Pages(pagemodel.pmem_fetch(g, work_dir(ctx, LAB)))
+
+
+def reserved_lines(ctx, tree, nxe):
+    """A line for each present entry of tree with a bit the CPU reserves."""
+    return ["%s of %s in the user set is %#018x: reserved bit(s) %#x (%s) set%s"
+            % (e.level, ctx.where(e.va) if e.va >= PAGE_OFFSET else "%#010x" % e.va, e.raw,
+               bits, pagemodel.bits(bits),
                " (bit 63, NX, is reserved on a CPU without NX)" if bits >> 63 and not nxe else "")
-            for level, va, e, bits in found]
+            for e, bits in pagemodel.reserved_entries(tree, nxe)]
 
 
 def reserved_problems(ctx, g, cr3):
     """The user set's entries that hold a bit the CPU reserves, read by
-    QEMU: its PDPT and the kernel half below entry 3 (entries 0-2 are
-    the kernel set's). TCG ignores most of these; Bochs and real CPUs fault."""
+    the model: its PDPT and the kernel half below entry 3 (entries 0-2
+    point at the kernel set's directories). TCG ignores most of these;
+    Bochs and real CPUs fault."""
     nxe = nx_enabled(g)
-    return reserved_lines(ctx, reserved_bits(g.monitor, cr3, nxe, descend=[3]), nxe)
+    tree = pagemodel.Tree(ram(ctx, g).read, cr3, "the user set", only=range(4), descend=[3])
+    return reserved_lines(ctx, tree, nxe)
 
 
 def kernel_half_problems(ctx, g):
@@ -256,8 +268,11 @@ def kernel_half_problems(ctx, g):
     directory at the teacher's pti_user_pmd), readable before any process
     runs: a CPU that faults on the first walk leaves nothing to stop in."""
     nxe = nx_enabled(g)
-    pd = xp64(g.monitor, ctx.sym("pti_user_pmd") - PAGE_OFFSET) & 0xFFFFFFFF
-    return reserved_lines(ctx, reserved_bits_pd(g.monitor, pd, 3 << 30, nxe), nxe) if pd else []
+    with pagemodel.stopped(g):
+        mem = ram(ctx, g)
+        pd = mem.u32(ctx.sym("pti_user_pmd") - PAGE_OFFSET)
+        tree = pagemodel.Tree.directory(mem.read, pd, 3 << 30, "the kernel half") if pd else None
+    return reserved_lines(ctx, tree, nxe) if tree else []
 
 
 def user_set_at_start(ctx, g, problems):
@@ -716,15 +731,15 @@ def to_ring3(ctx, g, stub, mark, alone=None):
     return cpu, cr3, cea
 
 
-def maps_entry_area(g, cpu, cr3, cea):
-    """Problems of the user set cr3 (CPU cpu's, in ring 3) for the page
-    the CPU enters on: its entry area, present, writable, not user."""
-    walk = pae_walk(g.monitor, cr3, cea)
-    leaf = walk[-1][2]
-    if len(walk) != 3 or leaf & 0x7 != 0x3:
+def maps_entry_area(ctx, g, cpu, cr3, cea):
+    """Problems of the user set cr3 (CPU cpu's, in ring 3, held by the
+    gdbstub) for the page the CPU enters on: its entry area, present,
+    writable, not user (the model's walk)."""
+    walk = pagemodel.walk(ram(ctx, g).read, cr3, cea)
+    if len(walk) != 3 or walk[-1].raw & 0x7 != 0x3:
         return ["CPU %d's user set (CR3 %#x) maps its entry area %#x as %s, expected present, "
-                "writable, supervisor" % (cpu, cr3, cea, " ".join("%s=%#x" % (lv, e)
-                                                                   for lv, _, e in walk))]
+                "writable, supervisor" % (cpu, cr3, cea, " ".join("%s=%#x" % (e.level, e.raw)
+                                                                   for e in walk))]
     return []
 
 
@@ -756,7 +771,7 @@ class OneCpu:
         if cr3 & USER_BIT:
             self.bad.append("CPU %d: at trap_common CR3 %#x is the user set" % (self.cpu, cr3))
 
-    def exit(self, g, r, cr3, cea):
+    def exit(self, ctx, g, r, cr3, cea):
         self.exits += 1
         want = cea + PAGE - 4 * FRAME_WORDS
         if r["esp"] != want:
@@ -766,7 +781,7 @@ class OneCpu:
         if not cr3 & USER_BIT:
             self.bad.append("CPU %d: at pti_exit_window CR3 %#x is the kernel set" % (self.cpu, cr3))
         else:
-            self.bad += maps_entry_area(g, self.cpu, cr3, cea)
+            self.bad += maps_entry_area(ctx, g, self.cpu, cr3, cea)
 
 
 def follow_alone(ctx, g, stub, cpu, held, mark):
@@ -777,7 +792,7 @@ def follow_alone(ctx, g, stub, cpu, held, mark):
     ran: a change is its write)."""
     held, cr3_h, cea_h = held
     seen = OneCpu(cpu, held, cea_h, stub.read32(cea_h))
-    seen.bad += maps_entry_area(g, held, cr3_h, cea_h)
+    seen.bad += maps_entry_area(ctx, g, held, cr3_h, cea_h)
     before = stub.read(cea_h, PAGE)
     tc, window = ctx.sym("trap_common"), ctx.sym("pti_exit_window")
     stub.break_at(tc)
@@ -796,7 +811,7 @@ def follow_alone(ctx, g, stub, cpu, held, mark):
         if eip == tc and seen.entries < WANT:
             seen.entry(stub, r, cr3, cea)
         elif eip == window and seen.exits < WANT:
-            seen.exit(g, r, cr3, cea)
+            seen.exit(ctx, g, r, cr3, cea)
         if seen.entries >= WANT and seen.exits >= WANT:
             break
     if seen.entries < WANT or seen.exits < WANT:

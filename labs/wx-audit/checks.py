@@ -10,11 +10,14 @@ the grade's seed: a run of 4 KiB pages, a whole 2 MiB page, a run that
 ends where the PCI BIOS hole starts), and every reported range is compared
 with the W+X runs QEMU's `info tlb` reads from the page tables. `walk VA`
 shows the student's effective_prot() beside the raw entries, which are
-compared with what QEMU reads at their physical addresses."""
+compared with the page-table model's walk (labs/pagemodel.py: the tables
+QEMU's pmemsave reads with the CPU stopped)."""
 import re
 
+import pagemodel
 from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, ktap_check, step
-from tlb import pae_walk, registers
+from tlb import registers
+from userlab import work_dir
 
 PAGE, LARGE = 4096, 2 << 20
 PAGE_OFFSET = 0xC0000000
@@ -216,7 +219,9 @@ def walk_agrees(ctx):
         if found != want:
             bad.append("walk 0x%08x (%s): expected %s (info tlb), found %s"
                        % (va, what, want, found))
-        hw = [(lvl, int(i), v) for lvl, i, v in pae_walk(g.monitor, cr3, va)]
+        with pagemodel.stopped(g):
+            mem = pagemodel.Pages(pagemodel.pmem_fetch(g, work_dir(ctx, "wx-audit")))
+            hw = [(e.level, e.index, e.raw) for e in pagemodel.walk(mem.read, cr3, va)]
         shown = [(lvl, int(i), int(v, 16)) for lvl, i, v in WALK_ENTRY.findall(out)]
         # the accessed and dirty bits may change between two reads
         if [(a, b, c | 0x60) for a, b, c in shown] != [(a, b, c | 0x60) for a, b, c in hw]:

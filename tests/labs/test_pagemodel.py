@@ -51,6 +51,9 @@ class Ram:
     def q(self, pa, v):
         self.b[pa:pa + 8] = struct.pack("<Q", v)
 
+    def q_at(self, pa):
+        return struct.unpack("<Q", self.b[pa:pa + 8])[0]
+
     def pte(self, proc, i, v):
         self.q({"a": 0x7000, "b": 0xC000}[proc] + 8 * i, v)
 
@@ -234,6 +237,66 @@ def test_runs():
 def test_bits_named():
     assert pm.bits(RW | NX) == "RW|NX"
     assert pm.bits(1 << 40 | 1) == "P|bit 40"
+
+
+# pti's user set: a PDPT at a's + 0x800, entries 0-2 a's, entry 3 its own
+# kernel half (a directory at 0x14000, one table at 0x15000, one page)
+USET, HALF, CEA = 0x3800, 0x14000, K + 5 * pm.PAGE
+
+
+def user_set():
+    r = Ram()
+    for i in range(3):
+        r.q(USET + 8 * i, r.q_at(0x3000 + 8 * i))
+    r.q(USET + 24, HALF | P)
+    r.q(HALF, 0x15000 | P | RW)
+    r.q(0x15000 + 8 * 5, 0x16000 | P | RW | NX)
+    return r
+
+
+def user_tree(r, nxe=True):
+    read = pm.Pages(pm.bytes_fetch(bytes(r.b))).read
+    t = pm.Tree(read, USET, "the user set", only=range(4), descend=[3])
+    return t, pm.reserved_entries(t, nxe)
+
+
+def test_user_set_at_any_pdpt():
+    r = user_set()
+    t, bad = user_tree(r)
+    assert bad == [] and [e.level for e in t.entries] == [pm.PDPTE] * 4 + [pm.PDE, pm.PTE]
+    assert t.leaf(CEA).frame == 0x16000 and t.tables == [0x3000, HALF, 0x15000]
+    read = pm.Pages(pm.bytes_fetch(bytes(r.b))).read
+    assert pm.pdpt_of(read, USET)[:3] == pm.pdpt_of(read, 0x3000)[:3]
+    half = pm.Tree.directory(read, HALF, 3 << 30, "the kernel half")
+    assert [(e.level, e.va) for e in half.entries] == [(pm.PDE, K), (pm.PTE, CEA)]
+
+
+def test_user_set_reserved_entries():
+    for pa, v, where, nxe in ((USET + 24, HALF | P | RW, (pm.PDPTE, K), True),
+                              (USET + 8, 0xA000 | P | US, (pm.PDPTE, 1 << 30), True),
+                              (HALF, 0x15000 | P | RW | 1 << 40, (pm.PDE, K), True),
+                              (0x15000 + 40, 0x16000 | P | RW | 1 << 36, (pm.PTE, CEA), True),
+                              (0x15000 + 40, 0x16000 | P | RW | NX, (pm.PTE, CEA), False)):
+        r = user_set()
+        r.q(pa, v)
+        _, bad = user_tree(r, nxe)
+        assert [(e.level, e.va) for e, _ in bad] == [where], (hex(v), bad)
+    r = user_set()      # the CPU reads nothing else of an entry not present
+    r.q(0x15000 + 48, 0x17000 | RW | 1 << 40)
+    assert user_tree(r)[1] == []
+
+
+def test_walk():
+    read = pm.Pages(pm.bytes_fetch(bytes(user_set().b))).read
+    w = pm.walk(read, USET, CEA + 0x123)
+    assert [(e.level, e.index, e.va) for e in w] == [(pm.PDPTE, 3, K), (pm.PDE, 0, K),
+                                                     (pm.PTE, 5, CEA)]
+    assert w[-1].raw == 0x16000 | P | RW | NX
+    assert [e.level for e in pm.walk(read, USET, K + (2 << 20))] == [pm.PDPTE, pm.PDE]
+    big = pm.walk(read, 0x1000, K + 0x1234)         # the kernel's 2 MiB page: no PTE
+    assert [e.level for e in big] == [pm.PDPTE, pm.PDE] and big[-1].raw & PS
+    assert [e.level for e in pm.walk(read, 0x3000, VA + 4 * pm.PAGE)] == [pm.PDPTE, pm.PDE,
+                                                                           pm.PTE]
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items())

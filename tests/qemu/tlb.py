@@ -119,49 +119,6 @@ def xp_qwords(monitor, phys, n):
     return words
 
 
-# Reserved bits of PAE paging (Intel SDM vol. 3, 4.4.2), beyond MAXPHYADDR's
-# (bits 36-51 here: QEMU's qemu32 and Bochs's PAE models have 36). A PDPTE
-# has no RW, US, D, PS, G or NX: those bits are reserved in it. TCG
-# checks only the high ones; Bochs and real CPUs fault on every one. Bit 5
-# (A) is reserved too, but TCG sets it in the PDPTEs as it walks: not
-# counted here (test_bochs counts it, where Bochs leaves it clear).
-MAXPHYADDR = 36
-HIGH_RESERVED = ((1 << 63) - 1) & ~((1 << MAXPHYADDR) - 1)   # bits 36-62
-PDPTE_RESERVED = HIGH_RESERVED | 1 << 63 | 0x1C6               # and 1-2, 6-8
-LARGE_PDE_RESERVED = 0x1FE000                                    # bits 13-20 of a 2 MiB PDE
-NX_BIT = 1 << 63
-
-
-def reserved_bits(monitor, cr3, nxe, descend=range(4)):
-    """Every entry with a reserved bit set in the PAE tables under cr3,
-    read by QEMU: [(level, va, entry, bits)]. Bit 63 counts as reserved in
-    PDEs and PTEs when EFER.NXE is clear (nxe False). Only the PDPT entries
-    of descend are followed down (the rest are checked themselves)."""
-    bad = []
-    for i, e in enumerate(xp_qwords(monitor, cr3 & 0xFFFFFFE0, 4)):
-        if e & 1 and e & PDPTE_RESERVED:
-            bad.append(("PDPTE", i << 30, e, e & PDPTE_RESERVED))
-        elif e & 1 and i in descend:
-            bad += reserved_bits_pd(monitor, e & 0xFFFFFF000, i << 30, nxe)
-    return bad
-
-
-def reserved_bits_pd(monitor, pd, base, nxe):
-    """reserved_bits() below one page directory (physical pd, mapping from va base)."""
-    nx = 0 if nxe else NX_BIT
-    bad = []
-    for j, d in enumerate(xp_qwords(monitor, pd, 512)):
-        va = base | j << 21
-        rsv = HIGH_RESERVED | nx | (LARGE_PDE_RESERVED if d & 0x80 else 0)
-        if d & 1 and d & rsv:
-            bad.append(("PDE", va, d, d & rsv))
-        elif d & 1 and not d & 0x80:
-            bad += [("PTE", va | k << 12, t, t & (HIGH_RESERVED | nx))
-                    for k, t in enumerate(xp_qwords(monitor, d & 0xFFFFFF000, 512))
-                    if t & 1 and t & (HIGH_RESERVED | nx)]
-    return bad
-
-
 def pae_walk(monitor, cr3, va):
     """The PAE walk for va as QEMU reads physical memory: a list of
     (level, index, raw entry), PDPTE first, stopping at an entry that is

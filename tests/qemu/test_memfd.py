@@ -223,7 +223,7 @@ def test_memfd_shrink(t):
                 "the copy by two PTEs" % label, "got %s" % (refs,))
         start = len(g.out)
         g.command("kill %d" % trigger)	# the cue: memfdtest shrinks the memfd
-        shrunk = g.wait_for(r"memfdtest: shrunk: (\w+)", start=start, timeout=30)
+        shrunk = g.wait_for(r"memfdtest: shrunk: (\w+)\r?\n", start=start, timeout=30)
         t.check(shrunk.group(1) == "ok", "%s: the memfd shrinks to 1 page" % label,
                 g.out[start:])
         new = [(pte(c, s + 0x1000), pte(c, p + 0x1000)) for c in cr3s]

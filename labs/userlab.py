@@ -18,7 +18,8 @@ import time
 from gdbstub import GdbStub, GdbStubError
 from grading import CheckFailed
 from tlb import PageTables, pae_walk, registers
-from userprog import SEGV, cpio_files
+import pagemodel
+from userprog import PS_LINE, SEGV, cpio_files
 
 PAGE = 4096
 TASK_SIZE = 0xC0000000
@@ -266,3 +267,14 @@ def gdbstub_session(g, mark, what, make=GdbStub):
             stub.detach()
         except (GdbStubError, OSError):
             g.dead = True
+
+
+def model_of_ps(ctx, g, listing, lab):
+    """The page-table model now (labs/pagemodel.py: pmemsave, the CPU
+    stopped) of every process of the ps listing, each tree named "pid N",
+    with each one's ps PAGES in .ps_pages."""
+    lines = list(PS_LINE.finditer(listing))
+    m = pagemodel.snapshot(g, ctx.syms, {"pid " + x.group(1): int(x.group(3), 16) for x in lines},
+                           work_dir(ctx, lab))
+    m.ps_pages = {"pid " + x.group(1): int(x.group(5)) for x in lines}
+    return m

@@ -20,8 +20,9 @@ import time
 import atomics
 import pagemodel
 from grading import CheckFailed, check, step
-from userlab import PAGE, STACK_TOP, build_program, built_once, initrd_with, work_dir
-from userprog import PS_LINE, free_pages, ps, run_spin_in_background, settled_free_pages
+from userlab import (PAGE, STACK_TOP, build_program, built_once, initrd_with, model_of_ps,
+                     work_dir)
+from userprog import PS_LINE, free_pages, ps, ps_table, run_spin_in_background, settled_free_pages
 
 LAB = "cow"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -123,17 +124,6 @@ def boot(ctx, tag=LAB, cmdline=""):
 
 
 # -- reading the held processes from outside ---------------------------------
-def held(ctx, g, listing):
-    """The model of the machine now (labs/pagemodel.py, read by pmemsave
-    with the CPU stopped): the trees of the processes of the ps listing, named
-    "pid N", and each one's PAGES."""
-    lines = list(PS_LINE.finditer(listing))
-    m = pagemodel.snapshot(g, ctx.syms, {"pid " + x.group(1): int(x.group(3), 16) for x in lines},
-                           work_dir(ctx, LAB))
-    m.ps_pages = {"pid " + x.group(1): int(x.group(5)) for x in lines}
-    return m
-
-
 def leaf(m, cr3, va):
     """The raw PTE the walk from cr3 finds for va in the model m, or None if not present."""
     t = next((t for t in m.trees if t.cr3 == cr3 & 0xFFFFFFE0), None)
@@ -207,10 +197,11 @@ def ended(pid):
 class Walked:
     """The parent's and the child's PTEs for the probe's pages, the first
     and last 8 bytes of each frame, and the model of every process's
-    tables (held()), read with the CPU stopped after a ps listing."""
+    tables (userlab.model_of_ps()), read with the CPU stopped after a ps
+    listing."""
 
     def __init__(self, ctx, g, run, vas):
-        self.model = held(ctx, g, g.sh("ps"))
+        self.model = model_of_ps(ctx, g, g.sh("ps"), LAB)
         self.p = {va: leaf(self.model, run.cr3p, va) for va in vas}
         self.c = {va: leaf(self.model, run.cr3c, va) for va in vas} if run.cr3c else {}
         self.bytes = {pte & FRAME: page_bytes(self.model, pte)
@@ -601,14 +592,13 @@ def stale_tlb(ctx):
                   past=r"cowprobe: pages at .*; children .*; parent wrote")
     va0, children = int(m.group(1), 16), [int(x) for x in m.group(2).split()]
     listing = g.sh("ps")
-    procs = {int(x.group(1)): (x.group(2), int(x.group(3), 16), x.group(6))
-             for x in PS_LINE.finditer(listing)}
+    procs = ps_table(listing)
     parent = [pid for pid, (_, _, name) in procs.items() if name == "cowprobe" and pid not in children]
     if not parent:
         raise CheckFailed("expected the parent cowprobe in ps, found %s" % procs)
     cr3p = procs[parent[0]][1]
     bad = []
-    w = held(ctx, g, listing)
+    w = model_of_ps(ctx, g, listing, LAB)
     for i, child in enumerate(children):
         va = va0 + i * PAGE
         pp = leaf(w, cr3p, va)
@@ -668,8 +658,7 @@ def race_round(ctx):
                   "the parent to fork and write %d times" % rounds, past=r"cowprobe: fork failed")
     va0, failed, holder = int(m.group(1), 16), int(m.group(2)), int(m.group(3))
     listing = g.sh("ps")
-    procs = {int(x.group(1)): (x.group(2), int(x.group(3), 16), x.group(6))
-             for x in PS_LINE.finditer(listing)}
+    procs = ps_table(listing)
     parent = [pid for pid, (_, _, name) in procs.items() if name == "cowprobe" and pid != holder]
     if len(parent) != 1 or holder not in procs:
         raise CheckFailed("expected the parent cowprobe and its holding child %d in ps (the "
@@ -677,7 +666,7 @@ def race_round(ctx):
     cr3p, cr3c = procs[parent[0]][1], procs[holder][1]
     bad = ["%d of %d children: expected each to read back its own bytes, found they did not"
            % (failed, rounds)] if failed else []
-    w = held(ctx, g, listing)
+    w = model_of_ps(ctx, g, listing, LAB)
     if not w.refs_table:
         raise CheckFailed("expected frame_refs to point at the count table while a process "
                           "runs, found NULL")

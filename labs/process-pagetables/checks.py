@@ -15,11 +15,10 @@ import re
 
 import pagemodel
 from grading import CPU_NO_NX, CheckFailed, check, expect_ktap, step
-from userprog import PS_LINE
 from watch import syscalls
 from userlab import (PAGE, PF_R, PF_W, PF_X, STACK_BOTTOM, STACK_GUARD, STACK_TOP, TASK_SIZE,
-                     build_program, died, fault_said, initrd_with, kill, start_background,
-                     stopped_in, symbols, watched_run, work_dir)
+                     build_program, died, fault_said, initrd_with, kill, model_of_ps,
+                     start_background, stopped_in, symbols, watched_run, work_dir)
 
 LAB = "process-pagetables"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -298,10 +297,7 @@ class Snapshot:
             self.pt, _ = stopped_in(g, self.cr3)
             # the model (labs/pagemodel.py): every process's tree from ps, by pmemsave
             listing = g.sh("ps")
-            self.pages = {"pid " + x.group(1): int(x.group(5)) for x in PS_LINE.finditer(listing)}
-            self.model = pagemodel.snapshot(g, ctx.syms, {"pid " + x.group(1): int(x.group(3), 16)
-                                                          for x in PS_LINE.finditer(listing)},
-                                            work_dir(ctx, LAB))
+            self.model = model_of_ps(ctx, g, listing, LAB)
             self.tree = self.model.by_name.get("pid %d" % self.pid)
             if self.tree is None:
                 raise CheckFailed("expected pid %d in ps with its own CR3, found:\n%s"

@@ -77,10 +77,15 @@ def program(initrd, name):
     return cpio_files(initrd)["bin/" + name]
 
 
-def ps(g):
-    """pid -> (state, cr3, name) from the shell's ps."""
+def ps_table(listing):
+    """pid -> (state, cr3, name) from a ps listing."""
     return {int(m.group(1)): (m.group(2), int(m.group(3), 16), m.group(6))
-            for m in PS_LINE.finditer(g.command("ps"))}
+            for m in PS_LINE.finditer(listing)}
+
+
+def ps(g):
+    """ps_table() of the shell's ps now."""
+    return ps_table(g.command("ps"))
 
 
 TAP_CASE = re.compile(r"^(not )?ok (\d+) - (.*)$", re.M)

@@ -115,7 +115,6 @@ bool force_sig_handled(int sig, int code, uint32_t addr, const struct trap_frame
 	return true;
 }
 
-/* Something for the task to act on: a kill, or a signal it does not block. */
 void syscall_set_restart(int nr)
 {
 	task_signals(current)->restart_nr = nr;

@@ -13,9 +13,9 @@
  * The frame is an attack surface both ways. It is written through the
  * user-access layer, four bytes a step (copy_to_user_bulk(), and
  * fxsave_to_user() for the FPU state: SMAP holds; a stack the process
- * cannot write ends it with SIGSEGV). Both sigreturns read back whatever ring 3 left there,
- * through one path (restore_frame()), so they take only what ring 3 may
- * set itself: cs and ss must be the user selectors, ds/es/fs/gs the
+ * cannot write ends it with SIGSEGV). Both sigreturns read back whatever
+ * ring 3 left there, through one path (restore_frame()), so they take
+ * only what ring 3 may set itself: cs and ss must be the user selectors, ds/es/fs/gs the
  * user data selector or null, EFLAGS only the bits popf may change in
  * ring 3 (never IOPL, VM, NT, IF or a reserved bit), MXCSR only its
  * defined bits (fxrstor faults on the others, and it runs in the

@@ -2,14 +2,14 @@
 /*
  * Per-stage TSC counts of a switch, a page fault and a signal
  * (include/ronx/stagestat.h): the kernel's own view of where the cycles
- * go, for docs/bench.md, tools/bench_switch.py and tools/bench_appel.py. Boot with `stagestat`,
- * run a benchmark, then the shell's `stagestat` prints each stage's count
- * and mean and clears them. The marks' own rdtsc is part of what they
- * measure (tens of cycles under TCG). A sample of a million cycles or
- * more is the host's doing (QEMU's thread was not running: no stage takes
- * a tenth of it) and is counted apart, not in the mean: on a loaded host
- * a few of them made a 2k-cycle stage's mean 9k. Measures, asserts
- * nothing.
+ * go, for docs/bench.md, tools/bench_switch.py and tools/bench_appel.py.
+ * Boot with `stagestat`, run a benchmark, then the shell's `stagestat`
+ * prints each stage's count and mean and clears them. The marks' own
+ * rdtsc is part of what they measure (tens of cycles under TCG). A
+ * sample of a million cycles or more is the host's doing (QEMU's thread
+ * was not running: no stage takes a tenth of it) and is counted apart,
+ * not in the mean: on a loaded host a few of them made a 2k-cycle
+ * stage's mean 9k. Measures, asserts nothing.
  */
 #include <ronx/compiler.h>
 #include <ronx/cmdline.h>
@@ -115,12 +115,13 @@ static int cmd_stagestat(int argc, char **argv)
 			stat[c].count[s] = 0;
 			stat[c].stalls[s] = 0;
 		}
-		if (n && stalls)
-			cprintf("stagestat: %s: %lu times, mean %llu cycles (%lu host stalls left out)\n",
-				stage_names[s], n, (unsigned long long)(cycles / n), stalls);
-		else if (n)
-			cprintf("stagestat: %s: %lu times, mean %llu cycles\n", stage_names[s], n,
-				(unsigned long long)(cycles / n));
+		if (!n)
+			continue;
+		cprintf("stagestat: %s: %lu times, mean %llu cycles", stage_names[s], n,
+			(unsigned long long)(cycles / n));
+		if (stalls)
+			cprintf(" (%lu host stalls left out)", stalls);
+		cprintf("\n");
 	}
 	return 0;
 }

@@ -22,7 +22,12 @@ never from a time (HeldFlush): during `set_memory ro`, the gdbstub holds
 one other CPU, picked at grade time, at the teacher's IPI entry before
 it has flushed, and runs only the others; the caller must poll the
 teacher's call_function_pending() POLLS times without returning from
-flush_tlb_kernel_range(), and return once that CPU is let go.
+flush_tlb_kernel_range(), and return once that CPU is let go. A caller
+that does not wait leaves the other CPUs reading a stack frame that is
+gone, and what they do then is up to the host's scheduler: so the same
+round, run first with one page and the last CPU held (caller_waits()),
+refuses every check with more than one CPU when the caller returns
+early, and the grade is the same under every seed and every load.
 
 The rest comes from the teacher's self-tests (`selftest smp`,
 `pageattr`), with the crash demos' faults seen by the gdbstub too.
@@ -71,6 +76,7 @@ SHOOTDOWN = step("flush_tlb_kernel_range", "count a shootdown", "shootdowns-unco
 def smp_boot(ctx, cmdline=""):
     """The three-CPU boot, with `selftest smp` run once: a kernel that hangs
     in it (a wait that never ends) costs one timeout, not one per check."""
+    caller_waits(ctx)
     key = "tlb_shootdown_failed" + cmdline
     failed = getattr(ctx, key, None)
     if failed:
@@ -119,6 +125,7 @@ def ceiling(ctx):
     expect_ktap(g, "pageattr", ["long_request_flushes_everything"])
 
 
+CFD_PENDING = 8         # kernel/cpu/smp.c: struct call_function_data's pending (func, info, pending)
 POLLS = 2000            # the caller's call_function_pending() calls seen while a CPU is held
 
 
@@ -152,6 +159,7 @@ class HeldFlush:
         self.polls = 0              # the caller's polls while the held CPU was held
         self.waiting = 0            # and before
         self.early = None           # what the caller did before its time
+        self.unsent = False         # ... because the held CPU was never sent the call
 
     def _resume(self, stub):
         """The guest runs on: every CPU, or all but the held one."""
@@ -169,6 +177,14 @@ class HeldFlush:
         if not stub._recv(10).startswith(("T", "S")):
             raise GdbStubError("no stop after a single step of CPU %d at 0x%08x" % (cpu, addr))
         stub.command("Z0,%x,1" % addr)
+
+    def _call_pending(self, stub):
+        """Whether the held CPU's bit is set in the call in flight's mask
+        (the teacher's cfd.pending, kernel/cpu/smp.c): the call was sent to
+        it and it has not run it. (Its local APIC would not say: the IPI's
+        handler takes the vector off with apic_eoi() before it reaches the
+        breakpoint.)"""
+        return bool(stub.read32(self.ctx.sym("cfd") + CFD_PENDING) & (1 << self.held))
 
     def _release(self, stub):
         for addr in (self.ipi, self.pending):
@@ -197,10 +213,16 @@ class HeldFlush:
                 self._step_over(stub, cpu, eip)
         elif eip == self.ret and cpu == self.caller:
             if not self.released:
-                self.early = ("returned while CPU %d, held at the IPI's entry, had not "
-                              "flushed (after %d calls of call_function_pending())"
-                              % (self.held, self.polls) if self.holding else
-                              "returned before CPU %d had even taken the call" % self.held)
+                # held at the IPI's entry, or sent the call and not there
+                # yet (a matter of timing): the same verdict, the same words
+                if self.holding or self._call_pending(stub):
+                    self.early = ("returned while CPU %d, sent the call, had not run it "
+                                  "(after %d calls of call_function_pending())"
+                                  % (self.held, self.polls + self.waiting))
+                else:
+                    self.unsent = True
+                    self.early = ("returned without sending the call to CPU %d (its bit not "
+                                  "set in the call's mask)" % self.held)
                 if self.holding:
                     self._release(stub)
             stub.clear(self.ret)
@@ -273,6 +295,41 @@ class HeldFlush:
                 % (line, timeout, where, self.g.guest.out[start:][-400:]))
 
 
+GATE_VA = PAGE_OFFSET + (121 << 20)    # above free_page_run()'s pages: no seed drawn
+
+
+def caller_waits(ctx):
+    """Raises CheckFailed when the caller of a shootdown returns before
+    the other CPUs have flushed. They then read the range from its stack
+    frame after the frame is gone: what they flush, and whether the
+    self-tests hang, depends on how the host schedules QEMU's CPUs. So a
+    multi-CPU check is refused with this reason, found from the order of
+    events (HeldFlush, once per grade, one page, the last CPU held: the
+    same under every seed), and a seed repeats the grade exactly. A round
+    that breaks (a kernel that does not boot, a call that never ends)
+    refuses nothing: the checks then say what they find."""
+    if not hasattr(ctx, "tlb_caller_waits"):
+        early = None
+        try:
+            g = watch_boot(ctx)
+            probe = HeldFlush(ctx, g, 1)
+            early = probe.run(GATE_VA, 1)
+            if probe.unsent:        # the call never left: the checks say what that breaks
+                early = None
+            if early:
+                g.dead = True       # its other CPUs flush what a dead frame says
+            else:
+                set_memory(ctx, g, "rw", GATE_VA, 1)
+        except CheckFailed:
+            pass
+        ctx.tlb_caller_waits = early
+    if ctx.tlb_caller_waits:
+        raise CheckFailed("not graded: the caller does not wait for the other CPUs, so what "
+                          "they flush is a matter of timing. `set_memory ro %x 1`: "
+                          "flush_tlb_kernel_range() %s (QEMU's gdbstub saw the return)"
+                          % (GATE_VA, ctx.tlb_caller_waits))
+
+
 @check(points=5, name="set_memory_ro() returns only when every CPU has flushed: with another "
                       "CPU held still by QEMU before its flush, the caller polls and does not "
                       "return (QEMU sees both)",
@@ -284,11 +341,12 @@ def waits(ctx):
     va = free_page_run(r, n)
     which = r.randrange(2)
     early = HeldFlush(ctx, g, which).run(va, n)
-    set_memory(ctx, g, "rw", va, n)
     if early:
+        g.dead = True       # its pages stay read-only; its other CPUs read a dead frame
         raise CheckFailed("`set_memory ro %x %d`: expected flush_tlb_kernel_range() to return "
                           "only once every other CPU had flushed, found it %s (QEMU's gdbstub "
                           "saw the return)" % (va, n, early))
+    set_memory(ctx, g, "rw", va, n)
 
 
 @check(points=10, name="two CPUs flushing at once: each range flushed everywhere",
@@ -393,6 +451,7 @@ def ro_round(ctx, g, r, n, cpus, bad):
                        "write faults on that CPU and memory keeps its byte (QEMU sees both)",
        steps=[SEND, EVERY, PAGES, ALL, ITSELF])
 def writes_seen_by_qemu(ctx):
+    caller_waits(ctx)
     g = watch_boot(ctx)
     r = ctx.rng("tlb-shootdown writes")
     bad = []
@@ -417,6 +476,7 @@ def one_cpu(ctx):
 @check(points=5, name="crash SMP_STALE_WRITE and SMP_STALE_EXEC fault on the other CPU (QEMU "
                       "sees the fault)", steps=[EVERY])
 def demos(ctx):
+    caller_waits(ctx)
     g = watch_boot(ctx)
     for demo, want, err in (("SMP_STALE_WRITE", "the write faulted on CPU", 3),
                             ("SMP_STALE_EXEC", "the call faulted on CPU", 0x11)):
@@ -434,6 +494,7 @@ def demos(ctx):
 @check(points=5, name="cpa_shootdown=off: only this CPU flushes (its write faults, QEMU sees it), "
                       "and another CPU's stale entry shows", steps=[OFF])
 def shootdown_off(ctx):
+    caller_waits(ctx)       # cpuwrite's call to another CPU waits in smp_call_function_many()
     r = ctx.rng("tlb-shootdown off")
     bad = []
     # this CPU's own flush, tried within one command: between two shell
@@ -482,6 +543,7 @@ def cpastat(g, cpus=CPUS):
                       "shootdown, and on every CPU as its pages' invlpg or one full flush",
        steps=[COUNTED, SHOOTDOWN])
 def counted(ctx):
+    caller_waits(ctx)
     r = ctx.rng("tlb-shootdown counted")
     bad = []
     # three CPUs, a request up to the ceiling and one past it; one CPU (no shootdown to count)

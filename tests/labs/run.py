@@ -32,6 +32,7 @@ labs/ORDER (results: build/results/labs.ktap):
   - every wrong solution loses points under each of ten seeds (SEEDS:
     graded again in the tree its class grade built; a check that draws
     nothing from the seed, seen failing once, fails under all of them),
+    on a loaded machine (Load: make test's other stages, busy loops),
     and the scenarios of 400 seeds each have every case
     (tests/labs/test_scenarios.py);
   - the grades' words where the trials found them misleading (MESSAGES);
@@ -1087,9 +1088,13 @@ def seed_jobs(names, rows):
     return sorted(jobs, key=lambda j: -j[2])
 
 
-# busy loops beside the seed step (LAB_BUSY=N; 0: none): a wrong solution
-# must lose points under every seed on a loaded machine too (issue 33)
+# the load beside the seed step: a wrong solution must lose points under
+# every seed on a loaded machine too (issue 33). make test's other stages
+# are that load while they run (LAB_BESIDE=PATH: PATH.start is made when
+# the step begins, they make PATH.done when they have ended), then BUSY
+# busy loops (LAB_BUSY=N; 0: none); without LAB_BESIDE, the loops alone
 BUSY = int(os.environ.get("LAB_BUSY", "2"))
+BESIDE = os.environ.get("LAB_BESIDE", "")
 
 
 class BusyLoops:
@@ -1108,16 +1113,58 @@ class BusyLoops:
             p.wait()
 
 
+class Load:
+    """For as long as the with block runs: the other stages of make test
+    until they make BESIDE.done, then BUSY busy loops. others: the seconds
+    the other stages ran beside it."""
+
+    def __init__(self, busy=BUSY, beside=BESIDE):
+        self.loops, self.beside = BusyLoops(busy), beside
+        self.ended, self.lock = threading.Event(), threading.Lock()
+        self.others = 0.0
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        if self.beside:
+            open(self.beside + ".start", "w").close()
+        self.thread = threading.Thread(target=self._then_busy, daemon=True)
+        self.thread.start()
+        return self
+
+    def _then_busy(self):
+        while self.beside and not os.path.exists(self.beside + ".done"):
+            if self.ended.wait(1):
+                return
+        with self.lock:
+            if not self.ended.is_set():
+                self.others = time.monotonic() - self.t0
+                self.loops.__enter__()
+
+    def __exit__(self, *exc):
+        with self.lock:
+            self.ended.set()
+            self.loops.__exit__()
+            if self.beside and not self.others:
+                self.others = time.monotonic() - self.t0
+
+    def said(self):
+        busy = "%d busy loops" % self.loops.n
+        if not self.beside:
+            return busy
+        return "make test's other stages (%.0fs)%s" % (
+            self.others, ", then " + busy if self.loops.procs else "")
+
+
 def test_wrong_under_seeds(t, names, tmp, rows=None):
     """Every wrong solution of every lab loses points under each of SEEDS
-    (at least 10), with BUSY loops spinning beside the graders. The work is
-    split into workers (seed_jobs()), each in a tree of its own, two per
-    core (LAB_JOBS) at a time: a worker mostly waits for QEMU's answers."""
+    (at least 10), on a loaded machine (Load). The work is split into
+    workers (seed_jobs()), each in a tree of its own, two per core
+    (LAB_JOBS) at a time: a worker mostly waits for QEMU's answers."""
     load0 = os.getloadavg()[0]
-    with BusyLoops(BUSY):
+    with Load() as load:
         merged = run_seed_workers(names, tmp, rows)
-    progress("labs: the seed step ran beside %d busy loops (load average %.1f at its start, "
-             "%.1f at its end)" % (BUSY, load0, os.getloadavg()[0]))
+    progress("labs: the seed step ran beside %s (load average %.1f at its start, %.1f at its "
+             "end)" % (load.said(), load0, os.getloadavg()[0]))
     report_seeds(t, names, merged)
 
 

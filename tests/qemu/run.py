@@ -10,6 +10,7 @@ in the files' order whatever order they ran in.
     tests/qemu/run.py               all of them
     tests/qemu/run.py image pci     only files/functions whose name has these
     QEMU_JOBS=1 tests/qemu/run.py   one scenario file at a time
+    QEMU_ALONE=only / skip          only the RUN_ALONE files / all but them
 
 Scenario files run in parallel, one QEMU per CPU by default (each guest
 has its own sockets and temporary directory); the scenarios of one file
@@ -136,6 +137,11 @@ def main():
     jobs = int(os.environ.get("QEMU_JOBS") or os.cpu_count() or 1)
     results = Results()
     t0 = time.monotonic()
+    # make test runs the RUN_ALONE files first, on the idle machine
+    # (QEMU_ALONE=only), and the rest beside the labs (QEMU_ALONE=skip)
+    which = os.environ.get("QEMU_ALONE", "")
+    if which in ("only", "skip"):
+        _TESTS[:] = [x for x in _TESTS if (x[0].split(".")[0] in RUN_ALONE) == (which == "only")]
     work, alone = batches(_TESTS)
     if jobs > 1 and len(work) > 1:
         progress("qemu: %d scenarios in %d files, %d at a time (QEMU_JOBS=1: one at a time)"

@@ -11,7 +11,7 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Iinclude -Imodload -Imodules/include
 # the smoke run is a number of inputs from a fixed seed: the same work on
-# any machine and under any load (about 17 s on an idle core)
+# any machine and under any load (about 20 s of one core)
 FUZZ_SMOKE_RUNS ?= 1500000
 FUZZ_SECONDS ?= 600
 FUZZ_BIN := build/fuzz/fuzz_modload

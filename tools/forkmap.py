@@ -5,7 +5,7 @@ under them, after fork (the writable pages share frames, read-only, COW)
 and after the child's write (that page has a frame of its own).
 
 Boots ronx, runs `cowtest hold` (it forks and holds still at each step
-while a `spin` lives), and at each step reads `memview -p PID` (which
+while a `park` lives), and at each step reads `memview -p PID` (which
 pages each process has, and of what kind) and `memview -p` (each frame's
 owner), then walks both CR3s with QEMU's monitor for every present page:
 the frame under each page comes from the CPU's own tables, not from the
@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 sys.path.insert(0, HERE)
 from guest import PROMPT, Guest  # noqa: E402
 from tlb import pae_walk  # noqa: E402
-from userprog import PS_LINE, run_spin_in_background  # noqa: E402
+from userprog import PS_LINE, run_park_in_background  # noqa: E402
 import memmap  # noqa: E402
 
 FRAME = 0x000FFFFFFFFFF000
@@ -74,10 +74,10 @@ def snapshot(g, name, pids, cr3):
             "phys": {str(f): phys.get(f, "?") for f in sorted(frames)}}
 
 
-def step_on(g, spin, pattern):
-    """Kills a holding spin; prompts until the shell reaped it and pattern came."""
+def step_on(g, park, pattern):
+    """Kills a holding park; prompts until the shell reaped it and pattern came."""
     mark = len(g.out)
-    g.command("kill %d" % spin)
+    g.command("kill %d" % park)
     for _ in range(100):
         if re.search(pattern, g.out[mark:]):
             break
@@ -89,7 +89,7 @@ def step_on(g, spin, pattern):
 
 def capture(g):
     """The two stages of cowtest hold, and the page cowtest writes."""
-    s1, s2 = run_spin_in_background(g)[0], run_spin_in_background(g)[0]
+    s1, s2 = run_park_in_background(g)[0], run_park_in_background(g)[0]
     mark = len(g.out)
     g.send(b"run cowtest hold %d %d &\r" % (s1, s2))
     m = g.wait_for(r"cowtest: child (\d+) of (\d+): shared", start=mark)

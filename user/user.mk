@@ -13,7 +13,7 @@ RONX_USER_MK := 1
 # bytes once; kernel/cpio.c finds them for every name).
 USER_MULTI := forktest cowtest zerotest stackgrow forkbomb oomtouch bench_fork sh \
 	ptbomb shmfork
-USER_PROGS := hello echo cat spin sleep exit true \
+USER_PROGS := hello echo cat spin park sleep exit true \
 	nullread nullwrite stackexec writetext readkernel writekernel execkernel peek \
 	stackoverflow mmaprwx mprotectrwx jit wxsegment redteam \
 	usertest fuzz bench_getpid bench_yield bench_spawn bench_appel guardpage writebarrier getcpu \

@@ -22,7 +22,7 @@ import pagemodel
 from grading import CheckFailed, check, step
 from userlab import (PAGE, STACK_TOP, build_program, built_once, initrd_with, model_of_ps,
                      work_dir)
-from userprog import PS_LINE, free_pages, ps, ps_table, run_spin_in_background, settled_free_pages
+from userprog import PS_LINE, free_pages, ps, ps_table, run_park_in_background, settled_free_pages
 
 LAB = "cow"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -146,14 +146,16 @@ def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
     program prints only after (or instead of) it, looked for from
     past_from (default: mark): once that is there the line will never
     come, and waiting out the timeout would only cost a wrong solution's
-    grade its 20 s, under each seed."""
+    grade its 20 s, under each seed. Only whole lines are looked at: once
+    the line's newline is out, the program's next step is a wait and it
+    prints nothing while the grader types."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         out = g.guest.out[mark:]
+        out = out[:out.rfind("\n") + 1]
         seen = g.guest.out[mark if past_from is None else past_from:]
         m = re.search(pattern, out, re.M)
         if m:
-            time.sleep(0.2)         # its next step is a wait: nothing more to print
             return m
         bad = re.search(r"^(\S+\[\d+\]: segfault at .*|\[\d+\] cowprobe: killed by .*|"
                         r"BUG: .*|Out of memory: .*)$", out, re.M)
@@ -166,13 +168,13 @@ def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
     raise CheckFailed("expected %s within %ds, found:\n%s" % (what, timeout, g.guest.out[mark:][-500:]))
 
 
-def reap(g, spin):
-    """Kills a spin and prompts until the shell has reaped it: a zombie
+def reap(g, park):
+    """Kills a park and prompts until the shell has reaped it: a zombie
     still answers kill(pid, 0), so wait_gone() waits for the reaping."""
     mark = len(g.guest.out)
-    g.sh("kill %d" % spin)
+    g.sh("kill %d" % park)
     for _ in range(40):
-        if re.search(r"\[%d\] spin: killed by SIGKILL" % spin, g.guest.out[mark:]):
+        if re.search(r"\[%d\] park: killed by SIGKILL" % park, g.guest.out[mark:]):
             return
         g.sh("ps")
         time.sleep(0.05)
@@ -182,9 +184,9 @@ def reap(g, spin):
 ENDED_CHILD = r"^cowprobe: (fork failed|child exit status)"
 
 
-def step_on(g, spin, pattern, what, past=None, past_from=None):
+def step_on(g, park, pattern, what, past=None, past_from=None):
     mark = len(g.guest.out)
-    reap(g, spin)
+    reap(g, park)
     return wait_line(g, mark, pattern, what, past=past, past_from=past_from)
 
 
@@ -245,19 +247,20 @@ class HoldRun:
     def run(self, ctx, g, p, s):
         gst = g.guest
         self.seen["free0"] = free_pages(gst)
-        # each step goes on when a spin dies: its frames come back in the same
-        # interval. The first process also makes the frame counts' table and
-        # the zero page; the next three take one spin's frames each
-        spins = [run_spin_in_background(gst)[0]]
+        # each step goes on when a park dies (a process that only sleeps:
+        # nothing keeps a CPU busy meanwhile); its frames come back in the
+        # same interval. The first process also makes the frame counts'
+        # table and the zero page; the next three take one park's frames each
+        parks = [run_park_in_background(gst)[0]]
         fa = free_pages(gst)
-        spins += [run_spin_in_background(gst)[0] for _ in range(3)]
+        parks += [run_park_in_background(gst)[0] for _ in range(3)]
         spent, rest = divmod(fa - free_pages(gst), 3)
         if rest:
-            raise CheckFailed("expected three spins to take the same number of frames, found "
+            raise CheckFailed("expected three parks to take the same number of frames, found "
                               "%d frames for three" % (fa - free_pages(gst)))
-        self.seen["spin"] = spent
+        self.seen["park"] = spent
         mark = len(gst.out)
-        g.sh("run cowprobe hold %d %d %d %d %d %d %d %d &" % ((s.n, s.mask, s.k, s.byte) + tuple(spins)))
+        g.sh("run cowprobe hold %d %d %d %d %d %d %d %d &" % ((s.n, s.mask, s.k, s.byte) + tuple(parks)))
         # the parent says the child's exit status only once the child has ended
         m = wait_line(g, mark, r"cowprobe: child (\d+) of (\d+): forked", "the child to say it was forked",
                       past=ENDED_CHILD)
@@ -281,12 +284,12 @@ class HoldRun:
         self.seen["forked"] = Walked(ctx, g, self,
                                      self.pages + sorted(self.image) + stack + [self.zero])
         self.seen["free1"] = free_pages(gst)
-        step_on(g, spins[0], r"cowprobe: child wrote; the kernel's write returned (-?\d+)",
+        step_on(g, parks[0], r"cowprobe: child wrote; the kernel's write returned (-?\d+)",
                 "the child to write its pages", past=ENDED_CHILD)
         self.seen["kret"] = int(re.search(r"the kernel's write returned (-?\d+)", gst.out[mark:]).group(1))
         self.seen["wrote"] = Walked(ctx, g, self, self.pages)
         self.seen["free2"] = free_pages(gst)
-        step_on(g, spins[1], r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
+        step_on(g, parks[1], r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
                 "the parent to reap the child", past=ended(parent), past_from=mark)
         m = re.search(r"cowprobe: child exit status (-?\d+); the parent's pages: (\d+) differ",
                       gst.out[mark:])
@@ -299,12 +302,12 @@ class HoldRun:
                                          self.pages + sorted(self.image) + [self.zero])
         self.seen["free4"] = free_pages(gst)
         # a parent that died (fill took its frames) writes nothing
-        step_on(g, spins[2], r"cowprobe: parent wrote", "the parent to write its pages",
+        step_on(g, parks[2], r"cowprobe: parent wrote", "the parent to write its pages",
                 past=ended(parent), past_from=mark)
         self.seen["parent_wrote"] = Walked(ctx, g, self, self.pages)
         self.seen["free5"] = free_pages(gst)
         mark2 = len(gst.out)
-        reap(g, spins[3])
+        reap(g, parks[3])
         end = None
         for _ in range(100):
             end = re.search(r"^\[%d\] cowprobe: (exit status \d+|killed by \w+)" % parent,
@@ -408,8 +411,8 @@ def after_fork(ctx):
        steps=[GET, COPY, NXKEPT, CHARGE_KEPT])
 def child_write(ctx):
     g, run = hold_run(ctx)
-    w0, w, f1, f2, spin = run.need("forked", "wrote", "free1", "free2", "spin")
-    f2 -= spin      # the spin that let the child go on
+    w0, w, f1, f2, park = run.need("forked", "wrote", "free1", "free2", "park")
+    f2 -= park      # the park that let the child go on
     s, bad = run.scn, []
     shared = shared_at_fork(run, "a write into a shared page")
     if not set(s.written()) & set(shared):
@@ -487,8 +490,8 @@ def kernel_write(ctx):
        "spent", steps=[REUSE])
 def last_user(ctx):
     g, run = hold_run(ctx)
-    w, w2, f4, f5, spin = run.need("after_fill", "parent_wrote", "free4", "free5", "spin")
-    f5 -= spin      # the spin that let the parent go on
+    w, w2, f4, f5, park = run.need("after_fill", "parent_wrote", "free4", "free5", "park")
+    f5 -= park      # the park that let the parent go on
     s, bad = run.scn, []
     shared_at_fork(run, "the last user's write into a page shared once")
     for i in s.written():
@@ -570,7 +573,7 @@ def frames_back(ctx):
     f0, f6 = run.need("free0", "free6")
     shared_at_fork(run, "the put of a frame two processes shared")
     if f0 != f6:
-        raise CheckFailed("expected PagesFree %d again once cowprobe, its child and the spins had "
+        raise CheckFailed("expected PagesFree %d again once cowprobe, its child and the parks had "
                           "exited, found %d (%+d)" % (f0, f6, f6 - f0))
 
 
@@ -582,9 +585,9 @@ def stale_tlb(ctx):
     # on 32-bit) flushes the whole TLB and would hide a missing flush
     g = boot(ctx, tag=LAB + "-tlb", cmdline="pti=off")
     s, gst = p.scn, g.guest
-    spin = run_spin_in_background(gst)[0]
+    park = run_park_in_background(gst)[0]
     mark = len(gst.out)
-    g.sh("run cowprobe tlb %d %d %d &" % (s.tlb_pages, s.tlb_byte, spin))
+    g.sh("run cowprobe tlb %d %d %d &" % (s.tlb_pages, s.tlb_byte, park))
     # the whole line printed but not as a working fork prints it (a child
     # of -1): it will not be printed again
     m = wait_line(g, mark, r"cowprobe: pages at (?:0x)?([0-9a-f]+); children ([\d ]+); parent wrote",
@@ -629,7 +632,7 @@ def stale_tlb(ctx):
                           ": the parent's write went through a stale writable TLB entry"
                           if cp is not None and pp is not None and cp & FRAME == pp & FRAME
                           else ""))
-    reap(g, spin)
+    reap(g, park)
     if bad:
         raise CheckFailed(lines(bad))
 
@@ -648,11 +651,11 @@ def race_round(ctx):
     rounds, n, byte = r.randrange(3, 7), r.randrange(4, 13), r.randrange(0x20, 0x60)
     g = ctx.boot(initrd=program(ctx).initrd, tag=LAB + "-race", smp=CPUS)
     gst = g.guest
-    keep = run_spin_in_background(gst)[0]     # holds the count table for the whole round
+    keep = run_park_in_background(gst)[0]     # holds the count table for the whole round
     before = free_pages(gst)
-    spin = run_spin_in_background(gst)[0]
+    park = run_park_in_background(gst)[0]
     mark = len(gst.out)
-    g.sh("run cowprobe race %d %d %d %d &" % (rounds, n, byte, spin))
+    g.sh("run cowprobe race %d %d %d %d &" % (rounds, n, byte, park))
     m = wait_line(g, mark, r"cowprobe: raced \d+ rounds of \d+ pages at (?:0x)?([0-9a-f]+); "
                   r"(\d+) children failed; holder (-?\d+)",
                   "the parent to fork and write %d times" % rounds, past=r"cowprobe: fork failed")
@@ -690,7 +693,7 @@ def race_round(ctx):
     # and every other frame of every process, counted as the model counts it
     bad += [line for line in w.problems(pages=w.ps_pages, private=True, leaks=True)
             if line not in bad]
-    m = step_on(g, spin, r"cowprobe: race done: (\d+) pages differ",
+    m = step_on(g, park, r"cowprobe: race done: (\d+) pages differ",
                 "the parent to check its pages", past=ended(parent[0]))
     if int(m.group(1)):
         bad.append("the parent: expected its pages to hold its last bytes, found %s differ"

@@ -3,10 +3,11 @@
  * The cow lab's test program (labs/cow/checks.py builds it at grade time
  * and puts it in the grade's initrd). The grader reads its page tables
  * and frames from outside (QEMU's info tlb, its PAE walk and xp) while
- * it holds still at each step; a step goes on when the `spin` whose pid
- * it was given is gone (wait_gone()). The scenario (how many pages, which
- * the child writes, which one the kernel writes for the child, the
- * bytes) comes from the grade's seed, on the command line:
+ * it holds still at each step; a step goes on when the process whose
+ * pid it was given (a `park`, which only sleeps) is gone (wait_gone()).
+ * The scenario (how many pages, which the child writes, which one the
+ * kernel writes for the child, the bytes) comes from the grade's seed,
+ * on the command line:
  *
  *   cowprobe hold N MASK K BYTE S1 S2 S3 S4
  *        the parent fills pages 0..N-1 (page i with BYTE+i), reads a

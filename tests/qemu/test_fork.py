@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Processes that make processes (issue 22), proven from outside: QEMU
 walks each process's page tables from the CR3 `ps` prints (pae_walk, xp)
-while programs hold still at known steps (they go on when a `spin` whose
-pid they were given is killed: wait_gone() in the user library).
+while programs hold still at known steps (they go on when a `park` whose
+pid they were given is killed: wait_gone() in the user library; a park
+only sleeps, so no CPU is kept busy meanwhile).
 
 After fork the parent's and the child's PTEs point at one frame, both
 read-only; after the child writes, two frames, and the parent's bytes
@@ -17,7 +18,7 @@ import time
 
 from guest import PROMPT, Guest
 from tlb import pae_walk, registers, xp64
-from userprog import GUARD, PAGE, STACK_TOP, free_pages, ps, run_spin_in_background
+from userprog import GUARD, PAGE, STACK_TOP, free_pages, ps, run_park_in_background
 
 FRAME = 0x000FFFFFFFFFF000
 RW, USER = 2, 4
@@ -31,10 +32,10 @@ def leaf(g, cr3, va):
 
 
 def reap(g, pid, tries=40):
-    """Kills the spin pid and prompts until the shell has reported (reaped) it."""
+    """Kills the park pid and prompts until the shell has reported (reaped) it."""
     g.command("kill %d" % pid)
     for _ in range(tries):
-        if re.search(r"\[%d\] spin: killed by SIGKILL" % pid, g.out):
+        if re.search(r"\[%d\] park: killed by SIGKILL" % pid, g.out):
             return True
         g.command("ps")
         time.sleep(0.05)
@@ -51,13 +52,13 @@ def start(g, line, pattern):
     return m
 
 
-def step(g, spin, pattern):
-    """Lets a holding program go on (its spin dies) and waits for its next line.
+def step(g, park, pattern):
+    """Lets a holding program go on (its park dies) and waits for its next line.
     The last step too waits for the program's last line: a command typed while
     it still prints would have its echo cut by those lines (command() then
     never sees its own echo)."""
     mark = len(g.out)
-    reap(g, spin)
+    reap(g, park)
     m = g.wait_for(pattern, start=mark)
     time.sleep(0.2)
     return m
@@ -67,7 +68,7 @@ def test_fork_cow_from_outside(t):
     with Guest("fork cow", extra=SMP2) as g:
         g.wait_ready()
         before = free_pages(g)
-        s1, s2 = run_spin_in_background(g)[0], run_spin_in_background(g)[0]
+        s1, s2 = run_park_in_background(g)[0], run_park_in_background(g)[0]
         mark = len(g.out)
         m = start(g, "run cowtest hold %d %d &" % (s1, s2),
                   r"cowtest: child (\d+) of (\d+): shared")
@@ -133,8 +134,8 @@ def test_fork_first_touch_zero_page(t):
     with Guest("first touch", extra=SMP2) as g:
         g.wait_ready()
         before = free_pages(g)
-        spins = [run_spin_in_background(g)[0] for _ in range(3)]
-        m = start(g, "run zerotest hold %d %d %d &" % tuple(spins), r"zerotest: mapped, nothing touched")
+        parks = [run_park_in_background(g)[0] for _ in range(3)]
+        m = start(g, "run zerotest hold %d %d %d &" % tuple(parks), r"zerotest: mapped, nothing touched")
         h = re.search(r"zerotest: mmap at (?:0x)?([0-9a-f]+), heap at (?:0x)?([0-9a-f]+)", g.out)
         mm, heap = int(h.group(1), 16), int(h.group(2), 16)
         pid = [p for p, (_, _, name) in ps(g).items() if name == "zerotest"][0]
@@ -144,7 +145,7 @@ def test_fork_first_touch_zero_page(t):
         t.check(all(leaf(g, cr3, va) is None for va in vas),
                 "mmap and brk: no page is mapped before the first touch")
         g.monitor("cont")
-        step(g, spins[0], r"zerotest: read every page")
+        step(g, parks[0], r"zerotest: read every page")
         g.monitor("stop")
         leaves = [leaf(g, cr3, va) for va in vas]
         zero = {e & FRAME for e in leaves if e}
@@ -160,7 +161,7 @@ def test_fork_first_touch_zero_page(t):
         t.check(zp and int(zp.group(1)) >= 16, "meminfo counts the zero-page PTEs", out)
         out = g.command("walk %#x %d" % (mm, pid))
         t.check("is the zero page" in out, "walk VA PID names the zero page", out[-300:])
-        step(g, spins[1], r"zerotest: wrote the even pages")
+        step(g, parks[1], r"zerotest: wrote the even pages")
         g.monitor("stop")
         leaves = [leaf(g, cr3, va) for va in vas]
         even = [e for i, e in enumerate(leaves) if i % 2 == 0]
@@ -173,7 +174,7 @@ def test_fork_first_touch_zero_page(t):
                 "pages only read stay on the zero page, read-only")
         t.check(z and xp64(g.monitor, z) == 0, "xp: the zero page is still zero")
         g.monitor("cont")
-        step(g, spins[2], r"zerotest: \d+ of \d+ checks passed")
+        step(g, parks[2], r"zerotest: \d+ of \d+ checks passed")
         for _ in range(100):
             if re.search(r"\[%d\] zerotest: exit status 0" % pid, g.out):
                 break
@@ -192,7 +193,7 @@ def test_fork_stack_grows(t):
     with Guest("stack growth", cmdline="norandmaps") as g:
         g.wait_ready()
         before = free_pages(g)
-        s1, s2 = run_spin_in_background(g)[0], run_spin_in_background(g)[0]
+        s1, s2 = run_park_in_background(g)[0], run_park_in_background(g)[0]
         start(g, "run stackgrow hold %d %d &" % (s1, s2), r"stackgrow: 1024 KiB deep")
         pid = [p for p, (_, _, name) in ps(g).items() if name == "stackgrow"][0]
         cr3 = ps(g)[pid][1]
@@ -260,9 +261,9 @@ def test_fork_programs_and_cycles(t):
                 break
             time.sleep(0.2)
         t.check(list(ps(g)) == [0], "the shell answers, and only it is left", g.command("ps"))
-        spin = run_spin_in_background(g)[0]
+        park = run_park_in_background(g)[0]
         mark = len(g.out)
-        g.send(b"run cowtest hold %d %d\r" % (spin, spin))
+        g.send(b"run cowtest hold %d %d\r" % (park, park))
         g.wait_for(r"cowtest: child \d+ of \d+: shared", start=mark)
         time.sleep(0.3)
         g.send(b"\x03")
@@ -272,7 +273,7 @@ def test_fork_programs_and_cycles(t):
         left = [p for p, (st, _, name) in ps(g).items() if name == "cowtest" and st != "zombie"]
         t.check(not left, "Ctrl-C kills the foreground job's whole group: the forked child too",
                 g.command("ps"))
-        reap(g, spin)
+        reap(g, park)
         t.check(free_pages(g) == before, "every page back after the fork bombs",
                 "before %d after %d" % (before, free_pages(g)))
         t.check(g.poweroff() == 1, "poweroff after the fork programs")

@@ -17,7 +17,7 @@ import time
 
 from guest import PROMPT, Guest, skip_under_boot_extra
 from tlb import pae_walk
-from userprog import PS_LINE, run_spin_in_background
+from userprog import PS_LINE, run_park_in_background
 
 FRAME = 0x000FFFFFFFFFF000
 PAGE = 4096
@@ -110,7 +110,7 @@ def test_memview_fork_from_outside(t):
                 re.search(r"^pids:$", out, re.M), "a legend, and no pid before a process runs",
                 out[-600:])
 
-        s1, s2 = run_spin_in_background(g)[0], run_spin_in_background(g)[0]
+        s1, s2 = run_park_in_background(g)[0], run_park_in_background(g)[0]
         mark = len(g.out)
         g.send(b"run cowtest hold %d %d &\r" % (s1, s2))
         m = g.wait_for(r"cowtest: child (\d+) of (\d+): shared", start=mark)
@@ -133,7 +133,7 @@ def test_memview_fork_from_outside(t):
 
         mark = len(g.out)
         g.command("kill %d" % s1)
-        for _ in range(100):		# the shell reaps spin before a prompt: cowtest goes on
+        for _ in range(100):		# the shell reaps park before a prompt: cowtest goes on
             if "cowtest: child wrote 'C'" in g.out[mark:]:
                 break
             g.command("ps")

@@ -20,17 +20,30 @@ PS_LINE = re.compile(r"^\s*(\d+) (\w+)\s+0x([0-9a-f]{8})\s+(\d+)\s+(\d+) (\S+)",
 PF_R, PF_W, PF_X = 4, 2, 1
 # not anchored: the prompt may come first on the same line
 SPIN_LOOPING = re.compile(r"spin: pid (\d+) looping\n")
+PARK_PARKED = re.compile(r"park: pid (\d+) parked\n")
+
+
+def run_in_background(g, name, last):
+    """`run NAME &`, then waits for the program's last line (the regex
+    last, its pid in group 1) and the prompt: the program prints on its
+    CPU while the shell takes the next line, and would cut into that
+    line's echo. (pid, what was printed)."""
+    mark = len(g.out)
+    g.send(b"run %s &\r" % name.encode())
+    m = g.wait_for(last.pattern, start=mark)
+    g.wait_for("^" + re.escape(PROMPT), start=mark)
+    return int(m.group(1)), g.out[mark:]
 
 
 def run_spin_in_background(g):
-    """`run spin &`, then waits for spin's own lines and the prompt: spin
-    prints them on its CPU while the shell takes the next line, and they
-    would cut into that line's echo. (pid, what was printed)."""
-    mark = len(g.out)
-    g.send(b"run spin &\r")
-    m = g.wait_for(SPIN_LOOPING.pattern, start=mark)
-    g.wait_for("^" + re.escape(PROMPT), start=mark)
-    return int(m.group(1)), g.out[mark:]
+    """spin: a process that keeps a CPU busy in ring 3 until killed."""
+    return run_in_background(g, "spin", SPIN_LOOPING)
+
+
+def run_park_in_background(g):
+    """park: a process that sleeps until killed (a token that costs no
+    CPU; every park holds as many frames as every other)."""
+    return run_in_background(g, "park", PARK_PARKED)
 
 
 def cpio_files(path):

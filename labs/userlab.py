@@ -10,6 +10,7 @@ the ELF the grader linked, the page tables from QEMU (info tlb, xp), the
 fault's address and error code from the kernel's segfault line, which the
 CPU's error code fills (kernel/signal.c, never a lab file)."""
 import contextlib
+import glob
 import os
 import re
 import subprocess
@@ -52,7 +53,16 @@ def built_once(ctx, key, make):
 
 def build_program(ctx, out, srcs, ld):
     """Links out from srcs with the tree's crt0 and library (user/user.mk's
-    user-prog); CheckFailed with the compiler's words if it fails."""
+    user-prog); CheckFailed with the compiler's words if it fails. An out
+    newer than all it is made from is kept: each seed's grade of a tree
+    asks for the same program."""
+    made_from = list(srcs) + [ld] + [os.path.join(ctx.root, f) for f in (
+        "Makefile", "user/user.mk", "build/user/obj/user/lib/crt0.o", "build/user/libulib.a")]
+    made_from += glob.glob(os.path.join(ctx.root, "user", "include", "*.h"))
+    made_from += [h for d in {os.path.dirname(x) for x in srcs}
+                  for h in glob.glob(os.path.join(d, "*.h"))]
+    if newer_than(out, made_from):
+        return out
     r = subprocess.run(["make", "-s", "-C", ctx.root, "--no-print-directory", "user-prog",
                         "PROG=" + out, "PROG_SRCS=" + " ".join(srcs), "PROG_LD=" + ld],
                        capture_output=True, text=True)
@@ -60,6 +70,16 @@ def build_program(ctx, out, srcs, ld):
         raise CheckFailed("the grader could not build its test program %s:\n%s"
                           % (os.path.basename(out), (r.stdout + r.stderr)[-1200:]))
     return out
+
+
+def newer_than(path, sources):
+    """Whether path exists and no file of sources is newer (a missing
+    source counts as newer: build again, and let make say why)."""
+    try:
+        t = os.stat(path).st_mtime_ns
+        return all(os.stat(s).st_mtime_ns <= t for s in sources)
+    except OSError:
+        return False
 
 
 def cpio_write(path, files):

@@ -54,7 +54,7 @@ def run_on_ronx(g, run):
         time.sleep(0.5)
         g.send(run.stdin.replace("\n", "\r").encode() + CTRL_D)
     else:
-        g.wait_for(r"looping$", 30, start)
+        g.wait_for(re.escape(run.ready) + "$", 30, start)
         time.sleep(run.timeout)
         g.send(CTRL_C)
     end = g.wait_for(r"^\[\d+\] %s: .*\n(?=ronx> )" % run.name, 60, start)

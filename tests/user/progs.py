@@ -32,8 +32,9 @@ class Run:
     """One run of a program: NAME ARGS, with stdin, or pinned to CPU 0."""
 
     def __init__(self, name, args=(), stdin=None, timeout=0, cpu0=False, key=None,
-                 what="", qemu_args=None):
+                 what="", qemu_args=None, ready=None):
         self.name, self.args, self.stdin = name, list(args), stdin
+        self.ready = ready      # timeout: the end of the line that says it runs
         self.qemu_args = qemu_args
         self.timeout, self.cpu0 = timeout, cpu0
         self.key = key or name
@@ -108,6 +109,8 @@ TESTS = [
     Run("fpu", ["secret"], key="fpusecret", what="loads st0-7 and xmm0-7 and exits with them"),
     Run("fpu", ["clean"], key="fpuclean",
         what="a new process's FPU registers (after fpusecret): fninit's state, zeros"),
+    Run("fpu", ["clean", "signal"], key="fpucleansig",
+        what="a signal handler's FPU registers, after the interrupted code loaded its own: clean"),
     Run("mmapwrap", what="mmap/munmap/mprotect lengths that wrap when rounded up"),
     Run("sh", stdin=SH_INPUT, what="a shell: built-ins, fork+execve+wait4, & and wait, a missing program"),
     Run("forktest", what="fork, getppid, wait4 status, COW both ways, vfork+execve, kill, errors"),
@@ -119,7 +122,8 @@ TESTS = [
     Run("oomtouch", ["64"], what="touches 64 MiB of anonymous memory",
         qemu_args=["8"]),
     Run("bench_fork", ["20"], what="fork+exit+wait, COW and first-touch faults (not asserted)"),
-    Run("spin", timeout=2, what="loops until killed"),
+    Run("spin", timeout=2, ready="looping", what="loops until killed"),
+    Run("park", timeout=2, ready="parked", what="sleeps until killed"),
     Run("bigwrite", ["4096"], what="one write() of 4096 newlines to the console"),
     Run("readone", stdin="my-secret-password\n", what="one read() of one byte of a line"),
     Run("jobctl", what="stop and continue: wait4 WUNTRACED/WCONTINUED statuses, SIGCHLD, SIGKILL"),
@@ -467,6 +471,14 @@ def checks(run, r, kernel, stack_nx=None):
     elif run.key == "fpuclean":
         want(r.status == 0 and r.has(r"^fpu clean: pid \d+: clean \(") and not r.has(r"not zero"),
              "starts with FCW 037f, every register empty and zero, MXCSR 1f80 (after fpusecret)")
+    elif run.key == "fpucleansig" and kernel == "qemu":
+        # qemu-i386 hands a handler the interrupted code's FPU registers
+        want(r.has(r"^fpu clean: pid \d+: (clean|NOT CLEAN) \(.*, in a handler\)$"),
+             "reports its handler's registers (qemu-i386 keeps the interrupted code's: not judged)")
+    elif run.key == "fpucleansig":
+        want(r.status == 0 and r.has(r"^fpu clean: pid \d+: clean \(.*, in a handler\)$")
+             and not r.has(r"not zero"),
+             "its handler starts with FCW 037f, every register empty and zero, MXCSR 1f80")
     elif n == "mmapwrap":
         leaves = ktap_leaves(r.output)
         want(len(leaves) == 9 and r.status == 0 and r.has(r"^# mmapwrap: 9 of 9 checks passed$"),
@@ -561,6 +573,9 @@ def checks(run, r, kernel, stack_nx=None):
     elif n == "spin":
         want(r.has(r"^spin: pid [1-9]\d* looping$"), "says it loops")
         want(r.signal in ("SIGKILL", "SIGINT"), "still looping when killed (SIGKILL, or Ctrl-C)")
+    elif n == "park":
+        want(r.has(r"^park: pid [1-9]\d* parked$"), "says it is parked")
+        want(r.signal in ("SIGKILL", "SIGINT"), "still asleep when killed (SIGKILL, or Ctrl-C)")
     return out
 
 

@@ -100,8 +100,10 @@ class Guest:
     # -- life cycle --------------------------------------------------------
     def qemu_args(self):
         sock = os.path.join(self.tmp, "qmp.sock")
+        # -net none: ronx drives no network card, and without one the
+        # firmware runs no network boot ROM (a sixth of a boot's CPU)
         args = ["qemu-system-i386", "-accel", "tcg", "-cpu", self.cpu,
-                "-m", self.memory, "-no-reboot", "-display", "none",
+                "-m", self.memory, "-no-reboot", "-display", "none", "-net", "none",
                 "-serial", "stdio", "-monitor", "none",
                 "-qmp", "unix:%s,server=on,wait=off" % sock]
         if self.debug_exit:

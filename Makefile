@@ -216,7 +216,7 @@ debug: all $(GDB_LIB)
 test:
 	@rm -rf $(B)/results && mkdir -p $(B)/results && date +%s > $(B)/results/started
 	@$(PYTHON) tests/tree_check.py snapshot $(B)/tree-before.json
-	@$(MAKE) --no-print-directory all $(GDB_LIB)
+	@$(MAKE) --no-print-directory -j$$(nproc) all $(GDB_LIB)
 	@status=0; \
 	timed() { s=$$(date +%s); n=$$1; shift; "$$@"; rc=$$?; \
 		echo $$(($$(date +%s) - s)) > $(B)/results/$$n.seconds; return $$rc; }; \

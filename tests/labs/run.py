@@ -1091,86 +1091,101 @@ def seed_jobs(names, rows):
 # the load beside the seed step: a wrong solution must lose points under
 # every seed on a loaded machine too (issue 33). make test's other stages
 # are that load while they run (LAB_BESIDE=PATH: PATH.start is made when
-# the step begins, they make PATH.done when they have ended), then BUSY
-# busy loops (LAB_BUSY=N; 0: none); without LAB_BESIDE, the loops alone
+# the step begins, they make PATH.done when they have ended); then BUSY
+# more slots (LAB_BUSY=N; 0: none), each held by a seed worker when one
+# is ready and by a busy loop when none is. Without LAB_BESIDE the BUSY
+# slots are there from the start.
 BUSY = int(os.environ.get("LAB_BUSY", "2"))
 BESIDE = os.environ.get("LAB_BESIDE", "")
 
 
 class BusyLoops:
-    """n processes that only spin, for as long as the with block runs."""
-    def __init__(self, n):
-        self.n, self.procs = n, []
+    """Processes that only spin, as many as resize() last asked for, until
+    the with block ends."""
+    def __init__(self):
+        self.procs = []
+        self.most = 0
+
+    def resize(self, n):
+        while len(self.procs) < n:
+            self.procs.append(subprocess.Popen([PYTHON, "-c", "while True: pass"]))
+        while len(self.procs) > n:
+            p = self.procs.pop()
+            p.kill()
+            p.wait()
+        self.most = max(self.most, n)
 
     def __enter__(self):
-        self.procs = [subprocess.Popen([PYTHON, "-c", "while True: pass"])
-                      for _ in range(self.n)]
         return self
 
     def __exit__(self, *exc):
-        for p in self.procs:
-            p.kill()
-            p.wait()
+        self.resize(0)
 
 
 class Load:
-    """For as long as the with block runs: the other stages of make test
-    until they make BESIDE.done, then BUSY busy loops. others: the seconds
-    the other stages ran beside it."""
+    """The seed step's load: make test's other stages until they make
+    BESIDE.done; from then on BUSY slots more than the workers' own, and a
+    busy loop in each slot no worker holds (fill()), so that the machine
+    is never less loaded than by the workers and BUSY loops, and the CPU
+    a loop would burn grades a wrong solution instead. others: the seconds
+    the other stages ran beside the step."""
 
     def __init__(self, busy=BUSY, beside=BESIDE):
-        self.loops, self.beside = BusyLoops(busy), beside
-        self.ended, self.lock = threading.Event(), threading.Lock()
+        self.busy, self.beside = busy, beside
+        self.loops = BusyLoops()
         self.others = 0.0
 
     def __enter__(self):
         self.t0 = time.monotonic()
         if self.beside:
             open(self.beside + ".start", "w").close()
-        self.thread = threading.Thread(target=self._then_busy, daemon=True)
-        self.thread.start()
         return self
 
-    def _then_busy(self):
-        while self.beside and not os.path.exists(self.beside + ".done"):
-            if self.ended.wait(1):
-                return
-        with self.lock:
-            if not self.ended.is_set():
-                self.others = time.monotonic() - self.t0
-                self.loops.__enter__()
+    def others_done(self):
+        if not self.beside:
+            return True
+        if not self.others and os.path.exists(self.beside + ".done"):
+            self.others = time.monotonic() - self.t0
+        return bool(self.others)
+
+    def slots(self, workers):
+        """How many seed workers may run now."""
+        return workers + (self.busy if self.others_done() else 0)
+
+    def fill(self, free):
+        """free slots have no worker: a busy loop in each (at most BUSY)."""
+        self.loops.resize(max(0, min(free, self.busy)) if self.others_done() else 0)
 
     def __exit__(self, *exc):
-        with self.lock:
-            self.ended.set()
-            self.loops.__exit__()
-            if self.beside and not self.others:
-                self.others = time.monotonic() - self.t0
+        self.loops.__exit__()
+        if self.beside and not self.others:
+            self.others = time.monotonic() - self.t0
 
     def said(self):
-        busy = "%d busy loops" % self.loops.n
+        more = "%d slots more, a busy loop in any no worker held (%d at most)" % (
+            self.busy, self.loops.most)
         if not self.beside:
-            return busy
-        return "make test's other stages (%.0fs)%s" % (
-            self.others, ", then " + busy if self.loops.procs else "")
+            return more
+        return "make test's other stages (%.0fs), then %s" % (self.others, more)
 
 
 def test_wrong_under_seeds(t, names, tmp, rows=None):
     """Every wrong solution of every lab loses points under each of SEEDS
     (at least 10), on a loaded machine (Load). The work is split into
     workers (seed_jobs()), each in a tree of its own, two per core
-    (LAB_JOBS) at a time: a worker mostly waits for QEMU's answers."""
+    (LAB_JOBS) at a time beside the other stages, BUSY more once they
+    have ended: a worker mostly waits for QEMU's answers."""
     load0 = os.getloadavg()[0]
     with Load() as load:
-        merged = run_seed_workers(names, tmp, rows)
+        merged = run_seed_workers(names, tmp, rows, load)
     progress("labs: the seed step ran beside %s (load average %.1f at its start, %.1f at its "
              "end)" % (load.said(), load0, os.getloadavg()[0]))
     report_seeds(t, names, merged)
 
 
-def run_seed_workers(names, tmp, rows):
-    """The seed workers of every lab, run to their end: {lab: {"wrong":
-    {w: record}, "errors": [...]}}."""
+def run_seed_workers(names, tmp, rows, load):
+    """The seed workers of every lab, run to their end, as many at a time
+    as load.slots() allows: {lab: {"wrong": {w: record}, "errors": [...]}}."""
     t0 = time.monotonic()
     jobs = seed_jobs(names, rows or {})
     first_done = set()
@@ -1181,7 +1196,7 @@ def run_seed_workers(names, tmp, rows):
             os.path.exists(seeded_path(tmp, n))
     procs, outs, merged = [], {}, {}
     while jobs or procs:
-        while len(procs) < 2 * JOBS and any(ready(j) for j in jobs):
+        while len(procs) < load.slots(2 * JOBS) and any(ready(j) for j in jobs):
             job = next(j for j in jobs if ready(j))
             jobs.remove(job)
             n, chunk, _ = job
@@ -1190,6 +1205,7 @@ def run_seed_workers(names, tmp, rows):
             procs.append(((n, chunk), subprocess.Popen(
                 [PYTHON, os.path.abspath(__file__), "--wrong-seeds", n, tmp, path, chunk],
                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+        load.fill(load.slots(2 * JOBS) - len(procs))
         done = next((x for x in procs if x[1].poll() is not None), None)
         if done is None:
             time.sleep(0.2)

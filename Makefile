@@ -202,15 +202,17 @@ debug: all $(GDB_LIB)
 # The small Linux kernels (9 minutes of both cores from an empty cache)
 # build at the lowest priority beside the other stages, in the CPU time
 # they leave (QEMU waiting for a prompt, a grader reading a page table);
-# linux-check, near the end, boots them (and builds what is still
-# missing: it alone says whether the Linux side passed). check_docs reads
-# the table linux-check writes, so it comes after it. Ctrl-C stops the
+# linux-check's boots wait for them (and build what is still missing: it
+# alone says whether the Linux side passed), beside the qemu stage; its
+# report comes after that stage, whose test_peer writes the ronx readings
+# it reads. check_docs reads the table the report writes. Ctrl-C stops the
 # build (its own process group); tests/qemu/run.py stops it (SIGSTOP)
 # while the files with a wall-clock bound run alone, first (qemu-alone).
-# The labs' seed step must run on a loaded machine (issue 33): fuzz, qemu
-# and linux are that load, started when it begins (tests/labs/run.py
-# makes beside.start; beside.done tells it they ended, and busy loops
-# take their place), so their times overlap the labs' in the summary.
+# fuzz, qemu and linux run beside the labs stage, whose seed step must run
+# on a loaded machine (issue 33): they are that load while they run, and
+# beside.done tells tests/labs/run.py they ended (two more seed workers,
+# or busy loops, take their place). Their times overlap the labs' in the
+# summary.
 # Each stage's wall time goes to build/results/STAGE.seconds (timed below):
 # tests/summary.py prints it beside the stage's counts.
 test:
@@ -228,14 +230,12 @@ test:
 	kill -CONT -- -$$lpid 2>/dev/null; \
 	timed host $(MAKE) --no-print-directory host-test || status=1; \
 	timed user $(MAKE) --no-print-directory user-test || status=1; \
-	beside=$(B)/results/beside; rm -f $$beside.start $$beside.done; \
+	beside=$(B)/results/beside; rm -f $$beside.done; \
 	( timed labs env LAB_BESIDE=$$beside $(PYTHON) tests/labs/run.py ) & labs=$$!; \
-	echo "[make test] fuzz runs beside the labs' classes"; \
-	timed fuzz $(MAKE) --no-print-directory fuzz-smoke || status=1; \
-	while [ ! -e $$beside.start ] && kill -0 $$labs 2>/dev/null; do sleep 1; done; \
-	echo "[make test] qemu and linux's boots run beside the labs' seed step (its load)"; \
+	echo "[make test] fuzz, qemu and linux's boots run beside the labs"; \
 	( while kill -0 $$lpid 2>/dev/null; do sleep 2; done; \
 	  timed linux-boots env LINUX_PART=boots $(MAKE) --no-print-directory linux-check ) & boots=$$!; \
+	timed fuzz $(MAKE) --no-print-directory fuzz-smoke || status=1; \
 	timed qemu env QEMU_ALONE=skip $(PYTHON) tests/qemu/run.py || status=1; \
 	wait $$boots || status=1; \
 	wait $$lpid || echo "[linux] the small kernels' build failed; linux-check built them"; \

@@ -1090,8 +1090,8 @@ def seed_jobs(names, rows):
 
 # the load beside the seed step: a wrong solution must lose points under
 # every seed on a loaded machine too (issue 33). make test's other stages
-# are that load while they run (LAB_BESIDE=PATH: PATH.start is made when
-# the step begins, they make PATH.done when they have ended); then BUSY
+# are that load while they run (LAB_BESIDE=PATH: they start with the labs
+# stage and make PATH.done when they have ended); then BUSY
 # more slots (LAB_BUSY=N; 0: none), each held by a seed worker when one
 # is ready and by a busy loop when none is. Without LAB_BESIDE the BUSY
 # slots are there from the start.
@@ -1137,8 +1137,6 @@ class Load:
 
     def __enter__(self):
         self.t0 = time.monotonic()
-        if self.beside:
-            open(self.beside + ".start", "w").close()
         return self
 
     def others_done(self):

@@ -210,7 +210,8 @@ def tree_problems(tree, nxe, kernel_pdpte=None, want=None, cpu_sets_pdpte_a=True
     of RW|NX), or None for "whatever". levels: the levels looked at."""
     out = []
     for e in (e for e in tree.entries if e.level in levels):
-        r = reserved(e.level, e.raw, nxe, cpu_sets_pdpte_a)
+        # as reserved_entries(): the CPU reads no bit of an entry not present
+        r = e.present and reserved(e.level, e.raw, nxe, cpu_sets_pdpte_a)
         if r:
             out.append("%s %s: reserved %s set (entry 0x%016x): expected 0, the CPU faults on "
                        "them" % (tree.name, e.where(), bits(r), e.raw))
@@ -252,7 +253,7 @@ def kernel_problems(tree, nxe):
     entry that ring 3 may use (US)."""
     out = []
     for e in tree.entries:
-        r = reserved(e.level, e.raw, nxe)
+        r = e.present and reserved(e.level, e.raw, nxe)
         if r:
             out.append("%s %s: reserved %s set (entry 0x%016x): expected 0"
                        % (tree.name, e.where(), bits(r), e.raw))

@@ -122,6 +122,22 @@ def test_pde_and_pte_reserved_bits():
     expect(r, ["the kernel PDE of 0xc0000000", "reserved bit 13"])
 
 
+def test_not_present_entries_have_no_reserved_bits():
+    # the CPU reads no bit of an entry that is not present: a PROT_NONE
+    # PTE that kept NX on a CPU without it, or high bits, is no problem
+    # (the same rule as reserved_entries())
+    r = Ram()
+    for i, v in ((0, 0x10000 | P | US | RW), (1, 0x11000 | P | US), (2, ZERO | P | US)):
+        r.pte("a", i, v)
+    r.pte("b", 1, 0x11000 | P | US)
+    r.q(0x2008, 0x200000 | P | RW | PS | G)
+    r.pte("a", 3, 0x13000 | PROTNONE | NX | 1 << 51)
+    assert problems(r, nxe=False) == [], problems(r, nxe=False)
+    assert pm.reserved_entries(r.machine(nxe=False).by_name["a"], False) == []
+    r.pte("a", 3, 0x13000 | PROTNONE | P | NX)      # present: the CPU reads NX
+    expect(r, ["a PTE of 0x04003000", "reserved NX"], nxe=False)
+
+
 def test_pte_policy_bits():
     for bit, name, want in ((G, "G", 0), (PWT, "PWT", 0), (PCD, "PCD", 0), (PS, "PS", 0)):
         r = Ram()

@@ -279,6 +279,13 @@ class Stalled(GuestError):
         self.quiet, self.seconds, self.timeout = quiet, seconds, timeout
 
 
+def deadline(seconds):
+    """time.monotonic() seconds from now, stretched by the host's load
+    (load_scaled()): a wait a check bounds ends no sooner on a busy
+    machine, so the verdict does not depend on how busy it is."""
+    return time.monotonic() + load_scaled(seconds)
+
+
 def wait_talking(guest, pattern, start, timeout, silence, said, stretch_silence=True):
     """guest.wait_for(pattern) for as long as the guest keeps saying
     something new in said() (the serial log, the KTAP port): a kernel that
@@ -287,7 +294,7 @@ def wait_talking(guest, pattern, start, timeout, silence, said, stretch_silence=
     False); a hang fails with either (Stalled)."""
     timeout = load_scaled(timeout)
     silence = load_scaled(silence) if stretch_silence else silence
-    deadline = time.monotonic() + timeout
+    give_up = time.monotonic() + timeout
     seen, since = -1, time.monotonic()
     while True:
         try:
@@ -298,7 +305,7 @@ def wait_talking(guest, pattern, start, timeout, silence, said, stretch_silence=
         now, text = time.monotonic(), said()
         if len(text) != seen:
             seen, since = len(text), now
-        if now - since >= silence or now >= deadline:
+        if now - since >= silence or now >= give_up:
             raise Stalled(now - since >= silence, now - since, timeout)
 
 

@@ -8,7 +8,7 @@ import re
 import struct
 import time
 from gdbstub import GdbStub
-from grading import CheckFailed, expect_pages
+from grading import CheckFailed, deadline, expect_pages
 from guest import PROMPT
 from test_modules import FREED, regions
 
@@ -126,7 +126,7 @@ def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
             stub.break_at(addr)
         stub.cont()
         g.guest.send((line + "\r").encode())
-        deadline = time.monotonic() + limit
+        give_up = deadline(limit)
         while True:
             if stopped_at(stub, g, line, start, at):
                 got = at_stop(stub, stub.regs()["eip"])
@@ -134,7 +134,7 @@ def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
                     seen.append(got)
             else:
                 break
-            if time.monotonic() > deadline:
+            if time.monotonic() > give_up:
                 raise CheckFailed("expected `%s` to finish within %d s, found it still running"
                                   % (line, limit))
             stub.cont()

@@ -17,7 +17,7 @@ import subprocess
 import time
 
 from gdbstub import GdbStub, GdbStubError
-from grading import CheckFailed
+from grading import CheckFailed, deadline
 from tlb import PageTables, pae_walk, registers
 import pagemodel
 from userprog import PS_LINE, SEGV, cpio_files
@@ -153,14 +153,13 @@ def start_background(g, line, ready, timeout=20, ctx=None):
     if not m:
         raise CheckFailed("expected `run %s &` to start a process, found:\n%s" % (line, out[-400:]))
     pid = int(m.group(1))
-    t0 = time.monotonic()
-    deadline = t0 + timeout
+    t0, give_up = time.monotonic(), deadline(timeout)
     probed = ctx is None
 
     def ended(text):
         return re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % pid, text,
                          re.M) or re.search(r"\[%d\]: segfault at" % pid, text)
-    while time.monotonic() < deadline:
+    while time.monotonic() < give_up:
         text = g.guest.out[start:]
         hit = re.search(ready, text, re.M)
         if hit:
@@ -171,7 +170,7 @@ def start_background(g, line, ready, timeout=20, ctx=None):
         if not probed and time.monotonic() - t0 >= PROBE_AFTER:
             probed = True
             f = fault_loop(ctx, g, lambda: re.search(ready, g.guest.out[start:], re.M) or
-                           ended(g.guest.out[start:]), deadline - time.monotonic())
+                           ended(g.guest.out[start:]), give_up - time.monotonic())
             if f:
                 raise CheckFailed(looping(f, "expected %s to print /%s/, found it stuck"
                                           % (line.split()[0], ready)))

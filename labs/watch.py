@@ -29,7 +29,7 @@ import re
 import time
 
 from gdbstub import GdbStub, GdbStubError
-from grading import CheckFailed, GuestError
+from grading import CheckFailed, GuestError, deadline
 
 PROMPT = "ronx> "
 
@@ -121,7 +121,7 @@ class Watch:
         g, events = self.g, []
         stub = attach_stub(g.guest)
         start = len(g.guest.out)
-        deadline = time.monotonic() + timeout
+        give_up = deadline(timeout)
         watching, probed, unwatched = True, False, None
         loop = FaultLoop()
         try:
@@ -159,12 +159,12 @@ class Watch:
                     probed = True
                     stub.stop()
                     hit = self.probe(stub, lambda: self._prompt(start, line) is not None,
-                                     deadline)
+                                     give_up)
                     if hit:
                         g.dead = True
                         raise CheckFailed(looping(hit, "`%s`" % line))
                     stub.cont()
-                if time.monotonic() > deadline or g.guest.proc.poll() is not None:
+                if time.monotonic() > give_up or g.guest.proc.poll() is not None:
                     g.dead = True
                     raise CheckFailed("expected `%s` to finish within %ds, found it still "
                                       "running:\n%s" % (line, timeout, g.guest.out[start:][-600:]))
@@ -184,15 +184,15 @@ class Watch:
         echo = text.find(line + "\n")
         return (text[echo + len(line) + 1:] if echo >= 0 else text), events
 
-    def probe(self, stub, done, deadline):
+    def probe(self, stub, done, give_up):
         """With stub stopped: the guest runs, stopped at each page fault,
-        until done() or deadline; the fault a CPU took REPEATS times in a
+        until done() or the time give_up; the fault a CPU took REPEATS times in a
         row, or None. It leaves the guest stopped, the breakpoint gone."""
         loop, pf = FaultLoop(), self.ctx.sym("stub_14")
         stub.break_at(pf)
         stub.cont()
         try:
-            while not done() and time.monotonic() < deadline and \
+            while not done() and time.monotonic() < give_up and \
                     self.g.guest.proc.poll() is None:
                 reply = stub.next_stop(0.02)
                 if reply is None:
@@ -281,8 +281,8 @@ def looping(ev, what):
 def fault_loop(ctx, g, done, timeout):
     """Watches g's page faults (the #PF entry) until done() or timeout:
     the first one a CPU took REPEATS times in a row, or None. The verdict
-    is a count of the CPU's own faults, never a time: timeout only ends
-    the watch."""
+    is a count of the CPU's own faults, never a time: timeout (the seconds
+    left of the caller's deadline, stretched already) only ends the watch."""
     stub = attach_stub(g.guest)
     try:
         return Watch(ctx, g).probe(stub, done, time.monotonic() + timeout)

@@ -19,7 +19,7 @@ import time
 
 import atomics
 import pagemodel
-from grading import CheckFailed, check, step
+from grading import CheckFailed, check, deadline, step
 from userlab import (PAGE, STACK_TOP, build_program, built_once, initrd_with, model_of_ps,
                      work_dir)
 from userprog import PS_LINE, free_pages, ps, ps_table, run_park_in_background, settled_free_pages
@@ -149,8 +149,8 @@ def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
     grade its 20 s, under each seed. Only whole lines are looked at: once
     the line's newline is out, the program's next step is a wait and it
     prints nothing while the grader types."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    give_up = deadline(timeout)
+    while time.monotonic() < give_up:
         out = g.guest.out[mark:]
         out = out[:out.rfind("\n") + 1]
         seen = g.guest.out[mark if past_from is None else past_from:]

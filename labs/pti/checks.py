@@ -22,7 +22,7 @@ import time
 
 import cea
 import pagemodel
-from grading import CPU_NO_NX, CheckFailed, GuestError, check, step
+from grading import CPU_NO_NX, CheckFailed, GuestError, check, deadline, step
 from tlb import PageTables, registers
 from userlab import (build_program, built_once, died, gdbstub_session, initrd_with,
                      start_background, symbols, work_dir)
@@ -348,8 +348,7 @@ def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None):
     guest is then stopped, by us). A background job's end shows only at
     the shell's next command: a probe whose system calls fail says
     nothing at all."""
-    deadline = time.monotonic() + timeout
-    ready_by = time.monotonic() + ready_within
+    give_up, ready_by = deadline(timeout), deadline(ready_within)
     while True:
         if stub.wait_stop(0.5):
             return True
@@ -357,7 +356,7 @@ def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None):
         if stub.regs()["eip"] in stub.breakpoints:
             return True
         out = g.guest.out[mark:]
-        if ENDED.search(out) or time.monotonic() > deadline or \
+        if ENDED.search(out) or time.monotonic() > give_up or \
                 (until and re.search(until, out, re.M)) or \
                 (time.monotonic() > ready_by and not READY.search(out)):
             return False

@@ -29,7 +29,7 @@ import struct
 import time
 
 from gdbstub import GdbStub
-from grading import CheckFailed, GuestError, check, step
+from grading import CheckFailed, GuestError, check, deadline, step
 from userlab import build_program, built_once, died, gdbstub_session, initrd_with, symbols, work_dir
 
 LAB = "signals"
@@ -154,7 +154,7 @@ def follow(g, stub, line, at, on_stop, done, timeout=30):
         stub.break_at(a)
     stub.cont()
     g.guest.send(("run " + line + " &\r").encode())
-    deadline = time.monotonic() + timeout
+    give_up = deadline(timeout)
     quiet = stops = 0
     while not done() and stops < MAX_STOPS:
         if stub.wait_stop(0.5) or stub.regs()["eip"] in stub.breakpoints:
@@ -168,7 +168,7 @@ def follow(g, stub, line, at, on_stop, done, timeout=30):
             stub.cont(regs["eip"])
             continue
         out = g.guest.out[mark:]
-        if ENDED.search(out) or time.monotonic() > deadline or g.guest.proc.poll() is not None:
+        if ENDED.search(out) or time.monotonic() > give_up or g.guest.proc.poll() is not None:
             break
         quiet += 1
         stub.cont()

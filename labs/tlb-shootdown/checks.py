@@ -42,7 +42,7 @@ import re
 import time
 
 from gdbstub import GdbStubError
-from grading import CheckFailed, GuestError, check, expect_ktap, step, xp_byte
+from grading import CheckFailed, GuestError, check, deadline, expect_ktap, step, xp_byte
 from watch import PROMPT, Watch, attach_stub, faults
 
 CPUS = 3
@@ -245,7 +245,7 @@ class HeldFlush:
         self.done = False
         stub = attach_stub(g.guest)
         start = len(g.guest.out)
-        deadline = time.monotonic() + timeout
+        give_up = deadline(timeout)
         try:
             stub.break_at(self.entry)
             stub.cont()
@@ -254,8 +254,8 @@ class HeldFlush:
                 reply = stub.next_stop(0.05)
                 if reply is not None:
                     self._stop(stub, reply)
-                    deadline = time.monotonic() + timeout   # a stop is progress
-                if time.monotonic() > deadline or g.guest.proc.poll() is not None:
+                    give_up = deadline(timeout)     # a stop is progress
+                if time.monotonic() > give_up or g.guest.proc.poll() is not None:
                     g.dead = True
                     raise CheckFailed(self._hang(line, timeout, start))
         except GdbStubError as e:

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <ronx/compiler.h>
+#include <ronx/smap.h>
 
 #ifndef __user
 #define __user		/* a user-space address: only these functions may use it */
@@ -70,4 +71,45 @@ unsigned long __copy_user(void *to, const void *from, unsigned long n);
 	__typeof__(*(ptr)) __pu_val = (x);				\
 	put_user_size(&__pu_val, (ptr), sizeof(*(ptr)));		\
 })
+
+/*
+ * A few words of one user object under one check and one SMAP window
+ * (Linux's user_access_begin(), unsafe_get_user(), unsafe_put_user(),
+ * user_access_end()): access_ok() on the whole object, then a movl each
+ * with an exception-table entry; a fault jumps to label, which must
+ * call user_access_end(). For a small fixed-size object copied often
+ * (rt_sigaction's 20 bytes): a bulk copy's own work, its call,
+ * check_object_size()'s frame walk and a rep movs loop turn a word, is
+ * several times the moves under TCG. The kernel side is a named 4-byte
+ * value, so there is no kernel length for check_object_size() to check.
+ */
+static inline bool user_access_begin(const void __user *ptr, unsigned long len)
+{
+	if (!access_ok(ptr, len))
+		return false;
+	stac();
+	return true;
+}
+
+static inline void user_access_end(void)
+{
+	clac();
+}
+
+#define unsafe_get_user(x, ptr, label) do {				\
+	uint32_t __ugu_val;						\
+	_Static_assert(sizeof(*(ptr)) == 4, "unsafe_get_user: 4 bytes");	\
+	__asm__ goto("1:	movl (%1), %0\n"				\
+		     _ASM_EXTABLE(1b, %l[label])				\
+		     : "=r"(__ugu_val) : "r"(ptr) : "memory" : label);	\
+	(x) = (__typeof__(*(ptr)))__ugu_val;				\
+} while (0)
+
+#define unsafe_put_user(x, ptr, label) do {				\
+	uint32_t __upu_val = (x);					\
+	_Static_assert(sizeof(*(ptr)) == 4, "unsafe_put_user: 4 bytes");	\
+	__asm__ goto("1:	movl %0, (%1)\n"				\
+		     _ASM_EXTABLE(1b, %l[label])				\
+		     : : "r"(__upu_val), "r"(ptr) : "memory" : label);	\
+} while (0)
 #endif

@@ -228,53 +228,11 @@ void do_signal(struct trap_frame *f)
 	syscall_restart(f, NULL);	/* no handler ran: the call goes on */
 }
 
-/* struct k_sigaction as the five words user_access's moves take (kernel/signal_action.c) */
-union sigaction_words {
-	struct k_sigaction ka;
-	uint32_t w[sizeof(struct k_sigaction) / 4];
-};
-
-/*
- * rt_sigaction's 20 bytes each way a word at a time, in one SMAP window
- * after one access_ok() (Linux's compat sigaction reads its fields with
- * get_user() too): lmbench's lat_sig install is this call alone, and a
- * bulk copy's own work was most of it (docs/bench.md). 0 or -EFAULT.
- */
-static int sigaction_from_user(union sigaction_words *k, uint32_t uact)
-{
-	const uint32_t __user *u = (const uint32_t __user *)uact;
-
-	if (!user_access_begin(u, sizeof(*k)))
-		return -EFAULT;
-	for (unsigned i = 0; i < ARRAY_SIZE(k->w); i++)
-		unsafe_get_user(k->w[i], &u[i], efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
-}
-
-static int sigaction_to_user(uint32_t uoact, const union sigaction_words *k)
-{
-	uint32_t __user *u = (uint32_t __user *)uoact;
-
-	if (!user_access_begin(u, sizeof(*k)))
-		return -EFAULT;
-	for (unsigned i = 0; i < ARRAY_SIZE(k->w); i++)
-		unsafe_put_user(k->w[i], &u[i], efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
-}
-
 long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 {
 	struct task_signals *s = task_signals(current);
 	int sig = (int)usig;
-	union sigaction_words new, old;
+	struct k_sigaction new, old;
 	unsigned long flags;
 
 	sig_stage_start();
@@ -282,22 +240,23 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 		return -EINVAL;
 	if (sig < 1 || sig > _NSIG)
 		return -EINVAL;
-	if (act && sigaction_from_user(&new, act))
+	/* a word at a time: lmbench's lat_sig install is this call alone */
+	if (act && get_user_struct(&new, act))
 		return -EFAULT;
 	sig_stage_mark(ST_SIGACT_COPYIN);
 	if (act && sig_uncatchable(sig))
 		return -EINVAL;
 	spin_lock_irqsave(&tasks_lock, flags);
-	old.ka = s->action[sig - 1];
+	old = s->action[sig - 1];
 	if (act) {
-		s->action[sig - 1] = new.ka;
+		s->action[sig - 1] = new;
 		/* SIG_IGN drops what is pending, as Linux's do_sigaction() */
-		if (new.ka.handler == SIG_IGN)
+		if (new.handler == SIG_IGN)
 			s->pending &= ~sigmask(sig);
 	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	sig_stage_mark(ST_SIGACT_SET);
-	if (oact && sigaction_to_user(oact, &old))
+	if (oact && put_user_struct(oact, &old))
 		return -EFAULT;
 	sig_stage_mark(ST_SIGACT_COPYOUT);
 	return 0;

@@ -60,3 +60,37 @@ unsigned long copy_from_user_bulk(void *to, const void __user *from, unsigned lo
 		memset((char *)to + (n - left), 0, left);
 	return left;
 }
+
+/*
+ * get_user_struct() and put_user_struct(): n words, one access_ok() and
+ * one SMAP window, a movl each with its own exception-table entry.
+ */
+int __get_user_words(void *kto, const uint32_t __user *from, unsigned n)
+{
+	uint32_t *to = kto;
+
+	if (!user_access_begin(from, n * 4))
+		return -EFAULT;
+	for (unsigned i = 0; i < n; i++)
+		unsafe_get_user(to[i], &from[i], efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+int __put_user_words(uint32_t __user *to, const void *kfrom, unsigned n)
+{
+	const uint32_t *from = kfrom;
+
+	if (!user_access_begin(to, n * 4))
+		return -EFAULT;
+	for (unsigned i = 0; i < n; i++)
+		unsafe_put_user(from[i], &to[i], efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}

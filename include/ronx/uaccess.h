@@ -77,11 +77,7 @@ unsigned long __copy_user(void *to, const void *from, unsigned long n);
  * (Linux's user_access_begin(), unsafe_get_user(), unsafe_put_user(),
  * user_access_end()): access_ok() on the whole object, then a movl each
  * with an exception-table entry; a fault jumps to label, which must
- * call user_access_end(). For a small fixed-size object copied often
- * (rt_sigaction's 20 bytes): a bulk copy's own work, its call,
- * check_object_size()'s frame walk and a rep movs loop turn a word, is
- * several times the moves under TCG. The kernel side is a named 4-byte
- * value, so there is no kernel length for check_object_size() to check.
+ * call user_access_end().
  */
 static inline bool user_access_begin(const void __user *ptr, unsigned long len)
 {
@@ -112,4 +108,33 @@ static inline void user_access_end(void)
 		     _ASM_EXTABLE(1b, %l[label])				\
 		     : : "r"(__upu_val), "r"(ptr) : "memory" : label);	\
 } while (0)
+
+/* n words between the kernel and user memory, in one window: 0, or -EFAULT (mm/uaccess_bulk.c). */
+int __get_user_words(void *to, const uint32_t __user *from, unsigned n);
+int __put_user_words(uint32_t __user *to, const void *from, unsigned n);
+
+/*
+ * One small fixed-size object whole, a word at a time: 0, or -EFAULT
+ * (what was read before the fault is left in *kptr). For what a signal
+ * copies on every delivery and return (rt_sigaction's 20 bytes, the
+ * ucontext sigreturn reads): under TCG the bulk copy's own work, its
+ * call, check_object_size()'s frame walk and a rep movs loop turn a
+ * word, cost several times these moves. The length is the object's
+ * type's, fixed when this is compiled, so no length bug can reach past
+ * it: check_object_size() is there for lengths that come at run time
+ * (Linux too skips it for a constant size, checked when compiling).
+ * The moves are out of line, so that the exception-table entries are
+ * mm/uaccess_bulk.c's, not the caller's (the signals lab's inspection
+ * holds kernel/signal_frame.c's __ex_table to the lab's).
+ */
+#define get_user_struct(kptr, uptr) ({					\
+	_Static_assert(sizeof(*(kptr)) % 4 == 0, "get_user_struct: whole words"); \
+	__get_user_words((kptr), (const uint32_t __user *)(uptr),	\
+			 sizeof(*(kptr)) / 4);					\
+})
+#define put_user_struct(uptr, kptr) ({					\
+	_Static_assert(sizeof(*(kptr)) % 4 == 0, "put_user_struct: whole words"); \
+	__put_user_words((uint32_t __user *)(uptr), (kptr),	\
+			 sizeof(*(kptr)) / 4);					\
+})
 #endif

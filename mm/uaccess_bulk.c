@@ -65,14 +65,16 @@ unsigned long copy_from_user_bulk(void *to, const void __user *from, unsigned lo
  * get_user_struct() and put_user_struct(): n words, one access_ok() and
  * one SMAP window, a movl each with its own exception-table entry.
  */
-int __get_user_words(void *kto, const uint32_t __user *from, unsigned n)
+static int user_words(uint32_t *k, uint32_t __user *u, unsigned n, bool to_user)
 {
-	uint32_t *to = kto;
-
-	if (!user_access_begin(from, n * 4))
+	if (!user_access_begin(u, n * 4))
 		return -EFAULT;
-	for (unsigned i = 0; i < n; i++)
-		unsafe_get_user(to[i], &from[i], efault);
+	for (unsigned i = 0; i < n; i++) {
+		if (to_user)
+			unsafe_put_user(k[i], &u[i], efault);
+		else
+			unsafe_get_user(k[i], &u[i], efault);
+	}
 	user_access_end();
 	return 0;
 efault:
@@ -80,17 +82,12 @@ efault:
 	return -EFAULT;
 }
 
-int __put_user_words(uint32_t __user *to, const void *kfrom, unsigned n)
+int __get_user_words(void *to, const uint32_t __user *from, unsigned n)
 {
-	const uint32_t *from = kfrom;
+	return user_words(to, (uint32_t __user *)from, n, false);
+}
 
-	if (!user_access_begin(to, n * 4))
-		return -EFAULT;
-	for (unsigned i = 0; i < n; i++)
-		unsafe_put_user(from[i], &to[i], efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
+int __put_user_words(uint32_t __user *to, const void *from, unsigned n)
+{
+	return user_words((uint32_t *)from, to, n, true);
 }

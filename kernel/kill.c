@@ -137,7 +137,8 @@ static int send_sig_pid(int pid, int sig)
 	int ret;
 
 	spin_lock_irqsave(&tasks_lock, flags);
-	t = find_task(pid);
+	/* a process signalling itself (raise(), lat_sig catch) is live: no walk of the table */
+	t = pid == current->pid ? current : find_task(pid);
 	ret = t ? send_sig(t, sig, current->pid) : -ESRCH;
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	return ret;

@@ -65,10 +65,16 @@ static void force_page_fault_sig(struct trap_frame *f, unsigned long address, in
 	do_exit(sig);
 }
 
-void force_sig_fault(struct trap_frame *f, unsigned long address)
+/*
+ * accerr: handle_mm_fault() found the area and it forbids the access;
+ * else the area is looked up here (every other SIGSEGV: none found, a
+ * kernel address, a fault it was not asked about).
+ */
+void force_sig_fault(struct trap_frame *f, unsigned long address, bool accerr)
 {
 	/* Linux's rule: an area holds the address but forbids the access, or none does */
-	int code = current->mm && vma_find(&current->mm->vmas, address) ? SEGV_ACCERR : SEGV_MAPERR;
+	int code = accerr || (current->mm && vma_find(&current->mm->vmas, address)) ? SEGV_ACCERR :
+									  SEGV_MAPERR;
 
 	force_page_fault_sig(f, address, SIGSEGV, code, "segfault", "");
 }

@@ -240,8 +240,8 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 		return -EINVAL;
 	if (sig < 1 || sig > _NSIG)
 		return -EINVAL;
-	/* four bytes a step: lmbench's lat_sig install is this call alone */
-	if (act && copy_from_user_bulk(&new, (const void __user *)act, sizeof(new)))
+	/* a word at a time: lmbench's lat_sig install is this call alone */
+	if (act && get_user_struct(&new, act))
 		return -EFAULT;
 	sig_stage_mark(ST_SIGACT_COPYIN);
 	if (act && sig_uncatchable(sig))
@@ -256,7 +256,7 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 	}
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	sig_stage_mark(ST_SIGACT_SET);
-	if (oact && copy_to_user_bulk((void __user *)oact, &old, sizeof(old)))
+	if (oact && put_user_struct(oact, &old))
 		return -EFAULT;
 	sig_stage_mark(ST_SIGACT_COPYOUT);
 	return 0;

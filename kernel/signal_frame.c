@@ -52,7 +52,8 @@ static unsigned long fpstate_size(void)
  * fnsave view Linux's convert_from_fxsr() builds: the same format, and
  * fnsave's tags are the real ones. fxsave leaves sw_reserved (its last
  * 48 bytes) alone: it is zeroed, as Linux does without XSAVE, so no
- * handler reads an xsave magic there.
+ * handler reads an xsave magic there. Both small pieces go out a word
+ * at a time (put_user_struct()): a bulk copy's own work cost more.
  */
 static bool save_fpstate(uint32_t ufp)
 {
@@ -67,13 +68,13 @@ static bool save_fpstate(uint32_t ufp)
 	sig_stage_mark(ST_SIG_FRAME_FILL);	/* the frame's fill before it, its copy after */
 	if (boot_cpu_has_fxsr &&
 	    (!access_ok((void __user *)fx, 512) || fxsave_to_user((void __user *)fx) ||
-	     copy_to_user_bulk((void __user *)(fx + 464), no_sw_bytes, sizeof(no_sw_bytes))))
+	     put_user_struct(fx + 464, &no_sw_bytes)))
 		return false;
 	fnsave_regs(&hdr.env);		/* the x87 part reinitialized */
 	sig_stage_mark(ST_SIG_FPU_SAVE);
 	hdr.status = (uint16_t)hdr.env.swd;
 	hdr.magic = boot_cpu_has_fxsr ? X86_FXSR_MAGIC : FPSTATE_FSAVE_MAGIC;
-	if (copy_to_user_bulk((void __user *)ufp, &hdr, sizeof(hdr))) {
+	if (put_user_struct(ufp, &hdr)) {
 		frstor_regs(&hdr.env);	/* the process dies with its own registers */
 		return false;
 	}
@@ -105,8 +106,7 @@ static bool restore_fxstate_in_place(uint32_t fx)
 	uint32_t mxcsr;
 
 	return !(fx & 15) && access_ok((const void __user *)fx, 512) &&
-	       !get_user_size(&mxcsr, (const void __user *)(fx + offsetof(struct fxregs_state, mxcsr)),
-			      sizeof(mxcsr)) &&
+	       !get_user_struct(&mxcsr, fx + offsetof(struct fxregs_state, mxcsr)) &&
 	       !(mxcsr & ~mxcsr_mask()) && !fxrstor_from_user((const void __user *)fx);
 }
 
@@ -425,10 +425,9 @@ long sys_rt_sigreturn(void)
 	struct ucontext uc;
 
 	sig_stage_start();
-	/* the whole frame must be user memory, as on Linux; only its ucontext is read */
+	/* the whole frame must be user memory, as on Linux; only its ucontext is read, by words */
 	if (!access_ok((const void __user *)uf, sizeof(struct rt_sigframe)) ||
-	    copy_from_user_bulk(&uc, (const void __user *)(uf + offsetof(struct rt_sigframe, uc)),
-				sizeof(uc)))
+	    get_user_struct(&uc, uf + offsetof(struct rt_sigframe, uc)))
 		bad_frame(f, uf, "rt_sigreturn");
 	sig_stage_mark(ST_SIGRET_COPY);
 	restore_frame(f, uf, &uc.uc_mcontext, uc.uc_sigmask, "rt_sigreturn");

@@ -78,6 +78,18 @@ void spin_lock(spinlock_t *l)
 		local_irq_enable();
 		return;
 	}
+	spin_lock_irqs_off(l);
+}
+
+/*
+ * spin_lock() once interrupts are known to be off: spin_lock_irqsave()
+ * has just turned them off, so it does not ask again (a pushf, which TCG
+ * computes with a helper). Its uncontended case is inline
+ * (__spin_lock_irqs_off() in ronx/spinlock.h); this is the rest: the
+ * wait, and a CPU whose held list is full.
+ */
+void spin_lock_irqs_off(spinlock_t *l)
+{
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
 		__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
 		while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))

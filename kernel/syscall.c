@@ -64,7 +64,7 @@ static long sys_write(uint32_t fd, uint32_t buf, uint32_t count)
 	return ksys_write(fd, (const char *)buf, count);
 }
 
-static long sys_getpid(void)
+static long __syscall_hot sys_getpid(void)
 {
 	return current->pid;
 }
@@ -216,7 +216,7 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 	SYSCALL(__NR_memfd_create, sys_memfd_create),
 };
 
-void do_int80_syscall(struct trap_frame *f)
+void __syscall_hot do_int80_syscall(struct trap_frame *f)
 {
 	uint32_t nr = f->eax;
 	struct task *t = current;

@@ -218,8 +218,10 @@ enum vm_fault handle_mm_fault(struct mm_struct *mm, uint32_t address, uint32_t e
 
 	if (!v)
 		v = expand_stack(mm, address);
-	if (!v || !access_allowed(v, ec))
+	if (!v)
 		return VM_FAULT_SIGSEGV;
+	if (!access_allowed(v, ec))
+		return VM_FAULT_ACCERR;	/* its si_code known: no second lookup (force_sig_fault()) */
 	stage_mark(ST_FAULT_VMA);
 	if (v->kind != VMA_MEMFD)
 		return __handle_mm_fault(mm, v, address & PAGE_MASK, ec);

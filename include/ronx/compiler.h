@@ -17,6 +17,15 @@
 #define __no_stack_protector __attribute__((no_stack_protector))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __aligned(x)	__attribute__((aligned(x)))
+/*
+ * The system call's C entry, linked right after the entry trampoline
+ * (linker.ld): where no change elsewhere in the kernel moves it. Under
+ * TCG each return and each call through a pointer looks up its target
+ * in a 4096-slot direct-mapped cache keyed by address; the same code
+ * moved to where two of getpid's targets shared a slot cost it 20%
+ * (docs/bench.md, "A ring crossing at a fixed address").
+ */
+#define __syscall_hot	__attribute__((section(".text.hot")))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define ALIGN_UP(x, a)	(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))

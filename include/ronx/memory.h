@@ -14,6 +14,7 @@
 enum vm_fault {
 	VM_FAULT_DONE,		/* the PTE now allows the access: retry it */
 	VM_FAULT_SIGSEGV,	/* no area, or the area forbids it */
+	VM_FAULT_ACCERR,	/* SIGSEGV: an area holds the address but forbids the access */
 	VM_FAULT_OOM,		/* a page was needed and there is none */
 	VM_FAULT_SIGBUS,	/* a memfd area's page past the memfd's end */
 };

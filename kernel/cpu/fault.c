@@ -177,7 +177,7 @@ void do_page_fault(struct trap_frame *f)
 		if (r == VM_FAULT_SIGBUS)
 			force_sig_bus(f, address);
 		else
-			force_sig_fault(f, address);
+			force_sig_fault(f, address, r == VM_FAULT_ACCERR);
 		return;
 	}
 	if (fixup_exception(f))

@@ -212,7 +212,10 @@ debug: all $(GDB_LIB)
 # on a loaded machine (issue 33): they are that load while they run, and
 # beside.done tells tests/labs/run.py they ended (two more seed workers,
 # or busy loops, take their place). Their times overlap the labs' in the
-# summary.
+# summary. The qemu stage runs one file at a time there (QEMU_JOBS=1): the
+# cores are full, and each more guest that shares them makes the guests
+# with several CPUs spin longer (docs/bench.md, "Every stage from the
+# start").
 # Each stage's wall time goes to build/results/STAGE.seconds (timed below):
 # tests/summary.py prints it beside the stage's counts.
 test:
@@ -236,7 +239,7 @@ test:
 	( while kill -0 $$lpid 2>/dev/null; do sleep 2; done; \
 	  timed linux-boots env LINUX_PART=boots $(MAKE) --no-print-directory linux-check ) & boots=$$!; \
 	timed fuzz $(MAKE) --no-print-directory fuzz-smoke || status=1; \
-	timed qemu env QEMU_ALONE=skip $(PYTHON) tests/qemu/run.py || status=1; \
+	timed qemu env QEMU_ALONE=skip QEMU_JOBS=1 $(PYTHON) tests/qemu/run.py || status=1; \
 	wait $$boots || status=1; \
 	wait $$lpid || echo "[linux] the small kernels' build failed; linux-check built them"; \
 	lpid=; \

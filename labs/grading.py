@@ -279,11 +279,19 @@ class Stalled(GuestError):
         self.quiet, self.seconds, self.timeout = quiet, seconds, timeout
 
 
+class Deadline(float):
+    """A time.monotonic() instant; .seconds is the bound it ends, already
+    stretched, for the message that says what was waited for."""
+
+
 def deadline(seconds):
     """time.monotonic() seconds from now, stretched by the host's load
     (load_scaled()): a wait a check bounds ends no sooner on a busy
     machine, so the verdict does not depend on how busy it is."""
-    return time.monotonic() + load_scaled(seconds)
+    bound = load_scaled(seconds)
+    d = Deadline(time.monotonic() + bound)
+    d.seconds = bound
+    return d
 
 
 def wait_talking(guest, pattern, start, timeout, silence, said, stretch_silence=True):

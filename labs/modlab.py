@@ -135,8 +135,8 @@ def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
             else:
                 break
             if time.monotonic() > give_up:
-                raise CheckFailed("expected `%s` to finish within %d s, found it still running"
-                                  % (line, limit))
+                raise CheckFailed("expected `%s` to finish within %.0f s, found it still running"
+                                  % (line, give_up.seconds))
             stub.cont()
     finally:
         stub.detach()

@@ -177,8 +177,8 @@ def start_background(g, line, ready, timeout=20, ctx=None):
             continue
         time.sleep(0.05)
     else:
-        raise CheckFailed("expected %s to print /%s/ within %ds, found:\n%s"
-                          % (line.split()[0], ready, timeout, g.guest.out[start:][-400:]))
+        raise CheckFailed("expected %s to print /%s/ within %.0fs, found:\n%s"
+                          % (line.split()[0], ready, give_up.seconds, g.guest.out[start:][-400:]))
     ps = g.sh("ps")
     m = re.search(r"^\s*%d \w+\s+0x([0-9a-f]{8})" % pid, ps, re.M)
     if not m:

@@ -166,8 +166,8 @@ class Watch:
                     stub.cont()
                 if time.monotonic() > give_up or g.guest.proc.poll() is not None:
                     g.dead = True
-                    raise CheckFailed("expected `%s` to finish within %ds, found it still "
-                                      "running:\n%s" % (line, timeout, g.guest.out[start:][-600:]))
+                    raise CheckFailed("expected `%s` to finish within %.0fs, found it still "
+                                      "running:\n%s" % (line, give_up.seconds, g.guest.out[start:][-600:]))
         except GdbStubError as e:
             g.dead = True
             raise CheckFailed("QEMU's gdbstub stopped answering during `%s`: %s" % (line, e))

@@ -165,7 +165,7 @@ def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
             raise CheckFailed("expected %s, found the program went on without it:\n%s"
                               % (what, seen[-500:]))
         time.sleep(0.05)
-    raise CheckFailed("expected %s within %ds, found:\n%s" % (what, timeout, g.guest.out[mark:][-500:]))
+    raise CheckFailed("expected %s within %.0fs, found:\n%s" % (what, give_up.seconds, g.guest.out[mark:][-500:]))
 
 
 def reap(g, park):

@@ -341,14 +341,15 @@ ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] ptiprobe: (exit status|killed by)
 READY = re.compile(r"ptiprobe: pid (\d+) ready")
 
 
-def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None):
+def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None, give_up=None):
     """Waits for a breakpoint: True at one; False if the probe ended first
     (or printed the regex until), was not ready (its first lines) within
     ready_within seconds of mark, or nothing came within timeout (the
     guest is then stopped, by us). A background job's end shows only at
     the shell's next command: a probe whose system calls fail says
-    nothing at all."""
-    give_up, ready_by = deadline(timeout), deadline(ready_within)
+    nothing at all. give_up: the deadline() that ends the wait, if the
+    caller made it (to name its bound)."""
+    give_up, ready_by = give_up or deadline(timeout), deadline(ready_within)
     while True:
         if stub.wait_stop(0.5):
             return True
@@ -364,11 +365,12 @@ def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None):
 
 
 def wait_hit(stub, g, mark, what, timeout=20):
-    if not next_stop(stub, g, mark, timeout):
+    give_up = deadline(timeout)
+    if not next_stop(stub, g, mark, give_up=give_up):
         out = g.guest.out[mark:]
         why = "the probe ended first" if ENDED.search(out) else \
             "the probe never said it was ready" if not READY.search(out) else \
-            "nothing within %d s" % timeout
+            "nothing within %.0f s" % give_up.seconds
         raise CheckFailed("expected %s, found %s:\n%s" % (what, why, died(out)))
 
 

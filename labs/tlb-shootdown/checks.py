@@ -257,7 +257,7 @@ class HeldFlush:
                     give_up = deadline(timeout)     # a stop is progress
                 if time.monotonic() > give_up or g.guest.proc.poll() is not None:
                     g.dead = True
-                    raise CheckFailed(self._hang(line, timeout, start))
+                    raise CheckFailed(self._hang(line, give_up.seconds, start))
         except GdbStubError as e:
             g.dead = True
             raise CheckFailed("QEMU's gdbstub stopped answering during `%s`: %s" % (line, e))
@@ -292,7 +292,7 @@ class HeldFlush:
             where = ("CPU %d released after %d polls, CPU %d's flush_tlb_kernel_range() never "
                      "returned" % (self.held, self.polls, self.caller))
         return ("expected `%s` to finish, found it still running, with no breakpoint reached "
-                "for %ds (QEMU's gdbstub: %s):\n%s"
+                "for %.0fs (QEMU's gdbstub: %s):\n%s"
                 % (line, timeout, where, self.g.guest.out[start:][-400:]))
 
 

@@ -280,4 +280,18 @@ def test_student_tree_graded_as_its_submission_ignores_files_outside_the_lab():
         assert not os.path.exists(os.path.join(work, "kernel/new.c"))
 
 
+
+def test_deadline_names_its_stretched_bound():
+    """A wait's failure message names the bound it waited (stretched by
+    the load), not the idle one."""
+    loadavg = os.getloadavg
+    try:
+        os.getloadavg = lambda: (4.0 * (os.cpu_count() or 1), 0.0, 0.0)
+        d = grading.deadline(20)
+    finally:
+        os.getloadavg = loadavg
+    import time
+    assert d.seconds == 80 and 79 < d - time.monotonic() <= 80, (d.seconds, d)
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

@@ -158,7 +158,8 @@ def start_background(g, line, ready, timeout=20, ctx=None):
 
     def ended(text):
         return re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % pid, text,
-                         re.M) or re.search(r"\[%d\]: segfault at" % pid, text)
+                         re.M) or re.search(r"\[%d\]: segfault at" % pid, text) or \
+            re.search(r"\[%d\] dies of the oops" % pid, text)   # printed at once, unlike the end line
     while time.monotonic() < give_up:
         text = g.guest.out[start:]
         hit = re.search(ready, text, re.M)

@@ -29,7 +29,7 @@ BROKEN_DIR := build/modules/broken
 BROKEN_MANIFEST := $(BROKEN_DIR)/EXPECTED
 
 $(BROKEN_MANIFEST): tools/mkbroken.py build/modules/hello.ko
-	python3 tools/mkbroken.py build/modules/hello.ko $(BROKEN_DIR)
+	$(PYTHON) tools/mkbroken.py build/modules/hello.ko $(BROKEN_DIR)
 
 .PHONY: modules broken-modules
 modules: $(MODULES_KO)

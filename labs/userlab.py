@@ -17,7 +17,7 @@ import subprocess
 import time
 
 from gdbstub import GdbStub, GdbStubError
-from grading import CheckFailed, deadline
+from grading import PANIC, CheckFailed, deadline
 from tlb import PageTables, pae_walk, registers
 import pagemodel
 from userprog import PS_LINE, SEGV, cpio_files
@@ -140,12 +140,13 @@ def died(out):
     return "no end line; it printed:\n" + out[-400:]
 
 
-def start_background(g, line, ready, timeout=20, ctx=None):
+def start_background(g, line, ready, timeout=20, ctx=None, watch=()):
     """Runs `run LINE &`; waits until the program prints the regex ready;
-    returns (pid, cr3 from ps, the match). CheckFailed if it dies first,
-    or (given ctx) if QEMU sees it take the same page fault again and
-    again (labs/watch.py fault_loop(): a program that never gets past a
-    fault is told at once, not at the timeout)."""
+    returns (pid, cr3 from ps, the match). CheckFailed if it dies first
+    (or one of the pids in watch, started before it), or (given ctx) if
+    QEMU sees it take the same page fault again and again
+    (labs/watch.py fault_loop(): a program that never gets past a fault
+    is told at once, not at the timeout)."""
     from watch import PROBE_AFTER, fault_loop, looping
     start = len(g.guest.out)
     out = g.sh("run %s &" % line)
@@ -157,21 +158,29 @@ def start_background(g, line, ready, timeout=20, ctx=None):
     probed = ctx is None
 
     def ended(text):
-        return re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % pid, text,
-                         re.M) or re.search(r"\[%d\]: segfault at" % pid, text) or \
-            re.search(r"\[%d\] dies of the oops" % pid, text)   # printed at once, unlike the end line
+        """The first of pid and watch that ended in text, or None."""
+        return next((p for p in (pid,) + tuple(watch) if
+                     re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % p, text,
+                               re.M) or re.search(r"\[%d\]: segfault at" % p, text) or
+                     re.search(r"\[%d\] dies of the oops" % p, text)),  # at once, unlike the end line
+                    None)
     while time.monotonic() < give_up:
         text = g.guest.out[start:]
         hit = re.search(ready, text, re.M)
         if hit:
             break
-        if ended(text):
-            raise CheckFailed("expected %s to run and print /%s/, found it ended: %s"
-                              % (line.split()[0], ready, died(text)))
+        if PANIC in text:       # nothing runs after it: no reason to wait on
+            raise CheckFailed("expected %s to run and print /%s/, found the kernel panicked:\n%s"
+                              % (line.split()[0], ready, text[text.index(PANIC):][:400]))
+        gone = ended(text)
+        if gone is not None:
+            raise CheckFailed("expected %s to run and print /%s/, found %s ended: %s"
+                              % (line.split()[0], ready, "it" if gone == pid else
+                                 "the one started before it (pid %d)" % gone, died(text)))
         if not probed and time.monotonic() - t0 >= PROBE_AFTER:
             probed = True
             f = fault_loop(ctx, g, lambda: re.search(ready, g.guest.out[start:], re.M) or
-                           ended(g.guest.out[start:]), give_up - time.monotonic())
+                           ended(g.guest.out[start:]) is not None, give_up - time.monotonic())
             if f:
                 raise CheckFailed(looping(f, "expected %s to print /%s/, found it stuck"
                                           % (line.split()[0], ready)))

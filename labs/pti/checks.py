@@ -855,7 +855,9 @@ def two_cpus(ctx):
     g = ctx.boot(initrd=program(ctx).initrd, tag="pti-smp", smp=CPUS)
     line = program(ctx).scn.line() + " calls"
     mark = len(g.guest.out)
-    pids = [start_background(g, line, DONE, timeout=10, ctx=ctx)[0] for _ in range(CPUS)]
+    pids = []
+    for _ in range(CPUS):   # a probe that died already ends the wait for the next
+        pids.append(start_background(g, line, DONE, timeout=10, ctx=ctx, watch=pids)[0])
     ps = g.sh("ps")
     gone = [pid for pid in pids if not re.search(r"^\s*%d \w+\s+0x" % pid, ps, re.M)]
     if gone:

@@ -430,10 +430,35 @@ def ld_problem(text, stub_text):
 
 
 # -- one lab ---------------------------------------------------------------------------
+_headers = {}
+
+
+def headers_digest(root, cmd, rel):
+    """A digest of the headers a kernel file can include (the -I folders
+    of its compile command and its own folder): what a stub's object
+    references depends on them too (an inline function that calls out),
+    so a cached description holds for these headers only."""
+    dirs = sorted({a[2:] for a in cmd if a.startswith("-I")} | {os.path.dirname(rel)})
+    key = (root, tuple(dirs))
+    if key not in _headers:
+        h = hashlib.sha1()
+        for top in dirs:
+            for d, sub, files in sorted(os.walk(os.path.join(root, top))):
+                sub.sort()
+                for n in sorted(f for f in files if f.endswith(".h")):
+                    with open(os.path.join(d, n), "rb") as f:
+                        h.update(os.path.relpath(os.path.join(d, n), root).encode() + b"\0" +
+                                 f.read() + b"\0")
+        _headers[key] = h.hexdigest()
+    return _headers[key]
+
+
 def stub_description(ref_root, rel, stub_text, tmp):
-    """describe() of the stub's object, cached in ref_root/build/grade/stubs/."""
+    """describe() of the stub's object, cached in ref_root/build/grade/stubs/
+    (keyed by its compile command, its text and the tree's headers)."""
     cmd = compile_command(ref_root, rel)
-    key = hashlib.sha1(("\0".join(cmd) + "\0" + rel + "\0" + stub_text).encode()).hexdigest()
+    key = hashlib.sha1(("\0".join(cmd) + "\0" + rel + "\0" + stub_text + "\0" +
+                        headers_digest(ref_root, cmd, rel)).encode()).hexdigest()
     cache = os.path.join(ref_root, "build", "grade", "stubs", key + ".json")
     try:
         with open(cache) as f:

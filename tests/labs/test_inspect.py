@@ -353,6 +353,30 @@ def test_answer_scan_reads_strings_and_comments():
     assert "int x;" not in lab.comment_lines(c)
 
 
+
+def test_stub_cache_key_follows_the_headers():
+    """A stub's cached description is keyed by the headers it can include:
+    an inline function that starts calling out (spinlock.h) changes what
+    its object references."""
+    root = tempfile.mkdtemp()
+    try:
+        os.makedirs(os.path.join(root, "include", "ronx"))
+        os.makedirs(os.path.join(root, "mm"))
+        h = os.path.join(root, "include", "ronx", "spinlock.h")
+        cmd = ["gcc", "-Iinclude"]
+        with open(h, "w") as f:
+            f.write("static inline void lock(int *l) { *l = 1; }\n")
+        labinspect._headers.clear()
+        before = labinspect.headers_digest(root, cmd, "mm/pgd.c")
+        with open(h, "w") as f:
+            f.write("void lock_slow(int *l);\nstatic inline void lock(int *l) { lock_slow(l); }\n")
+        labinspect._headers.clear()
+        assert labinspect.headers_digest(root, cmd, "mm/pgd.c") != before
+    finally:
+        labinspect._headers.clear()
+        shutil.rmtree(root)
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items())
          if n.startswith("test_") and callable(f)]
 

@@ -238,13 +238,13 @@ test:
 	timed qemu-alone env RONX_BACKGROUND_PGID=$$lpid QEMU_ALONE=only QEMU_KTAP=qemu-alone.ktap \
 		$(PYTHON) tests/qemu/run.py || status=1; \
 	kill -CONT -- -$$lpid 2>/dev/null; \
-	timed host $(MAKE) --no-print-directory host-test || status=1; \
-	timed user $(MAKE) --no-print-directory user-test || status=1; \
 	beside=$(B)/results/beside; rm -f $$beside.done; \
 	( timed labs env LAB_BESIDE=$$beside $(PYTHON) tests/labs/run.py ) & labs=$$!; \
-	echo "[make test] fuzz, qemu and linux's boots run beside the labs"; \
+	echo "[make test] host, user, fuzz, qemu and linux's boots run beside the labs"; \
 	( while kill -0 $$lpid 2>/dev/null; do sleep 2; done; \
 	  timed linux-boots env LINUX_PART=boots $(MAKE) --no-print-directory linux-check ) & boots=$$!; \
+	timed host $(MAKE) --no-print-directory host-test || status=1; \
+	timed user $(MAKE) --no-print-directory user-test || status=1; \
 	timed fuzz $(MAKE) --no-print-directory fuzz-smoke || status=1; \
 	timed qemu env QEMU_ALONE=skip QEMU_JOBS=1 $(PYTHON) tests/qemu/run.py || status=1; \
 	wait $$boots || status=1; \

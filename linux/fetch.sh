@@ -19,6 +19,22 @@ if ! dpkg --print-foreign-architectures | grep -qx i386; then
 	updated=no
 fi
 mapfile -t SERIES < <(series)
+# What fetch.env names depends only on the package lists: while none has
+# changed since it was written (and every file it names is here), it
+# stands, and apt-cache (about a second a call: this image keeps no binary
+# cache of the lists) is not asked again.
+fetched_already() {
+	local env=$CACHE/fetch.env f
+	[ -s "$env" ] && [ ${#need[@]} -eq 0 ] && [ -z "${updated:-}" ] || return 1
+	[ -z "$(find /var/lib/apt/lists /etc/apt -type f -newer "$env" -print -quit 2>/dev/null)" ] || return 1
+	grep -qx "SERIES=\"${SERIES[*]}\"" "$env" || return 1
+	for f in $(sed -n 's/^\(ROOT\|SRCDEB_[0-9_]*\)=//p' "$env"); do [ -e "$f" ] || return 1; done
+	[ -e "$(sed -n 's/^ROOT=//p' "$env")/.unpacked" ]
+}
+if fetched_already; then
+	say "fetched already (no package list changed since): $(tr '\n' ' ' <"$CACHE/fetch.env")"
+	exit 0
+fi
 lists_ok() {
 	local v
 	apt-cache show linux-image-686-pae:i386 >/dev/null 2>&1 || return 1

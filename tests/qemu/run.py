@@ -140,7 +140,9 @@ def main():
     # make test runs the RUN_ALONE files first, on the idle machine
     # (QEMU_ALONE=only), and the rest beside the labs (QEMU_ALONE=skip)
     which = os.environ.get("QEMU_ALONE", "")
-    if which in ("only", "skip"):
+    if which not in ("", "only", "skip"):
+        sys.exit("tests/qemu/run.py: QEMU_ALONE is 'only' or 'skip' (or unset), not %r" % which)
+    if which:
         _TESTS[:] = [x for x in _TESTS if (x[0].split(".")[0] in RUN_ALONE) == (which == "only")]
     work, alone = batches(_TESTS)
     if jobs > 1 and len(work) > 1:

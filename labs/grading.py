@@ -113,7 +113,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from guest import CPU_NX, CPU_NO_NX, PANIC, PROMPT, Guest, GuestError, load_scaled  # noqa: E402,F401
+from guest import CPU_NX, CPU_NO_NX, PANIC, PROMPT, Guest, GuestError, echo_pattern, load_scaled  # noqa: E402,F401
 from ktap import parse  # noqa: E402
 from tlb import PageTables, kernel_symbols  # noqa: E402
 import elf32  # noqa: E402
@@ -371,7 +371,7 @@ class Boot:
             start = len(g.out)
         g.send(line.encode() + b"\r")
         try:
-            echo = g.wait_for(re.escape(line) + r"\n", timeout, start)
+            echo = g.wait_for(echo_pattern(line), timeout, start)
             m = wait_talking(g, "^" + re.escape(PROMPT), echo.end(), timeout, stall,
                              g.debugcon_text)
             return g.out[echo.end():m.start()]

@@ -9,7 +9,7 @@ import struct
 import time
 from gdbstub import GdbStub
 from grading import CheckFailed, deadline, expect_pages
-from guest import PROMPT
+from guest import PROMPT, echo_pattern
 from test_modules import FREED, regions
 
 PAGE = 4096
@@ -102,7 +102,7 @@ def stopped_at(stub, g, line, start, at):
     start): True once it stops at one of the addresses at, False once the
     line has ended (its prompt printed) without stopping there: decided by
     the order of events, never by how long nothing came."""
-    done = re.compile(re.escape(line) + r"\n(?:.*\n)*?" + re.escape(PROMPT), re.M)
+    done = re.compile(echo_pattern(line) + r"(?:.*\n)*?" + re.escape(PROMPT), re.M)
     while True:
         # stopped by us (no breakpoint within 0.3 s) just as it reached one counts too
         if stub.wait_stop(0.3) or stub.regs()["eip"] in at:
@@ -140,7 +140,7 @@ def stops_seen(ctx, g, line, symbols, at_stop, limit=60):
             stub.cont()
     finally:
         stub.detach()
-    m = g.guest.wait_for(re.escape(line) + r"\n", 30, start)
+    m = g.guest.wait_for(echo_pattern(line), 30, start)
     end = g.guest.wait_for("^" + re.escape(PROMPT), 30, m.end())
     return g.guest.out[m.end():end.start()], seen
 

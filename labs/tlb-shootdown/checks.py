@@ -42,7 +42,7 @@ import re
 import time
 
 from gdbstub import GdbStubError
-from grading import CheckFailed, GuestError, check, deadline, expect_ktap, step, xp_byte
+from grading import CheckFailed, GuestError, check, deadline, echo_pattern, expect_ktap, step, xp_byte
 from watch import PROMPT, Watch, attach_stub, faults
 
 CPUS = 3
@@ -267,7 +267,7 @@ class HeldFlush:
             except (OSError, GdbStubError):
                 g.dead = True
         try:
-            echo = g.guest.wait_for(re.escape(line) + r"\n", 30, start)
+            echo = g.guest.wait_for(echo_pattern(line), 30, start)
             end = g.guest.wait_for("^" + re.escape(PROMPT), 30, echo.end())
         except GuestError as e:
             g.dead = True

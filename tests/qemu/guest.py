@@ -48,6 +48,13 @@ BOOT_EXTRA = os.environ.get("RONX_BOOT_EXTRA", "").strip()
 OFFSET = re.compile(r"^Kernel Offset: (?:0x([0-9a-f]+) from 0x[0-9a-f]+|disabled)", re.M)
 
 
+def echo_pattern(line):
+    """A regex of the shell's echo of line: whole lines that a background
+    program or the kernel prints while it is typed may come between its
+    letters ("p", then "cowprobe[4]: segfault at ...", then "s")."""
+    return "(?:.*\n)*?".join(re.escape(ch) for ch in line) + r"\n"
+
+
 def asks_kaslr(cmdline):
     """Whether a command line turns kaslr on (the last of kaslr/nokaslr wins)."""
     words = [w for w in cmdline.split() if w in ("kaslr", "nokaslr")]
@@ -218,7 +225,7 @@ class Guest:
         with self.lock:
             start = len(self.out)
         self.send(line.encode() + b"\r")
-        echo = self.wait_for(re.escape(line) + r"\n", timeout, start)
+        echo = self.wait_for(echo_pattern(line), timeout, start)
         m = self.wait_for("^" + re.escape(PROMPT), timeout, echo.end())
         return self.out[echo.end():m.start()]
 

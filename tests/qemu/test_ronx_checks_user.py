@@ -11,7 +11,7 @@ import re
 import sys
 import time
 
-from guest import BUILD, Guest
+from guest import BUILD, Guest, echo_pattern
 from tlb import walk_summary
 from userprog import run_spin_in_background
 
@@ -48,7 +48,7 @@ def run_on_ronx(g, run):
         return result(run.name, g.command(line, timeout=300))
     start = len(g.out)
     g.send(line.encode() + b"\r")
-    g.wait_for(re.escape(line) + r"\n", 30, start)
+    g.wait_for(echo_pattern(line), 30, start)
     if run.stdin is not None:
         # typed at the console: the tty echoes each line, then cat copies it
         time.sleep(0.5)

@@ -13,7 +13,7 @@ stops)."""
 import re
 import time
 
-from guest import PROMPT, Guest, GuestError
+from guest import PROMPT, Guest, GuestError, echo_pattern
 from userprog import free_pages
 
 SH_PROMPT = r"^\$ "
@@ -30,7 +30,7 @@ def sh(g, line, timeout=60):
     """One line typed at sh's prompt; what came before sh's next prompt."""
     mark = len(g.out)
     g.send(line.encode() + b"\r")
-    echo = g.wait_for(re.escape(line) + r"\n", timeout, mark)
+    echo = g.wait_for(echo_pattern(line), timeout, mark)
     end = g.wait_for(SH_PROMPT, timeout, echo.end())
     return g.out[echo.end():end.start()]
 

@@ -164,6 +164,10 @@ def main():
     # names its own file: it must not overwrite the qemu stage's results
     results.write(os.path.join(BUILD, "results", os.environ.get("QEMU_KTAP", "qemu.ktap")))
     progress("qemu: the slowest scenarios: " + slowest(done))
+    with open(os.path.join(BUILD, "results", os.environ.get("QEMU_KTAP", "qemu.ktap")[:-5] +
+                           "-times.txt"), "w") as f:     # every scenario's, slowest first
+        f.write("".join("%6.1f s  CPU %6.1f s  %s\n" % (s, c, name)
+                        for name, s, c in sorted((x[3] for x in done), key=lambda t: -t[2])))
     progress("qemu: %d scenarios in %.1fs (CPU %.0fs), %d checks failed"
              % (len(_TESTS), time.monotonic() - t0, sum(x[3][2] for x in done), results.failed))
     return 1 if results.failed else 0

@@ -3,7 +3,9 @@
 crashes or whose boot fails scores 0 with its reason, grading goes on, and
 results.json has Gradescope's shape."""
 import os
+import re
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "labs"))
@@ -175,7 +177,6 @@ def test_ktap_duplicate_missing_extra_name_fail_the_run():
 
 def test_teacher_tests_read_from_the_kernel_elf():
     """The ELF's KTEST table names every KTEST() of the kernel's sources."""
-    import re
     tests = grading.teacher_tests(os.path.join(ROOT, "build", "kernel.elf"))
     src = set()
     for d in ("kernel", "mm", "modload"):
@@ -280,7 +281,6 @@ def test_student_tree_graded_as_its_submission_ignores_files_outside_the_lab():
         assert not os.path.exists(os.path.join(work, "kernel/new.c"))
 
 
-
 def test_deadline_names_its_stretched_bound():
     """A wait's failure message names the bound it waited (stretched by
     the load), not the idle one."""
@@ -290,15 +290,12 @@ def test_deadline_names_its_stretched_bound():
         d = grading.deadline(20)
     finally:
         os.getloadavg = loadavg
-    import time
     assert d.seconds == 80 and 79 < d - time.monotonic() <= 80, (d.seconds, d)
-
 
 
 def test_echo_found_with_a_line_between_its_letters():
     """The shell's echo of `ps` with a child's segfault line printed between
     its letters is still the echo (the grader waited out its bound)."""
-    import re
     out = "p" + "cowprobe[4]: segfault at 0 ip 00000000 sp bffffe70 error 14\ns\n  PID STATE\n"
     m = re.compile(grading.echo_pattern("ps"), re.M).search(out)
     assert m and out[m.end():].startswith("  PID"), m

@@ -353,7 +353,6 @@ def test_answer_scan_reads_strings_and_comments():
     assert "int x;" not in lab.comment_lines(c)
 
 
-
 def test_stub_cache_key_follows_the_headers():
     """A stub's cached description is keyed by the headers it can include:
     an inline function that starts calling out (spinlock.h) changes what

@@ -162,10 +162,11 @@ def main():
     os.makedirs(os.path.join(BUILD, "results"), exist_ok=True)
     # a second run in the same make test (linux-check's test_ronx_checks)
     # names its own file: it must not overwrite the qemu stage's results
-    results.write(os.path.join(BUILD, "results", os.environ.get("QEMU_KTAP", "qemu.ktap")))
+    ktap = os.environ.get("QEMU_KTAP", "qemu.ktap")
+    results.write(os.path.join(BUILD, "results", ktap))
     progress("qemu: the slowest scenarios: " + slowest(done))
-    with open(os.path.join(BUILD, "results", os.environ.get("QEMU_KTAP", "qemu.ktap")[:-5] +
-                           "-times.txt"), "w") as f:     # every scenario's, slowest first
+    # every scenario's seconds and CPU, the costliest (in CPU) first
+    with open(os.path.join(BUILD, "results", os.path.splitext(ktap)[0] + "-times.txt"), "w") as f:
         f.write("".join("%6.1f s  CPU %6.1f s  %s\n" % (s, c, name)
                         for name, s, c in sorted((x[3] for x in done), key=lambda t: -t[2])))
     progress("qemu: %d scenarios in %.1fs (CPU %.0fs), %d checks failed"

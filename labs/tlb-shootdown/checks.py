@@ -171,14 +171,6 @@ class HeldFlush:
             stub._send("vCont;c")
         stub.running = True
 
-    def _step_over(self, stub, cpu, addr):
-        """cpu, stopped at our breakpoint addr, runs its instruction alone."""
-        stub.command("z0,%x,1" % addr)
-        stub._send("vCont;s:%x" % (cpu + 1))
-        if not stub._recv(10).startswith(("T", "S")):
-            raise GdbStubError("no stop after a single step of CPU %d at 0x%08x" % (cpu, addr))
-        stub.command("Z0,%x,1" % addr)
-
     def _call_pending(self, stub):
         """Whether the held CPU's bit is set in the call in flight's mask
         (the teacher's cfd.pending, kernel/cpu/smp.c): the call was sent to
@@ -211,7 +203,7 @@ class HeldFlush:
             if self.polls >= POLLS:
                 self._release(stub)
             else:
-                self._step_over(stub, cpu, eip)
+                stub.step_over(eip, cpu)
         elif eip == self.ret and cpu == self.caller:
             if not self.released:
                 # held at the IPI's entry, or sent the call and not there
@@ -237,7 +229,7 @@ class HeldFlush:
                                       "times and CPU %d never reached the IPI's entry "
                                       "(generic_smp_call_function_interrupt()): the call did "
                                       "not reach it" % (self.caller, self.waiting, self.held))
-            self._step_over(stub, cpu, eip)
+            stub.step_over(eip, cpu)
         self._resume(stub)
 
     def run(self, va, n, timeout=60):

@@ -37,6 +37,7 @@ class GdbStub:
         self.breakpoints = set()
         self.running = False
         self.last_stop = ""     # the last stop reply: "T05thread:02;" names the CPU
+        self.steps_past = None  # whether a step runs over a breakpoint (step_over())
         self.command("?")       # connecting stopped the guest
 
     def _send(self, data):
@@ -84,31 +85,56 @@ class GdbStub:
 
     def cont(self, eip=None):
         """Lets the guest run on; the answer is its next stop. Stopped at
-        one of our breakpoints, it first steps over it (as gdb does):
+        one of our breakpoints, it first steps over it (step_over()):
         QEMU would stop on it again at once. eip: where it is stopped, if
         the caller has just read it (one round trip less per stop)."""
         eip = self.regs()["eip"] if eip is None else eip
         if eip in self.breakpoints:
-            self.command("z0,%x,1" % eip)
-            self.step()
-            self.command("Z0,%x,1" % eip)
+            self.step_over(eip)
         self._send("c")
         self.running = True
 
-    def step(self):
-        """One instruction (QEMU steps with interrupts held off), then stopped."""
-        self._send("s")
+    def step(self, cpu=None):
+        """One instruction (QEMU steps with interrupts held off), then
+        stopped; cpu: that CPU alone steps."""
+        self._send("s" if cpu is None else "vCont;s:%x" % (cpu + 1))
         if not self._recv(10).startswith(("T", "S")):
-            raise GdbStubError("no stop after a single step")
+            raise GdbStubError("no stop after a single step%s"
+                               % ("" if cpu is None else " of CPU %d" % cpu))
 
-    def wait_stop(self, timeout):
+    def step_over(self, addr, cpu=None):
+        """Runs the instruction at addr, where the guest (or CPU cpu) is
+        stopped at our breakpoint, then stopped again. QEMU 7's single
+        step runs over a breakpoint where the CPU stands: two round trips
+        a stop fewer than gdb's remove, step, put back, which a QEMU that
+        stops on it again gets instead (seen on the first step: the CPU
+        still at addr)."""
+        if self.steps_past is False:
+            self.command("z0,%x,1" % addr)
+        self.step(cpu)
+        if self.steps_past is None:
+            self.steps_past = self.regs()["eip"] != addr
+            if not self.steps_past:
+                self.command("z0,%x,1" % addr)
+                self.step(cpu)
+        if self.steps_past is False:
+            self.command("Z0,%x,1" % addr)
+
+    def wait_stop(self, timeout, until=None):
         """Waits for the guest to stop (a breakpoint); False if it did not
-        within timeout, in which case it is stopped now, by us."""
-        try:
-            reply = self._recv(timeout)
-        except GdbStubError:
-            self.stop()
-            return False
+        within timeout, or as soon as until() is true (asked every quarter
+        second: the guest died, no stop will come), in which case it is
+        stopped now, by us."""
+        give_up = time.monotonic() + timeout
+        while True:
+            left = give_up - time.monotonic()
+            try:
+                reply = self._recv(min(left, 0.25) if until else timeout)
+                break
+            except GdbStubError as e:
+                if not until or "closed" in str(e) or left <= 0.25 or until():
+                    self.stop()
+                    return False
         self.running = False
         self.last_stop = reply
         return reply.startswith(("T", "S"))
@@ -123,14 +149,9 @@ class GdbStub:
         """Lets CPU cpu alone run on (vCont with one thread): the others
         stay stopped, held by QEMU until the next cont(). Stopped at one of
         our breakpoints (eip), it first steps over it, alone."""
-        thread = "%x" % (cpu + 1)
         if eip in self.breakpoints:
-            self.command("z0,%x,1" % eip)
-            self._send("vCont;s:" + thread)
-            if not self._recv(10).startswith(("T", "S")):
-                raise GdbStubError("no stop after a single step of CPU %d" % cpu)
-            self.command("Z0,%x,1" % eip)
-        self._send("vCont;c:" + thread)
+            self.step_over(eip, cpu)
+        self._send("vCont;c:%x" % (cpu + 1))
         self.running = True
 
     def stop(self):

@@ -140,10 +140,14 @@ def died(out):
     return "no end line; it printed:\n" + out[-400:]
 
 
+OOPS_DEATH = re.compile(r"\S+\[\d+\] dies of the oops")
+
+
 def start_background(g, line, ready, timeout=20, ctx=None, watch=()):
     """Runs `run LINE &`; waits until the program prints the regex ready;
     returns (pid, cr3 from ps, the match). CheckFailed if it dies first
-    (or one of the pids in watch, started before it), or (given ctx) if
+    (or one of the pids in watch, started before it, or any process of an
+    oops), or (given ctx) if
     QEMU sees it take the same page fault again and again
     (labs/watch.py fault_loop(): a program that never gets past a fault
     is told at once, not at the timeout)."""
@@ -177,6 +181,13 @@ def start_background(g, line, ready, timeout=20, ctx=None, watch=()):
             raise CheckFailed("expected %s to run and print /%s/, found %s ended: %s"
                               % (line.split()[0], ready, "it" if gone == pid else
                                  "the one started before it (pid %d)" % gone, died(text)))
+        # another process (its child) killed by an oops: the kernel's state is
+        # suspect from there, and waiting on cost the whole bound on two spinning CPUs
+        oops = OOPS_DEATH.search(text)
+        if oops:
+            raise CheckFailed("expected %s to run and print /%s/, found the kernel oopsed in "
+                              "another process: %s\n%s" % (line.split()[0], ready, oops.group(0),
+                                                           text[-400:]))
         if not probed and time.monotonic() - t0 >= PROBE_AFTER:
             probed = True
             f = fault_loop(ctx, g, lambda: re.search(ready, g.guest.out[start:], re.M) or

@@ -22,7 +22,7 @@ import time
 
 import cea
 import pagemodel
-from grading import CPU_NO_NX, CheckFailed, GuestError, check, deadline, step
+from grading import CPU_NO_NX, CheckFailed, GuestError, check, deadline, load_scaled, step
 from tlb import PageTables, registers
 from userlab import (build_program, built_once, died, gdbstub_session, initrd_with,
                      start_background, symbols, work_dir)
@@ -368,9 +368,9 @@ def wait_hit(stub, g, mark, what, timeout=20):
     give_up = deadline(timeout)
     if not next_stop(stub, g, mark, give_up=give_up):
         out = g.guest.out[mark:]
-        why = "the probe ended first" if ENDED.search(out) else \
-            "the probe never said it was ready" if not READY.search(out) else \
-            "nothing within %.0f s" % give_up.seconds
+        why = no_stop_reason(g, mark)
+        why = "the probe ended first" if why == "the probe ended" else \
+            "nothing within %.0f s" % give_up.seconds if why == "nothing came" else why
         raise CheckFailed("expected %s, found %s:\n%s" % (what, why, died(out)))
 
 
@@ -470,6 +470,8 @@ class ExitStops:
     def __init__(self):
         self.window = None      # (CR3, esp, entry area, frame) at pti_exit_window after its getpid
         self.labels = {}        # label -> [(CPL, CR3)]
+        self.stops = 0
+        self.ended = "not yet"  # why the gdbstub stopped following, for a failure's message
 
     def done(self):
         return self.window is not None and all(
@@ -485,9 +487,13 @@ def follow_exits(ctx, g, prog, mark):
         for a in at:
             stub.break_at(a)
         run_under_stub(g, stub, prog.scn.line())
+        t0 = time.monotonic()
         for _ in range(2000):
             if not next_stop(stub, g, mark, until=DONE):
+                seen.ended = "no stop: %s, %d stops and %.0f s in" % (
+                    no_stop_reason(g, mark, DONE), seen.stops, time.monotonic() - t0)
                 break
+            seen.stops += 1
             r = stub.regs()
             cpl, cr3, cea = cpu_state(g)
             if r["eip"] == window:
@@ -498,9 +504,20 @@ def follow_exits(ctx, g, prog, mark):
             elif r["eip"] in at:
                 seen.labels.setdefault(at[r["eip"]], []).append((cpl, cr3))
             if seen.done():
+                seen.ended = "every way back seen, %d stops" % seen.stops
                 break
             stub.cont()
     return seen
+
+
+def no_stop_reason(g, mark, until=None):
+    """Why next_stop() came back without a stop, in words."""
+    out = g.guest.out[mark:]
+    if ENDED.search(out):
+        return "the probe ended"
+    if until and re.search(until, out, re.M):
+        return "the probe printed /%s/" % until
+    return "the probe never said it was ready" if not READY.search(out) else "nothing came"
 
 
 def exit_problems(prog, seen, pid):
@@ -543,9 +560,15 @@ def exits(ctx):
     prog = program(ctx)
     mark = len(g.guest.out)
     seen = follow_exits(ctx, g, prog, mark)
+    # the gdbstub gone, the probe runs on its own: its first line may come now
+    if not READY.search(g.guest.out[mark:]):
+        try:
+            g.guest.wait_for("%s|%s" % (READY.pattern, ENDED.pattern), load_scaled(10), mark)
+        except GuestError:
+            pass
     if not probe_done(g, mark):
-        raise CheckFailed("expected the probe to run its rounds and say so, found:\n%s"
-                          % died(g.guest.out[mark:]))
+        raise CheckFailed("expected the probe to run its rounds and say so, found (the gdbstub "
+                          "followed it until %s):\n%s" % (seen.ended, died(g.guest.out[mark:])))
     pid = int(READY.search(g.guest.out[mark:]).group(1))
     bad = exit_problems(prog, seen, pid)
     ps = g.sh("ps")
@@ -688,6 +711,15 @@ WANT = 3                # entries from ring 3 and exits to it seen on each CPU
 LOOP_DONE = r"ptiprobe: pid %d: (\d+) calls, (\d+) wrong"
 
 
+def gone(g, mark):
+    """What ended the probes or the kernel since mark, or None: a gdbstub
+    wait for a stop ends there (no stop will come)."""
+    if g.guest.proc.poll() is not None:
+        return "QEMU has exited"
+    m = ENDED.search(g.guest.out[mark:])
+    return m and "the guest said %r" % m.group(0)
+
+
 def cpu_regs(g, n):
     """`info registers` of CPU n (as after the monitor's `cpu n`)."""
     return g.guest.monitor("info registers", cpu=n)
@@ -714,13 +746,13 @@ def to_ring3(ctx, g, stub, mark, alone=None):
             stub.cont(eip)
         else:
             stub.cont_only(alone, eip)
-        if not stub.wait_stop(10):
+        if not stub.wait_stop(10, until=lambda: gone(g, mark)):
             raise CheckFailed("expected a probe's system call to come back to ring 3 "
-                              "(probe_loop_after) on %s, found none within 10 s; %s; the "
-                              "guest said: %s" % ("a CPU" if alone is None else "CPU %d" % alone,
-                                                  "; ".join(where_cpu(ctx, g, n)
-                                                            for n in range(CPUS)),
-                                                  died(g.guest.out[mark:])))
+                              "(probe_loop_after) on %s, found none %s; %s; the guest said: %s"
+                              % ("a CPU" if alone is None else "CPU %d" % alone,
+                                 "(%s)" % gone(g, mark) if gone(g, mark) else "within 10 s",
+                                 "; ".join(where_cpu(ctx, g, n) for n in range(CPUS)),
+                                 died(g.guest.out[mark:])))
         eip = stub.regs()["eip"]
         if eip == after:
             break
@@ -804,7 +836,7 @@ def follow_alone(ctx, g, stub, cpu, held, mark):
     eip = None
     for _ in range(400):
         stub.cont_only(cpu, eip)
-        if not stub.wait_stop(10):
+        if not stub.wait_stop(10, until=lambda: gone(g, mark)):
             break
         if stub.stopped_cpu() != cpu:
             raise CheckFailed("expected CPU %d alone to run, found CPU %s stopped at a "

@@ -4,14 +4,20 @@ crashes or whose boot fails scores 0 with its reason, grading goes on, and
 results.json has Gradescope's shape."""
 import os
 import re
+import socket
+import struct
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "labs"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 
 import grading  # noqa: E402
 from grading import Check, CheckFailed, Context, run_check, step  # noqa: E402
+from gdbstub import GdbStub  # noqa: E402
+import userlab  # noqa: E402
 
 
 def run(points, fn, ctx=None, steps=()):
@@ -300,6 +306,98 @@ def test_echo_found_with_a_line_between_its_letters():
     m = re.compile(grading.echo_pattern("ps"), re.M).search(out)
     assert m and out[m.end():].startswith("  PID"), m
     assert not re.compile(grading.echo_pattern("ps"), re.M).search("pq\nr\n")   # no s yet
+
+
+class FakeQemu:
+    """The gdbstub's far end on a socket pair: answers each packet with
+    reply(data), records them, and answers a Ctrl-C with a stop reply."""
+
+    def __init__(self, reply):
+        self.reply, self.got = reply, []
+        mine, theirs = socket.socketpair()
+        self.stub = object.__new__(GdbStub)
+        self.stub.sock, self.stub.buf, self.stub.breakpoints = mine, b"", set()
+        self.stub.running, self.stub.last_stop, self.stub.steps_past = False, "", None
+        self.sock = theirs
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def send(self, data):
+        self.sock.sendall(b"$%s#%02x" % (data.encode(), sum(data.encode()) & 0xff))
+
+    def serve(self):
+        buf = b""
+        while True:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                return
+            buf += chunk
+            while True:
+                buf = buf.lstrip(b"+")
+                if buf[:1] == b"\x03":
+                    buf = buf[1:]
+                    self.got.append("^C")
+                    self.send("T02thread:01;")
+                    continue
+                end = buf.find(b"#")
+                if not buf.startswith(b"$") or end < 0 or len(buf) < end + 3:
+                    break
+                data, buf = buf[1:end].decode(), buf[end + 3:]
+                self.sock.sendall(b"+")
+                self.got.append(data)
+                answer = self.reply(data)
+                if answer is not None:
+                    self.send(answer)
+
+
+def registers(eip):
+    return struct.pack("<16I", *([0] * 8 + [eip] + [0] * 7)).hex()
+
+
+def test_a_step_runs_over_a_breakpoint_where_qemu_lets_it():
+    """QEMU 7's single step passes the breakpoint the CPU stands on: the
+    step over it is one step, no breakpoint removed and put back; a QEMU
+    that stops on it again gets gdb's remove, step, put back."""
+    for passes in (True, False):
+        where = {"eip": 0x1000, "bp": True}
+
+        def reply(data):
+            if data.startswith(("z0", "Z0")):
+                where["bp"] = data.startswith("Z0")
+            elif data.startswith(("s", "vCont;s")):
+                if passes or not where["bp"]:
+                    where["eip"] = 0x1002
+                return "T05thread:01;"
+            return registers(where["eip"]) if data == "g" else "OK"
+        q = FakeQemu(reply)
+        q.stub.breakpoints.add(0x1000)
+        q.stub.step_over(0x1000)
+        assert q.stub.steps_past is passes, (passes, q.got)
+        removed = [c for c in q.got if c.startswith(("z0", "Z0"))]
+        assert removed == ([] if passes else ["z0,1000,1", "Z0,1000,1"]), (passes, q.got)
+        where["eip"] = 0x1000
+        q.stub.step_over(0x1000)        # the second time: no question asked
+        assert q.got.count("g") == 1 and where["eip"] == 0x1002, q.got
+
+
+def test_a_wait_for_a_stop_ends_once_the_guest_died():
+    """wait_stop(until=): no stop comes from a guest that died; the wait
+    ends a quarter second after until() says so, not at its bound, and
+    the guest is stopped (Ctrl-C) before it returns False."""
+    q = FakeQemu(lambda data: None)
+    q.stub.running = True
+    asked, t0 = [], time.monotonic()
+    stopped = q.stub.wait_stop(30, until=lambda: asked.append(1) or len(asked) > 1)
+    took = time.monotonic() - t0
+    assert not stopped and took < 20 and q.got == ["^C"] and not q.stub.running, (took, q.got)
+
+
+def test_a_background_wait_ends_at_any_oops():
+    """start_background() ends at an oops that killed another process (a
+    probe's child), not only its own pid's."""
+    line = "ronx: ptiprobe[12] dies of the oops; the kernel goes on"
+    m = userlab.OOPS_DEATH.search("[#2] SMP\n" + line + "\n")
+    assert m and m.group(0) == "ptiprobe[12] dies of the oops", m
+    assert not userlab.OOPS_DEATH.search("ronx: the oops is over")
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

@@ -34,8 +34,18 @@ def meminfo(g):
     return {k: int(v) for k, v in re.findall(r"^(\w+):\s+(\d+)", out, re.M)}
 
 
+def seen_enough(samples):
+    """Both things the samples are for: a process in ring 3 while another CPU
+    runs the kernel, and two processes' CR3s in ring 3."""
+    return any(any(c == 3 for c, _, _ in s) and any(c == 0 and not h for c, _, h in s)
+               for s in samples) and \
+        len({cr3 for s in samples for c, cr3, _ in s if c == 3}) >= 2
+
+
 def sample_cpus(g, stop, samples):
-    """Each CPU's CPL and CR3 from QEMU, until stop is set."""
+    """Each CPU's CPL and CR3 from QEMU, until stop is set: often until
+    what the test looks for is seen (a victim is in ring 3 only briefly,
+    and at 0.3 s a loaded run once caught none), then seldom."""
     while not stop.is_set():
         try:
             text = g.monitor("info registers -a")
@@ -49,7 +59,7 @@ def sample_cpus(g, stop, samples):
             if cpl and cr3:
                 snap.append((int(cpl.group(1)), int(cr3.group(1), 16), hlt and hlt.group(1) == "1"))
         samples.append(snap)
-        time.sleep(0.3)
+        time.sleep(0.5 if seen_enough(samples) else 0.05)
 
 
 def stress_lane(t, smp):
@@ -103,7 +113,8 @@ def stress_lane(t, smp):
     user_cr3 = {cr3 for s in samples for c, cr3, _ in s if c == 3}
     t.check(both, tag + "QEMU saw a process in ring 3 on one CPU while another CPU ran the kernel "
             "(%d of %d samples)" % (len(both), len(samples)))
-    t.check(len(user_cr3) >= 2, tag + "QEMU saw %d different processes' CR3s in ring 3" % len(user_cr3))
+    t.check(len(user_cr3) >= 2, tag + "QEMU saw at least 2 different processes' CR3s in ring 3",
+            "%d in %d samples" % (len(user_cr3), len(samples)))
 
 
 def test_lifetimes_stress_smp2(t):

@@ -48,11 +48,13 @@ def work_path(lab_name, name):
     return os.path.join(lab.ROOT, "build", "grade", "work", "class-%s-%s" % (lab_name, name))
 
 
-def grade_one(lab_name, name, path, outdir, seed, timeout, only=None, keep=False):
+def grade_one(lab_name, name, path, outdir, seed, timeout, only=None, keep=False, record=None):
     """Grades one submission in a process of its own; returns its row.
     only: the numbers of the checks to run (None: every check); keep: the
     scratch tree stays, built (work_path()), for the caller to grade again
-    and remove (the grader's test grades wrong solutions under more seeds)."""
+    and remove (the grader's test grades wrong solutions under more seeds);
+    record: a file where the grader writes which scenarios each check
+    drew (tools/lab.py new_context())."""
     d = os.path.join(outdir, name)
     os.makedirs(d, exist_ok=True)
     results = os.path.join(d, "results.json")
@@ -67,6 +69,8 @@ def grade_one(lab_name, name, path, outdir, seed, timeout, only=None, keep=False
     status = "graded"
     # the teacher's tree is built (grade_many()): each grader need not ask make again
     env = dict(os.environ, RONX_TEACHER_BUILT="1")
+    if record:
+        env["RONX_RECORD_DRAWS"] = record
     with open(os.path.join(d, "grade.log"), "w") as log:
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=lab.ROOT,
                              start_new_session=True, env=env)
@@ -142,10 +146,12 @@ def finish(lab_name, name, res, status, seconds, results, only=None):
             "checks": {t["name"]: t["score"] for t in res["tests"]}}
 
 
-def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout, keep=None):
+def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout, keep=None,
+               record=None):
     """Grades [(lab, name, path)] or [(lab, name, path, only)] jobs at a
     time (default: every core); returns {(lab, name): row}. keep(lab, name):
-    whether that submission's scratch tree stays (grade_one()). The teacher's
+    whether that submission's scratch tree stays (grade_one()); record(lab,
+    name): the file for its scenario draws, or None (grade_one()). The teacher's
     tree is built first, once. items may be a generator: each item is
     graded as soon as it is made (the progress lines then count up
     without a total)."""
@@ -160,7 +166,8 @@ def grade_many(items, jobs=None, timeout=TIMEOUT, seed=None, out=sys.stdout, kee
         lab_name, name, path = item[:3]
         row = grade_one(lab_name, name, path, os.path.join(lab.ROOT, "build", "grade", lab_name),
                         seed, timeout, item[3] if len(item) > 3 else None,
-                        bool(keep and keep(lab_name, name)))
+                        bool(keep and keep(lab_name, name)),
+                        record(lab_name, name) if record else None)
         with lock:
             rows[(lab_name, name)] = row
             if slowest[0] is None or row["seconds"] > slowest[0]["seconds"]:

@@ -553,7 +553,9 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
                   + failed_build, file=out, flush=True)
             errors = [ln for ln in failed_build.splitlines() if re.search(r"error:|\*\*\*", ln)]
             failed_build = "the tree does not build: " + (errors[0] if errors else "make failed")
-    ctx = grading.Context(root, seed, teacher=checks_root)
+    record = os.environ.get("RONX_RECORD_DRAWS")     # the grader's test: tests/labs/run.py
+    ctx = new_context(root, seed, checks_root, record)
+    draws = {}
     lab_checks = [(lab, c) for lab in labs for c in load_checks(lab, checks_root)]
     if only:
         lab_checks = [lc for i, lc in enumerate(lab_checks, 1) if i in only]
@@ -572,6 +574,11 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
                 o = grading.Outcome(lab, c.name, c.points, 0, "\n".join(why), 0)
             else:
                 o = grading.run_check(ctx, lab, c)
+            if record and not failed_build and not why:   # only checks that ran say
+                draws[c.name] = sorted(ctx.drawn)
+                if ctx.drawn:   # the next check draws its own scenarios, builds its own
+                    ctx.close()
+                    ctx = new_context(root, seed, checks_root, record)
             outcomes.append(o)
             print(o.line(), file=out, flush=True)
             if o.output:
@@ -581,9 +588,26 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
     finally:
         ctx.close()
     res = save(False)
+    if record and len(draws) == len(lab_checks):
+        write_json(record, draws)
     total = sum(o.points for o in outcomes)
     print("Score: %d/%d" % (res["score"], total), file=out, flush=True)
     return res["score"], total, outcomes
+
+
+def new_context(root, seed, checks_root, record):
+    """The checks' Context; with record, one that notes the scenarios
+    (ctx.rng() names) each check draws in ctx.drawn: a check that draws
+    none grades the same under every seed (tests/labs/run.py's seed
+    step). A check after one that drew gets a fresh Context, so that it
+    cannot use what the one before built from its draws."""
+    import grading
+    ctx = grading.Context(root, seed, teacher=checks_root)
+    if record:
+        ctx.drawn = set()
+        rng = ctx.rng
+        ctx.rng = lambda key: ctx.drawn.add(key) or rng(key)
+    return ctx
 
 
 def safe_name(path):

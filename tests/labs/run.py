@@ -972,9 +972,10 @@ def record_seeded(name, checks, tree):
 
 
 def wrong_seeds_worker(name, tmp, out_path, chunk):
-    """For lab name: which checks depend on the seed (the solved files
-    graded once, recording, in the tree their class grade built: the lab's
-    first worker does it, the others read its file), then each wrong
+    """For lab name: which checks depend on the seed (what the class grade
+    of the solved files recorded; if it could not, the solved files graded
+    once, recording, in the tree their class grade built: the lab's first
+    worker does it, the others read its file), then each wrong
     solution under SEEDS. A wrong solution that failed, under SEED (the
     class grade), a check that draws nothing from the seed fails it under
     every seed: proven without another run. The others are graded, in the
@@ -982,13 +983,12 @@ def wrong_seeds_worker(name, tmp, out_path, chunk):
     further seed with the seeded checks only, the one that failed last
     first, until one fails (that seed is not full marks)."""
     checks, _ = lab.load_lab(name)
-    part, _, names = chunk.partition(":")     # "1:wrong-a" ("0:" for a lab with none)
-    part = int(part)
+    names = chunk.partition(":")[2]     # "1:wrong-a" ("0:" for a lab with none)
     out = {"seeded": {}, "wrong": {}}
     # the lab's first worker records; the others start once it has (the
     # scheduler waits for its file) and read what it found
     done = seeded_path(tmp, name)
-    if part > 0 and os.path.exists(done):
+    if os.path.exists(done):
         with open(done) as f:
             out["seeded"] = json.load(f)
     else:
@@ -1075,8 +1075,9 @@ def seed_jobs(names, rows):
     under load is not known before it runs: a hang costs its time limit).
     A wrong solution costs about what its class grade cost (rows: the
     class's; 10 s for one not graded there). Part 0 of a lab, its
-    costliest, also records which checks draw from the seed: it starts
-    first and the lab's others wait for its file."""
+    costliest, records which checks draw from the seed if the class grade
+    of the solved files could not: it starts first and the lab's others
+    wait for its file."""
     jobs = []
     for n in names:
         wrong_dir = os.path.join(ROOT, "labs", n, "wrong")
@@ -1382,12 +1383,23 @@ def test_labs(t, labs):
         # built: the seed workers grade them again (class_tree())
         def keep(n, sub):
             return classes[n][0].kinds.get(sub, ("",))[0] in ("solved", "wrong")
-        rows = gradeclass.grade_many(items(), jobs=JOBS, seed=SEED, out=Lines(), keep=keep)
+
+        def record(n, sub):
+            """The solved files' grade notes which checks draw from the seed,
+            for the seed step (wrong_seeds_worker()): not a grade of its own."""
+            return seeded_path(tmp, n) if classes[n][0].kinds.get(sub, ("",))[0] == "solved" \
+                else None
+        rows = gradeclass.grade_many(items(), jobs=JOBS, seed=SEED, out=Lines(), keep=keep,
+                                     record=record)
         for n in classes:
             mine = [r for (ln, _), r in rows.items() if ln == n]
             progress("labs: %s: %d submissions, %.0fs of grading (CPU %.0fs)" % (
                 n, len(mine), sum(r["seconds"] for r in mine), sum(r["cpu"] for r in mine)))
         ph.done("the classes made and %d submissions graded" % len(rows))
+        for n in classes:
+            t.check(os.path.exists(seeded_path(tmp, n)), "%s: the class grade of the solved "
+                    "files noted which checks draw from the seed (the seed step grades them "
+                    "no second time)" % n)
         for n, (v, checks, steps) in classes.items():
             mine = {k: x for k, x in solved.items() if k.startswith(n + ": ")}
             test_lab(t, n, v, checks, steps, mine)

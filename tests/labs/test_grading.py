@@ -13,11 +13,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "labs"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import grading  # noqa: E402
 from grading import Check, CheckFailed, Context, run_check, step  # noqa: E402
 from gdbstub import GdbStub  # noqa: E402
 import userlab  # noqa: E402
+import lab  # noqa: E402
 
 
 def run(points, fn, ctx=None, steps=()):
@@ -398,6 +400,18 @@ def test_a_background_wait_ends_at_any_oops():
     m = userlab.OOPS_DEATH.search("[#2] SMP\n" + line + "\n")
     assert m and m.group(0) == "ptiprobe[12] dies of the oops", m
     assert not userlab.OOPS_DEATH.search("ronx: the oops is over")
+
+
+def test_a_recording_context_notes_each_draw():
+    """The class grade of the solved files notes the scenarios each check
+    draws (tools/lab.py new_context()): the same numbers as a plain
+    Context's, each name noted; none without record."""
+    ctx = lab.new_context(ROOT, 7, ROOT, "/nonexistent/draws.json")
+    plain = Context(ROOT, 7)
+    assert ctx.rng("pti/scenario").random() == plain.rng("pti/scenario").random()
+    ctx.rng("b")
+    assert ctx.drawn == {"pti/scenario", "b"}, ctx.drawn
+    assert not hasattr(lab.new_context(ROOT, 7, ROOT, None), "drawn")
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

@@ -143,15 +143,17 @@ def died(out):
 OOPS_DEATH = re.compile(r"\S+\[\d+\] dies of the oops")
 
 
-def start_background(g, line, ready, timeout=20, ctx=None, watch=()):
+def start_background(g, line, ready, timeout=20, ctx=None, watch=(), never_sleeps=False):
     """Runs `run LINE &`; waits until the program prints the regex ready;
     returns (pid, cr3 from ps, the match). CheckFailed if it dies first
     (or one of the pids in watch, started before it, or any process of an
     oops), or (given ctx) if
     QEMU sees it take the same page fault again and again
     (labs/watch.py fault_loop(): a program that never gets past a fault
-    is told at once, not at the timeout)."""
-    from watch import PROBE_AFTER, fault_loop, looping
+    is told at once, not at the timeout); never_sleeps: also if QEMU sees
+    the guest idle before it is ready (it is blocked: a lost child, a
+    wake-up that never comes)."""
+    from watch import PROBE_AFTER, Idle, fault_loop, looping
     start = len(g.guest.out)
     out = g.sh("run %s &" % line)
     m = re.search(r"^\[(\d+)\] ", out, re.M)
@@ -191,7 +193,12 @@ def start_background(g, line, ready, timeout=20, ctx=None, watch=()):
         if not probed and time.monotonic() - t0 >= PROBE_AFTER:
             probed = True
             f = fault_loop(ctx, g, lambda: re.search(ready, g.guest.out[start:], re.M) or
-                           ended(g.guest.out[start:]) is not None, give_up - time.monotonic())
+                           ended(g.guest.out[start:]) is not None, give_up - time.monotonic(),
+                           idle=never_sleeps)
+            if isinstance(f, Idle):
+                raise CheckFailed("expected %s to print /%s/, found it blocked: %s, and it "
+                                  "never sleeps:\n%s" % (line.split()[0], ready, f,
+                                                         g.guest.out[start:][-400:]))
             if f:
                 raise CheckFailed(looping(f, "expected %s to print /%s/, found it stuck"
                                           % (line.split()[0], ready)))

@@ -184,11 +184,15 @@ class Watch:
         echo = text.find(line + "\n")
         return (text[echo + len(line) + 1:] if echo >= 0 else text), events
 
-    def probe(self, stub, done, give_up):
+    def probe(self, stub, done, give_up, idle=False):
         """With stub stopped: the guest runs, stopped at each page fault,
         until done() or the time give_up; the fault a CPU took REPEATS times in a
-        row, or None. It leaves the guest stopped, the breakpoint gone."""
+        row, or None. idle: also an Idle once every CPU was halted (QEMU's
+        HLT) in IDLE_SAMPLES samples in a row, for a program that never
+        sleeps: it can only be blocked. It leaves the guest stopped, the
+        breakpoint gone."""
         loop, pf = FaultLoop(), self.ctx.sym("stub_14")
+        halted, next_sample = 0, time.monotonic() + IDLE_EVERY
         stub.break_at(pf)
         stub.cont()
         try:
@@ -196,7 +200,13 @@ class Watch:
                     self.g.guest.proc.poll() is None:
                 reply = stub.next_stop(0.02)
                 if reply is None:
+                    if idle and time.monotonic() >= next_sample:
+                        next_sample = time.monotonic() + IDLE_EVERY
+                        halted = halted + 1 if all_halted(self.g) else 0
+                        if halted >= IDLE_SAMPLES:
+                            return Idle()
                     continue
+                halted = 0          # a fault: the guest is not idle
                 regs = stub.regs()
                 if regs["eip"] == pf:
                     hit = loop.add(self._event(stub, reply, pf="#PF", quiet=True, regs=regs))
@@ -253,6 +263,28 @@ REPEATS = 100
 PROBE_AFTER = 2     # seconds a line runs on unwatched before its page faults are watched
 
 
+# a program that never sleeps and has not said it is ready, with every CPU
+# halted (idle: nothing to run) in this many samples in a row, IDLE_EVERY
+# seconds apart, is blocked for good (the timer's tick runs for microseconds)
+IDLE_SAMPLES = 4
+IDLE_EVERY = 0.5
+
+
+class Idle:
+    """probe()'s finding: the guest idle, every CPU halted."""
+
+    def __repr__(self):
+        return "every CPU halted (QEMU's HLT) in %d samples in a row, %.1f s apart" % (
+            IDLE_SAMPLES, IDLE_EVERY)
+
+
+def all_halted(g):
+    """Whether QEMU has every CPU of g halted (the guest idle); the guest
+    runs on."""
+    flags = re.findall(r"\bHLT=(\d)", g.guest.monitor("info registers -a"))
+    return bool(flags) and all(f == "1" for f in flags)
+
+
 class FaultLoop:
     """Counts, per address space (CR3: two stuck processes take turns on
     a CPU), how many times in a row it took the same page fault in ring 3
@@ -278,14 +310,15 @@ def looping(ev, what):
             % (what, REPEATS, ev))
 
 
-def fault_loop(ctx, g, done, timeout):
+def fault_loop(ctx, g, done, timeout, idle=False):
     """Watches g's page faults (the #PF entry) until done() or timeout:
-    the first one a CPU took REPEATS times in a row, or None. The verdict
-    is a count of the CPU's own faults, never a time: timeout (the seconds
-    left of the caller's deadline, stretched already) only ends the watch."""
+    the first one a CPU took REPEATS times in a row, or None (idle: or an
+    Idle, the guest idle). The verdict is a count of the CPU's own faults
+    or QEMU's halted CPUs, never a time: timeout (the seconds left of the
+    caller's deadline, stretched already) only ends the watch."""
     stub = attach_stub(g.guest)
     try:
-        return Watch(ctx, g).probe(stub, done, time.monotonic() + timeout)
+        return Watch(ctx, g).probe(stub, done, time.monotonic() + timeout, idle)
     except GdbStubError as e:
         g.dead = True
         raise CheckFailed("QEMU's gdbstub stopped answering: %s" % e)

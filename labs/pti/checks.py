@@ -167,7 +167,8 @@ def stopped_in_ring3(ctx, g, cr3=None, tries=60):
 def start_probe(ctx, g):
     """`run ptiprobe ... &` until it has run its rounds (well under a
     second: 10 s is a probe that will never get there)."""
-    pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE, timeout=10, ctx=ctx)
+    pid, cr3, _ = start_background(g, program(ctx).scn.line(), DONE, timeout=10, ctx=ctx,
+                                   never_sleeps=True)
     return pid, cr3
 
 
@@ -889,7 +890,8 @@ def two_cpus(ctx):
     mark = len(g.guest.out)
     pids = []
     for _ in range(CPUS):   # a probe that died already ends the wait for the next
-        pids.append(start_background(g, line, DONE, timeout=10, ctx=ctx, watch=pids)[0])
+        pids.append(start_background(g, line, DONE, timeout=10, ctx=ctx, watch=pids,
+                                     never_sleeps=True)[0])
     ps = g.sh("ps")
     gone = [pid for pid in pids if not re.search(r"^\s*%d \w+\s+0x" % pid, ps, re.M)]
     if gone:

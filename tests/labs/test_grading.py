@@ -19,6 +19,7 @@ import grading  # noqa: E402
 from grading import Check, CheckFailed, Context, run_check, step  # noqa: E402
 from gdbstub import GdbStub  # noqa: E402
 import userlab  # noqa: E402
+import watch  # noqa: E402
 import lab  # noqa: E402
 
 
@@ -412,6 +413,24 @@ def test_a_recording_context_notes_each_draw():
     ctx.rng("b")
     assert ctx.drawn == {"pti/scenario", "b"}, ctx.drawn
     assert not hasattr(lab.new_context(ROOT, 7, ROOT, None), "drawn")
+
+
+def test_an_idle_guest_is_every_cpu_halted():
+    """start_background(never_sleeps=True) calls a program blocked once
+    QEMU shows every CPU halted: one CPU running is not idle, nor is an
+    answer without HLT flags."""
+    class G:
+        def __init__(self, text):
+            self.guest = self
+            self.text = text
+
+        def monitor(self, cmd):
+            assert cmd == "info registers -a", cmd
+            return self.text
+    two = "CPU#0\nEAX=0 CPL=0 II=0 A20=1 SMM=0 HLT=%s\nCPU#1\nEAX=0 CPL=3 II=0 A20=1 SMM=0 HLT=%s\n"
+    assert watch.all_halted(G(two % (1, 1)))
+    assert not watch.all_halted(G(two % (1, 0)))
+    assert not watch.all_halted(G("QEMU gone"))
 
 
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

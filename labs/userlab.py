@@ -146,9 +146,9 @@ OOPS_DEATH = re.compile(r"\S+\[\d+\] dies of the oops")
 def start_background(g, line, ready, timeout=20, ctx=None, watch=(), never_sleeps=False):
     """Runs `run LINE &`; waits until the program prints the regex ready;
     returns (pid, cr3 from ps, the match). CheckFailed if it dies first
-    (or one of the pids in watch, started before it, or any process of an
-    oops), or (given ctx) if
-    QEMU sees it take the same page fault again and again
+    (or one of the pids in watch, started before it), if any process dies
+    of an oops meanwhile, or (given ctx) if QEMU sees it take the same
+    page fault again and again
     (labs/watch.py fault_loop(): a program that never gets past a fault
     is told at once, not at the timeout); never_sleeps: also if QEMU sees
     the guest idle before it is ready (it is blocked: a lost child, a

@@ -143,6 +143,16 @@ def died(out):
 OOPS_DEATH = re.compile(r"\S+\[\d+\] dies of the oops")
 
 
+def died_line(prog):
+    """A regex of prog's end (a segfault of any process, prog killed, an
+    oops, the OOM killer), at a line's start or right after the shell's
+    prompt ("ronx> cowprobe[4]: segfault at ...": a background program's
+    line comes whenever it comes, often right after the prompt of the line
+    that ran it). Only prog's kill: the grader kills its own helpers."""
+    return re.compile(r"(?:^|(?<=ronx> ))(\S+\[\d+\]: segfault at .*|\[\d+\] %s: killed by .*|"
+                      r"BUG: .*|Out of memory: .*)$" % re.escape(prog), re.M)
+
+
 def start_background(g, line, ready, timeout=20, ctx=None, watch=(), never_sleeps=False):
     """Runs `run LINE &`; waits until the program prints the regex ready;
     returns (pid, cr3 from ps, the match). CheckFailed if it dies first

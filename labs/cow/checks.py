@@ -20,8 +20,8 @@ import time
 import atomics
 import pagemodel
 from grading import CheckFailed, check, deadline, step
-from userlab import (PAGE, STACK_TOP, build_program, built_once, initrd_with, model_of_ps,
-                     work_dir)
+from userlab import (PAGE, STACK_TOP, build_program, built_once, died_line, initrd_with,
+                     model_of_ps, work_dir)
 from userprog import PS_LINE, free_pages, ps, ps_table, run_park_in_background, settled_free_pages
 
 LAB = "cow"
@@ -141,6 +141,9 @@ def show(pte):
     return "not mapped" if pte is None else "frame %#x %s" % (pte & FRAME, "RW" if pte & _RW else "RO")
 
 
+PROBE_DIED = died_line("cowprobe")
+
+
 def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
     """Waits for the program's line pattern. past: a regex of a line the
     program prints only after (or instead of) it, looked for from
@@ -157,8 +160,7 @@ def wait_line(g, mark, pattern, what, timeout=20, past=None, past_from=None):
         m = re.search(pattern, out, re.M)
         if m:
             return m
-        bad = re.search(r"^(\S+\[\d+\]: segfault at .*|\[\d+\] cowprobe: killed by .*|"
-                        r"BUG: .*|Out of memory: .*)$", out, re.M)
+        bad = PROBE_DIED.search(out)
         if bad:
             raise CheckFailed("expected %s, found the program died: %s" % (what, bad.group(1)))
         if past and re.search(past, seen, re.M):

@@ -433,4 +433,16 @@ def test_an_idle_guest_is_every_cpu_halted():
     assert not watch.all_halted(G("QEMU gone"))
 
 
+def test_a_program_death_after_the_prompt_ends_a_wait():
+    """cow's wait for a program's line ends at the program's death, also
+    where the death line follows the shell's prompt (a background child's
+    segfault printed right after `ronx> `): it waited its bound before."""
+    for line in ("ronx> cowprobe[5]: segfault at bfffe000 ip 08048123 sp bfffdf00 error 6\n",
+                 "cowprobe[5]: segfault at 0 ip 0 sp 0 error 4\n", "[3] cowprobe: killed by SIGKILL\n"):
+        m = userlab.died_line("cowprobe").search("run cowprobe tlb 3 &\n[3] cowprobe\n" + line)
+        assert m and m.group(1) == line.replace("ronx> ", "").strip(), (line, m)
+    # the grader's own helper, killed by the grader, is not the program dying
+    assert not userlab.died_line("cowprobe").search("ronx> ps\n[2] park: killed by SIGKILL\n")
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

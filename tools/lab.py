@@ -595,15 +595,15 @@ def grade(labs, results_path, root=ROOT, out=sys.stdout, seed=None, checks_root=
     return res["score"], total, outcomes
 
 
-def new_context(root, seed, checks_root, record):
-    """The checks' Context; with record, one that notes the scenarios
+def new_context(root, seed, checks_root, recording):
+    """The checks' Context; recording, one that notes the scenarios
     (ctx.rng() names) each check draws in ctx.drawn: a check that draws
     none grades the same under every seed (tests/labs/run.py's seed
-    step). A check after one that drew gets a fresh Context, so that it
-    cannot use what the one before built from its draws."""
+    step). grade() gives a check after one that drew a fresh Context, so
+    that it cannot use what the one before built from its draws."""
     import grading
     ctx = grading.Context(root, seed, teacher=checks_root)
-    if record:
+    if recording:
         ctx.drawn = set()
         rng = ctx.rng
         ctx.rng = lambda key: ctx.drawn.add(key) or rng(key)

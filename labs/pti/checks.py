@@ -368,11 +368,8 @@ def next_stop(stub, g, mark, timeout=20, ready_within=10, until=None, give_up=No
 def wait_hit(stub, g, mark, what, timeout=20):
     give_up = deadline(timeout)
     if not next_stop(stub, g, mark, give_up=give_up):
-        out = g.guest.out[mark:]
-        why = no_stop_reason(g, mark)
-        why = "the probe ended first" if why == "the probe ended" else \
-            "nothing within %.0f s" % give_up.seconds if why == "nothing came" else why
-        raise CheckFailed("expected %s, found %s:\n%s" % (what, why, died(out)))
+        raise CheckFailed("expected %s, found %s:\n%s" % (
+            what, no_stop_reason(g, mark, seconds=give_up.seconds), died(g.guest.out[mark:])))
 
 
 def int80_at_stub(g, stub, mark, after):
@@ -511,14 +508,17 @@ def follow_exits(ctx, g, prog, mark):
     return seen
 
 
-def no_stop_reason(g, mark, until=None):
-    """Why next_stop() came back without a stop, in words."""
+def no_stop_reason(g, mark, until=None, seconds=None):
+    """Why next_stop() came back without a stop, in words (seconds: its
+    bound, when the caller made it)."""
     out = g.guest.out[mark:]
     if ENDED.search(out):
-        return "the probe ended"
+        return "the probe ended first"
     if until and re.search(until, out, re.M):
         return "the probe printed /%s/" % until
-    return "the probe never said it was ready" if not READY.search(out) else "nothing came"
+    if not READY.search(out):
+        return "the probe never said it was ready"
+    return "nothing within %.0f s" % seconds if seconds else "nothing came"
 
 
 def exit_problems(prog, seen, pid):
@@ -748,10 +748,11 @@ def to_ring3(ctx, g, stub, mark, alone=None):
         else:
             stub.cont_only(alone, eip)
         if not stub.wait_stop(10, until=lambda: gone(g, mark)):
+            why = gone(g, mark)
             raise CheckFailed("expected a probe's system call to come back to ring 3 "
                               "(probe_loop_after) on %s, found none %s; %s; the guest said: %s"
                               % ("a CPU" if alone is None else "CPU %d" % alone,
-                                 "(%s)" % gone(g, mark) if gone(g, mark) else "within 10 s",
+                                 "(%s)" % why if why else "within 10 s",
                                  "; ".join(where_cpu(ctx, g, n) for n in range(CPUS)),
                                  died(g.guest.out[mark:])))
         eip = stub.regs()["eip"]
@@ -893,10 +894,10 @@ def two_cpus(ctx):
         pids.append(start_background(g, line, DONE, timeout=10, ctx=ctx, watch=pids,
                                      never_sleeps=True)[0])
     ps = g.sh("ps")
-    gone = [pid for pid in pids if not re.search(r"^\s*%d \w+\s+0x" % pid, ps, re.M)]
-    if gone:
+    left = [pid for pid in pids if not re.search(r"^\s*%d \w+\s+0x" % pid, ps, re.M)]
+    if left:
         raise CheckFailed("expected both probes still making system calls, found probe %d "
-                          "gone: %s" % (gone[0], died(g.guest.out[mark:])))
+                          "gone: %s" % (left[0], died(g.guest.out[mark:])))
     bad = []
     with gdbstub_session(g, mark, "hold one CPU and follow the other") as stub:
         first = to_ring3(ctx, g, stub, mark)

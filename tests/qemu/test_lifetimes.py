@@ -34,12 +34,19 @@ def meminfo(g):
     return {k: int(v) for k, v in re.findall(r"^(\w+):\s+(\d+)", out, re.M)}
 
 
+def ring3_beside_kernel(snap):
+    """A sample with a process in ring 3 on one CPU while another runs the kernel."""
+    return any(c == 3 for c, _, _ in snap) and any(c == 0 and not h for c, _, h in snap)
+
+
+def user_cr3s(samples):
+    return {cr3 for s in samples for c, cr3, _ in s if c == 3}
+
+
 def seen_enough(samples):
     """Both things the samples are for: a process in ring 3 while another CPU
     runs the kernel, and two processes' CR3s in ring 3."""
-    return any(any(c == 3 for c, _, _ in s) and any(c == 0 and not h for c, _, h in s)
-               for s in samples) and \
-        len({cr3 for s in samples for c, cr3, _ in s if c == 3}) >= 2
+    return any(map(ring3_beside_kernel, samples)) and len(user_cr3s(samples)) >= 2
 
 
 def sample_cpus(g, stop, samples):
@@ -109,8 +116,8 @@ def stress_lane(t, smp):
     t.check(len(rows) == 1 and "shell" in rows[0], tag + "no task left behind (ps shows the shell only)",
             tasks)
     # from outside: ring 3 on one CPU while another is in the kernel, many processes
-    both = [s for s in samples if any(c == 3 for c, _, _ in s) and any(c == 0 and not h for c, _, h in s)]
-    user_cr3 = {cr3 for s in samples for c, cr3, _ in s if c == 3}
+    both = [s for s in samples if ring3_beside_kernel(s)]
+    user_cr3 = user_cr3s(samples)
     t.check(both, tag + "QEMU saw a process in ring 3 on one CPU while another CPU ran the kernel "
             "(%d of %d samples)" % (len(both), len(samples)))
     t.check(len(user_cr3) >= 2, tag + "QEMU saw at least 2 different processes' CR3s in ring 3",

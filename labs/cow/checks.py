@@ -66,7 +66,9 @@ ATOMIC_PUT = step("put_user_frame", "the count goes down atomically, the free de
 class Scenario:
     """From the seed: n pages (page i holds byte+i), the child writes the
     pages of mask, the kernel writes page k for the child; at least one
-    page in mask, at least one no one writes, k in neither."""
+    page in mask, at least one no one writes, k in neither; in a sparse
+    area, the page at a 2 MiB boundary after 2 MiB without a page table,
+    and the one sparse_off pages past it."""
 
     def __init__(self, r):
         self.n = r.randrange(6, 25)
@@ -78,6 +80,7 @@ class Scenario:
         self.byte = r.randrange(0x80, 0xd0)
         self.tlb_pages = r.randrange(5, 11)     # rounds of fork, each a chance to catch it
         self.tlb_byte = r.randrange(0x10, 0x40)
+        self.sparse_off = r.randrange(1, 512)
 
     def written(self):
         return [i for i in range(self.n) if self.mask >> i & 1]
@@ -131,6 +134,13 @@ def leaf(m, cr3, va):
     return e.raw if e is not None and e.level == pagemodel.PTE else None
 
 
+def any_pte(m, cr3, va):
+    """The raw PTE for va, present or not (a PROT_NONE page's), or None."""
+    t = next((t for t in m.trees if t.cr3 == cr3 & 0xFFFFFFE0), None)
+    e = t.pte(va) if t else None
+    return e.raw if e is not None else None
+
+
 def page_bytes(m, pte):
     """The first and last 8 bytes of pte's frame."""
     page = m.page(pte & FRAME)
@@ -139,6 +149,11 @@ def page_bytes(m, pte):
 
 def show(pte):
     return "not mapped" if pte is None else "frame %#x %s" % (pte & FRAME, "RW" if pte & _RW else "RO")
+
+
+def show_any(pte):
+    return "no frame" if not pte or not pte & FRAME else "frame %#x %s" % (
+        pte & FRAME, "present" if pte & 1 else "not present")
 
 
 PROBE_DIED = died_line("cowprobe")
@@ -206,6 +221,7 @@ class Walked:
 
     def __init__(self, ctx, g, run, vas):
         self.model = model_of_ps(ctx, g, g.sh("ps"), LAB)
+        self.cr3s = (run.cr3p, run.cr3c)
         self.p = {va: leaf(self.model, run.cr3p, va) for va in vas}
         self.c = {va: leaf(self.model, run.cr3c, va) for va in vas} if run.cr3c else {}
         self.bytes = {pte & FRAME: page_bytes(self.model, pte)
@@ -262,7 +278,8 @@ class HoldRun:
                               "%d frames for three" % (fa - free_pages(gst)))
         self.seen["park"] = spent
         mark = len(gst.out)
-        g.sh("run cowprobe hold %d %d %d %d %d %d %d %d &" % ((s.n, s.mask, s.k, s.byte) + tuple(parks)))
+        g.sh("run cowprobe hold %d %d %d %d %d %d %d %d %d &"
+             % ((s.n, s.mask, s.k, s.byte) + tuple(parks) + (s.sparse_off,)))
         # the parent says the child's exit status only once the child has ended
         m = wait_line(g, mark, r"cowprobe: child (\d+) of (\d+): forked", "the child to say it was forked",
                       past=ENDED_CHILD)
@@ -271,6 +288,9 @@ class HoldRun:
         m = re.search(r"cowprobe: zero page read at (?:0x)?([0-9a-f]+); PROT_NONE frame at "
                       r"(?:0x)?([0-9a-f]+)", gst.out[mark:])
         self.zero, self.pnone = int(m.group(1), 16), int(m.group(2), 16)
+        m = re.search(r"cowprobe: sparse pages at (?:0x)?([0-9a-f]+) and (?:0x)?([0-9a-f]+)",
+                      gst.out[mark:])
+        self.sparse = [int(m.group(1), 16), int(m.group(2), 16)]
         # one listing, both processes held: CR3 and PAGES (each mm's frames, mm->total_pages)
         listing = g.sh("ps")
         procs = {int(m.group(1)): (int(m.group(3), 16), int(m.group(5)))
@@ -283,8 +303,8 @@ class HoldRun:
         self.pages = [va0 + i * PAGE for i in range(s.n)]
         self.image = p.image_pages()
         stack = [STACK_TOP - i * PAGE for i in range(1, 9)]
-        self.seen["forked"] = Walked(ctx, g, self,
-                                     self.pages + sorted(self.image) + stack + [self.zero])
+        self.seen["forked"] = Walked(ctx, g, self, self.pages + sorted(self.image) + stack
+                                     + [self.zero] + self.sparse)
         self.seen["free1"] = free_pages(gst)
         step_on(g, parks[0], r"cowprobe: child wrote; the kernel's write returned (-?\d+)",
                 "the child to write its pages", past=ENDED_CHILD)
@@ -394,6 +414,19 @@ def after_fork(ctx):
         elif pp is not None and not writable and (pp & FRAME != cp & FRAME or cp & _RW):
             bad.append("%#x (read-only): expected the parent's frame, shared read-only; found "
                        "parent %s, child %s" % (va, show(pp), show(cp)))
+    for va, byte in zip(run.sparse, (run.scn.byte ^ 0x5a, run.scn.byte ^ 0xa5)):
+        pp, cp = w.p[va], w.c[va]
+        if pp is None or cp is None or pp & FRAME != cp & FRAME or (pp | cp) & _RW \
+                or not w.filled(pp, byte):
+            bad.append("%#x (%s): expected the parent's frame holding %#x, RO in both; found "
+                       "parent %s, child %s" % (va, "at a 2 MiB boundary, after 2 MiB with no page "
+                                                "table" if va == run.sparse[0] else
+                                                "%d pages past it" % run.scn.sparse_off,
+                                                byte, show(pp), show(cp)))
+    pp, cp = (any_pte(w.model, cr3, run.pnone) for cr3 in w.cr3s)
+    if pp is None or cp is None or pp & FRAME != cp & FRAME or (pp | cp) & 1:
+        bad.append("%#x (PROT_NONE, written before): expected the parent's frame in both, not "
+                   "present; found parent %s, child %s" % (run.pnone, show_any(pp), show_any(cp)))
     zp, zc = w.p[run.zero], w.c[run.zero]
     if zp is None or zc is None or zp & FRAME != zc & FRAME or (zp | zc) & _RW \
             or w.first(zp) != bytes(8):

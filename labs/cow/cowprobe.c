@@ -9,10 +9,12 @@
  * kernel writes for the child, the bytes) comes from the grade's seed,
  * on the command line:
  *
- *   cowprobe hold N MASK K BYTE S1 S2 S3 S4
+ *   cowprobe hold N MASK K BYTE S1 S2 S3 S4 OFF
  *        the parent fills pages 0..N-1 (page i with BYTE+i), reads a
  *        fresh page (the zero page) and writes one it then makes
- *        PROT_NONE (a frame no PTE maps present), and forks;
+ *        PROT_NONE (a frame no PTE maps present), writes two pages of a
+ *        sparse area (the first at a 2 MiB boundary with 2 MiB that have
+ *        no page table below it, the second OFF pages past it), and forks;
  *        the child writes 'C'^i into each page of MASK, and asks the
  *        kernel to write its name into page K (prctl PR_GET_NAME, a
  *        copy_to_user()) when S1 is gone, reads every page back, and
@@ -39,6 +41,7 @@
 #include "ulib.h"
 
 #define MAXPAGES 32
+#define PMD_SIZE (2UL << 20)	/* what one PAE page table maps */
 static unsigned char pages[MAXPAGES][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 static const unsigned char ro[2 * PAGE_SIZE] __attribute__((aligned(PAGE_SIZE))) = {
 	[0] = 'r', [1] = 'o', [PAGE_SIZE] = 'R', [2 * PAGE_SIZE - 1] = 'O',
@@ -75,14 +78,35 @@ static int child_status(int pid)
 	return wait4(pid, &status, 0, NULL) == pid ? status : -1;
 }
 
+/*
+ * An area whose first pages have no page table: a whole 2 MiB of it is
+ * never touched, then the page at the next 2 MiB boundary (BYTE^0x5a) and
+ * the one off pages past it (BYTE^0xa5) are written. fork's walk skips the
+ * empty range at once and must land on that boundary, not past it.
+ */
+static unsigned char *sparse_area(unsigned char byte, unsigned int off)
+{
+	unsigned char *a = mmap(0, 3 * PMD_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
+	unsigned char *edge;
+
+	if (a == MAP_FAILED)
+		return 0;
+	edge = (unsigned char *)(((unsigned long)a + 2 * PMD_SIZE) & ~(PMD_SIZE - 1));
+	memset(edge, byte ^ 0x5a, PAGE_SIZE);
+	memset(edge + off * PAGE_SIZE, byte ^ 0xa5, PAGE_SIZE);
+	return edge;
+}
+
 static int hold(char **argv)
 {
 	unsigned int n = arg(argv, 2), mask = arg(argv, 3), k = arg(argv, 4), byte = arg(argv, 5);
-	unsigned int bad = 0, i;
+	unsigned int off = arg(argv, 10), bad = 0, i;
 	volatile unsigned char *edge;
+	unsigned char *sparse;
 	int pid, status;
 
-	if (n > MAXPAGES || k >= n)
+	if (n > MAXPAGES || k >= n || off == 0 || off >= PMD_SIZE / PAGE_SIZE)
 		return 2;
 	for (i = 0; i < n; i++)
 		fill_page(i, byte + i);
@@ -96,6 +120,10 @@ static int hold(char **argv)
 		return 1;
 	printf("cowprobe: zero page read at %p; PROT_NONE frame at %p\n", (void *)edge,
 	       (void *)(edge + PAGE_SIZE));
+	sparse = sparse_area(byte, off);
+	if (!sparse)
+		return 1;
+	printf("cowprobe: sparse pages at %p and %p\n", (void *)sparse, (void *)(sparse + off * PAGE_SIZE));
 	printf("cowprobe: pages at %p, %u of them; rodata at %p\n", (void *)pages[0], n, (void *)ro);
 	pid = fork();
 	if (pid < 0) {
@@ -231,7 +259,7 @@ static int fill(char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc == 10 && strcmp(argv[1], "hold") == 0)
+	if (argc == 11 && strcmp(argv[1], "hold") == 0)
 		return hold(argv);
 	if (argc == 5 && strcmp(argv[1], "tlb") == 0)
 		return tlb(argv);
@@ -239,7 +267,7 @@ int main(int argc, char **argv)
 		return race(argv);
 	if (argc == 3 && strcmp(argv[1], "fill") == 0)
 		return fill(argv);
-	printf("usage: cowprobe hold N MASK K BYTE S1 S2 S3 S4 | tlb N BYTE S1 | "
+	printf("usage: cowprobe hold N MASK K BYTE S1 S2 S3 S4 OFF | tlb N BYTE S1 | "
 	       "race ROUNDS N BYTE S1 | fill PAGES\n");
 	return 2;
 }

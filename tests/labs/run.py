@@ -1092,6 +1092,12 @@ BUSY = int(os.environ.get("LAB_BUSY", "2"))
 BESIDE = os.environ.get("LAB_BESIDE", "")
 
 
+# a busy loop that ends once its parent is gone: a run killed (SIGTERM,
+# not the terminal's Ctrl-C, which reaches the loops too) leaves none spinning
+SPIN = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
+        "    for _ in range(200000):\n        pass\n")
+
+
 class BusyLoops:
     """Processes that only spin, as many as resize() last asked for, until
     the with block ends."""
@@ -1101,7 +1107,7 @@ class BusyLoops:
 
     def resize(self, n):
         while len(self.procs) < n:
-            self.procs.append(subprocess.Popen([PYTHON, "-c", "while True: pass"]))
+            self.procs.append(subprocess.Popen([PYTHON, "-c", SPIN]))
         while len(self.procs) > n:
             p = self.procs.pop()
             p.kill()

@@ -141,6 +141,7 @@ void __init __noreturn start_kernel(uint32_t magic, uint32_t info)
 	ro_after_init_test_boot();
 	pcibios_init();
 	pti_init();		/* before the APs copy CR4 */
+	syscall_gate_init();	/* PTI or not decides int $0x80's gate */
 	smp_init();
 	rest_init();
 }

@@ -10,6 +10,9 @@
 #define __maybe_unused	__attribute__((unused))
 #define noinline	__attribute__((noinline))
 #define __noreturn	__attribute__((noreturn))
+/* the way the compiler lays out a test: the unlikely side out of line */
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 /*
  * No canary in this function (kernel/stackprotector.c): for the frames
  * that are live while the canary changes at boot, whose check would fail.

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ronx/compiler.h>
 #include <ronx/sched.h>
 #include <ronx/signal.h>
 
@@ -65,13 +66,20 @@ static inline bool syscall_restart_pending(const struct task *t)
 	return task_signals(t)->restart_nr != 0;
 }
 
-/* The last thing before the iret to ring 3: the work, if any (kernel/process.c). */
+/*
+ * The last thing before the iret to ring 3: the work, if any
+ * (kernel/process.c). Every word it depends on is read and or-ed, and
+ * tested once: under TCG each test ends a block (issue 31).
+ */
 static inline void exit_to_user_mode(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 	struct task *t = c->current_task;
+	const struct task_signals *s = task_signals(t);
+	sigset_t sig = s->pending & ~s->blocked;
 
-	if (c->need_resched || signal_pending(t) || syscall_restart_pending(t))
+	if (unlikely((uint32_t)c->need_resched | (uint32_t)t->killed | (uint32_t)sig |
+		     (uint32_t)(sig >> 32) | (uint32_t)s->restart_nr))
 		exit_to_user_mode_work(f);
 }
 

@@ -67,6 +67,8 @@ static inline uint32_t frame_esp(const struct trap_frame *f)
 #define X86_PF_INSTR	(1u << 4)	/* instruction fetch (needs NX on) */
 
 void trap_init(void);
+void syscall_gate_init(void);
+extern bool syscall_gate_irqs_on;	/* int $0x80 is a trap gate (no PTI) */
 void load_idt(void);
 void trap_dispatch(struct trap_frame *f);
 void do_page_fault(struct trap_frame *f);

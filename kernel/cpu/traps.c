@@ -11,7 +11,8 @@
  *
  * Every gate is an interrupt gate (IF cleared on entry), so the kernel
  * runs with interrupts off (docs/design.md), except in a process's system
- * call, which turns them on (do_int80_syscall()).
+ * call: without PTI its gate is a trap gate (syscall_gate_init()), with
+ * PTI the call turns them on itself (do_int80_syscall()).
  */
 #include <stdint.h>
 #include <ronx/compiler.h>
@@ -25,6 +26,7 @@
 #include <ronx/process.h>
 #include <ronx/cpu_entry_area.h>
 #include <ronx/doublefault.h>
+#include <ronx/pti.h>
 
 struct desc_ptr {
 	uint16_t limit;
@@ -44,11 +46,13 @@ const char *const trap_names[32] = {
 	"SIMD exception", "virtualization exception", "control protection",
 };
 
-static uint64_t interrupt_gate(uint32_t handler, unsigned dpl)
+#define GATE_INTERRUPT	0x8E	/* present, 32-bit interrupt gate: IF cleared on entry */
+#define GATE_TRAP	0x8F	/* present, 32-bit trap gate: IF left as it was */
+
+static uint64_t gate(uint32_t handler, unsigned type, unsigned dpl)
 {
 	return (handler & 0xFFFF) | ((uint64_t)KERNEL_CS << 16) |
-	       ((uint64_t)(0x8E | dpl << 5) << 40) |	/* present, 32-bit interrupt gate */
-	       ((uint64_t)(handler >> 16) << 48);
+	       ((uint64_t)(type | dpl << 5) << 40) | ((uint64_t)(handler >> 16) << 48);
 }
 
 void __init trap_init(void)
@@ -56,10 +60,29 @@ void __init trap_init(void)
 	struct desc_ptr p = { sizeof(idt) - 1, (uint32_t)(uintptr_t)idt };
 
 	for (int i = 0; i < NR_VECTORS; i++)
-		idt[i] = interrupt_gate(trap_stubs[i], i == IA32_SYSCALL_VECTOR ? 3 : 0);
+		idt[i] = gate(trap_stubs[i], GATE_INTERRUPT, i == IA32_SYSCALL_VECTOR ? 3 : 0);
 	/* a double fault switches task, onto a stack of its own (kernel/cpu/doublefault_tss.c) */
 	idt[X86_TRAP_DF] = doublefault_gate();
 	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+bool syscall_gate_irqs_on;
+
+/*
+ * Without PTI, int $0x80's gate is a trap gate, as Linux 2.6.38's
+ * set_system_trap_gate(): interrupts stay on from the call's first
+ * instruction, and do_int80_syscall() needs no sti (under TCG an sti
+ * ends the block and goes back to QEMU's main loop: a tenth of a getpid,
+ * docs/bench.md). With PTI it stays an interrupt gate: the entry runs on
+ * the entry stack, sized for what can nest there (ENTRY_STACK_WORST), and
+ * under the user set until pti_enter has switched; no IRQ may land there.
+ */
+void __init syscall_gate_init(void)
+{
+	if (pti_active)
+		return;
+	idt[IA32_SYSCALL_VECTOR] = gate(trap_stubs[IA32_SYSCALL_VECTOR], GATE_TRAP, 3);
+	syscall_gate_irqs_on = true;
 }
 
 /* Loads the IDT on a CPU that did not run trap_init() (SMP). */

@@ -172,6 +172,15 @@ def check_kernel_set_whole(t, tag, g, regs):
     t.check(not [m for m in half if m.user], "[%s] the kernel set's kernel half is supervisor-only" % tag)
 
 
+def syscall_gate_type(g):
+    """The type byte of IDT vector 0x80's gate, read from outside: the IDT
+    base QEMU shows (the CPU entry area's alias), read through the CPU's
+    own page tables (x)."""
+    idt = int(re.search(r"^IDT=\s*([0-9a-f]+)", g.monitor("info registers"), re.M).group(1), 16)
+    out = g.monitor("x /2wx %#x" % (idt + 0x80 * 8))
+    return (int(out.split()[2], 16) >> 8) & 0xff
+
+
 def test_pti_user_set_from_outside(t):
     with Guest("pti") as g:
         g.wait_ready()
@@ -180,6 +189,9 @@ def test_pti_user_set_from_outside(t):
         regs = stop_in_ring(g, 0)
         if t.check(regs, "stopped in ring 0 (the shell)"):
             check_kernel_set_whole(t, "shell", g, regs)
+            gate = syscall_gate_type(g)
+            t.check(gate == 0xEE, "with PTI, int $0x80's gate is an interrupt gate (0xee: DPL 3, "
+                    "IF cleared: no IRQ lands on the entry stack)", "type %#x" % gate)
         g.monitor("cont")
         pid, _ = run_spin_in_background(g)
         time.sleep(0.3)
@@ -228,6 +240,9 @@ def test_pti_off(t):
             t.check(r.get("CR4", 0) & CR4_PGE, "pti=off: CR4.PGE stays on")
             check_kernel_set_whole(t, "pti=off ring 3", g, regs)
             demo_kernel_address(t, "pti=off", g, r.get("CR3", 0), True)
+            gate = syscall_gate_type(g)
+            t.check(gate == 0xEF, "pti=off: int $0x80's gate is a trap gate (0xef: DPL 3, IF "
+                    "left on, as Linux 2.6.38's set_system_trap_gate())", "type %#x" % gate)
         g.monitor("cont")
         err, out = kstack_push_error(g)
         t.check(err == 7, "pti=off: redteam kstack_push: the kernel's page is present, "

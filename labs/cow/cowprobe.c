@@ -168,7 +168,8 @@ static int hold(char **argv)
 static int tlb(char **argv)
 {
 	unsigned int n = arg(argv, 2), byte = arg(argv, 3), i;
-	int pids[MAXPAGES];
+	int pids[MAXPAGES], len;
+	char line[64 + 12 * MAXPAGES];
 
 	if (n > MAXPAGES)
 		return 2;
@@ -187,10 +188,11 @@ static int tlb(char **argv)
 		}
 		pages[i][0] = byte + 1;		/* at once */
 	}
-	printf("cowprobe: pages at %p; children", (void *)pages[0]);
+	/* one write: a child that a missing flush broke may print over a line made of several */
+	len = snprintf(line, sizeof(line), "cowprobe: pages at %p; children", (void *)pages[0]);
 	for (i = 0; i < n; i++)
-		printf(" %d", pids[i]);
-	printf("; parent wrote\n");
+		len += snprintf(line + len, sizeof(line) - len, " %d", pids[i]);
+	printf("%s; parent wrote\n", line);
 	wait_gone(argv[4]);
 	for (i = 0; i < n; i++)
 		child_status(pids[i]);

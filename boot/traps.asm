@@ -65,8 +65,8 @@ IA32_SYSCALL_VECTOR equ 0x80
 ; the general registers and data segments, then the kernel's segments.
 ; Under TCG a segment load (the GDT read and its checks) is the costliest
 ; step of a short system call, so only the loads that matter are made:
-; ds and es only if they are not USER_DS (flat, like KERNEL_DS: ring 0
-; may use it, as Linux's kernel runs on __USER_DS); gs never (the kernel
+; ds and es (both) only if either is not USER_DS (flat, like KERNEL_DS:
+; ring 0 may use it, as Linux's kernel runs on __USER_DS); gs never (the kernel
 ; does not use it: its stack protector's guard is a global); fs always,
 ; the per-CPU segment (this_cpu()).
 %macro SAVE_ALL 0
@@ -75,18 +75,15 @@ IA32_SYSCALL_VECTOR equ 0x80
 	push	es
 	push	fs
 	push	gs
-	mov	ax, ds
-	cmp	ax, USER_DS
-	je	%%ds_flat
+	mov	ax, ds			; both USER_DS (the common case): one test
+	shl	eax, 16
+	mov	ax, es
+	cmp	eax, USER_DS << 16 | USER_DS
+	je	%%flat
 	mov	ax, KERNEL_DS
 	mov	ds, ax
-%%ds_flat:
-	mov	ax, es
-	cmp	ax, USER_DS
-	je	%%es_flat
-	mov	ax, KERNEL_DS
 	mov	es, ax
-%%es_flat:
+%%flat:
 	mov	ax, PERCPU_SEL
 	mov	fs, ax
 	cld
@@ -144,10 +141,10 @@ global __entry_text_start, __entry_text_end
 __entry_text_start:
 ; esp -> vector, error code, eip, cs, eflags[, esp, ss]
 entry_common:
+	test	dword [ss:esp + 12], 3
+	jnz	.from_user		; ring 3 (the common case first: one test)
 	test	dword [ss:esp + 16], X86_EFLAGS_VM
 	jnz	.from_user		; vm86 (TCG lets ring 3 iret into it): any cs
-	test	dword [ss:esp + 12], 3
-	jnz	.from_user
 	; from ring 0: CR3 and stack are the kernel's, except on an entry
 	; stack (an NMI, a #DB or a fault in pti_enter or in ret_from_trap's
 	; last instructions). Only there: the early boot PDPT is not

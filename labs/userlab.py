@@ -162,8 +162,8 @@ def start_background(g, line, ready, timeout=20, ctx=None, watch=(), never_sleep
     (labs/watch.py fault_loop(): a program that never gets past a fault
     is told at once, not at the timeout); never_sleeps: also if QEMU sees
     the guest idle before it is ready (it is blocked: a lost child, a
-    wake-up that never comes)."""
-    from watch import PROBE_AFTER, Idle, fault_loop, looping
+    wake-up that never comes), or every CPU in cpu_relax() (a deadlock)."""
+    from watch import PROBE_AFTER, Idle, Spinning, fault_loop, looping
     start = len(g.guest.out)
     out = g.sh("run %s &" % line)
     m = re.search(r"^\[(\d+)\] ", out, re.M)
@@ -209,6 +209,9 @@ def start_background(g, line, ready, timeout=20, ctx=None, watch=(), never_sleep
                 raise CheckFailed("expected %s to print /%s/, found it blocked: %s, and it "
                                   "never sleeps:\n%s" % (line.split()[0], ready, f,
                                                          g.guest.out[start:][-400:]))
+            if isinstance(f, Spinning):
+                raise CheckFailed("expected %s to print /%s/, found the kernel stuck: %s:\n%s"
+                                  % (line.split()[0], ready, f, g.guest.out[start:][-400:]))
             if f:
                 raise CheckFailed(looping(f, "expected %s to print /%s/, found it stuck"
                                           % (line.split()[0], ready)))

@@ -189,10 +189,11 @@ class Watch:
         until done() or the time give_up; the fault a CPU took REPEATS times in a
         row, or None. idle: also an Idle once every CPU was halted (QEMU's
         HLT) in IDLE_SAMPLES samples in a row, for a program that never
-        sleeps: it can only be blocked. It leaves the guest stopped, the
-        breakpoint gone."""
+        sleeps: it can only be blocked; or a Spinning once every CPU was in
+        cpu_relax() in as many (a deadlock). It leaves the guest stopped,
+        the breakpoint gone."""
         loop, pf = FaultLoop(), self.ctx.sym("stub_14")
-        halted, next_sample = 0, time.monotonic() + IDLE_EVERY
+        stuck, next_sample = Stuck(self.ctx), time.monotonic() + IDLE_EVERY
         stub.break_at(pf)
         stub.cont()
         try:
@@ -202,11 +203,11 @@ class Watch:
                 if reply is None:
                     if idle and time.monotonic() >= next_sample:
                         next_sample = time.monotonic() + IDLE_EVERY
-                        halted = halted + 1 if all_halted(self.g) else 0
-                        if halted >= IDLE_SAMPLES:
-                            return Idle()
+                        found = stuck.sample(self.g)
+                        if found:
+                            return found
                     continue
-                halted = 0          # a fault: the guest is not idle
+                stuck.reset()       # a fault: the guest is not idle
                 regs = stub.regs()
                 if regs["eip"] == pf:
                     hit = loop.add(self._event(stub, reply, pf="#PF", quiet=True, regs=regs))
@@ -278,11 +279,60 @@ class Idle:
             IDLE_SAMPLES, IDLE_EVERY)
 
 
+class Spinning:
+    """probe()'s finding: every CPU in a busy wait that nothing ends."""
+
+    def __repr__(self):
+        return ("every CPU spinning in cpu_relax() (a busy wait: a lock or a cross-CPU call "
+                "that no CPU is left to give) in %d samples in a row, %.1f s apart"
+                % (IDLE_SAMPLES, IDLE_EVERY))
+
+
 def all_halted(g):
     """Whether QEMU has every CPU of g halted (the guest idle); the guest
     runs on."""
     flags = re.findall(r"\bHLT=(\d)", g.guest.monitor("info registers -a"))
     return bool(flags) and all(f == "1" for f in flags)
+
+
+class Stuck:
+    """Samples of every CPU (QEMU's info registers -a, the guest running):
+    an Idle once every CPU was halted, a Spinning once every CPU was in
+    cpu_relax(), IDLE_SAMPLES samples in a row the same. Every busy wait
+    of the kernel turns in cpu_relax(), which also serves the cross-CPU
+    calls sent to its CPU: with every CPU there, none is left to release
+    what the others wait for. A correct kernel waits there microseconds;
+    a CPU that holds a lock runs elsewhere, even while QEMU's host thread
+    for it is descheduled."""
+
+    def __init__(self, ctx):
+        start = ctx.sym("cpu_relax")
+        self.relax = (start, min((a for a in ctx.syms.values() if a > start),
+                                 default=start + 1))
+        self.reset()
+
+    def reset(self):
+        self.last, self.count = None, 0
+
+    def state(self, text):
+        """"halted", "spinning" or None, from one info registers -a."""
+        cpus = re.findall(r"\bEIP=([0-9a-f]+)\b.*?\bHLT=(\d)", text, re.S)
+        if not cpus:
+            return None
+        if all(h == "1" for _, h in cpus):
+            return "halted"
+        lo, hi = self.relax
+        if all(h == "0" and lo <= int(eip, 16) < hi for eip, h in cpus):
+            return "spinning"
+        return None
+
+    def sample(self, g):
+        now = self.state(g.guest.monitor("info registers -a"))
+        self.count = self.count + 1 if now and now == self.last else (1 if now else 0)
+        self.last = now
+        if self.count >= IDLE_SAMPLES:
+            return Idle() if now == "halted" else Spinning()
+        return None
 
 
 class FaultLoop:

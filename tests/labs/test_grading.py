@@ -433,6 +433,46 @@ def test_an_idle_guest_is_every_cpu_halted():
     assert not watch.all_halted(G("QEMU gone"))
 
 
+def test_a_deadlock_is_every_cpu_in_cpu_relax():
+    """start_background(never_sleeps=True) calls the kernel stuck once QEMU
+    shows every CPU in cpu_relax() (a busy wait) in IDLE_SAMPLES samples in
+    a row: one CPU elsewhere, or halted, is not; a fault between samples
+    starts the count again; every CPU halted is still an Idle."""
+    class Ctx:
+        syms = {"cpu_relax": 0xc0110a40, "spin_lock": 0xc0110a80, "_text": 0xc0100000}
+
+        def sym(self, name):
+            return self.syms[name]
+
+    class G:
+        def __init__(self, text):
+            self.guest = self
+            self.text = text
+
+        def monitor(self, cmd):
+            assert cmd == "info registers -a", cmd
+            return self.text
+    two = ("CPU#0\nEIP=%08x EFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=%d\n"
+           "CPU#1\nEIP=%08x EFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=%d\n")
+    st = watch.Stuck(Ctx())
+    assert st.state(two % (0xc0110a49, 0, 0xc0110a40, 0)) == "spinning"
+    assert st.state(two % (0xc0110a49, 0, 0xc0110a80, 0)) is None     # one in spin_lock
+    assert st.state(two % (0xc0110a49, 0, 0x08048000, 0)) is None     # one in ring 3
+    assert st.state(two % (0xc0110a49, 1, 0xc0110a49, 1)) == "halted"
+    assert st.state("QEMU gone") is None
+    spin = G(two % (0xc0110a49, 0, 0xc0110a4b, 0))
+    for _ in range(watch.IDLE_SAMPLES - 1):
+        assert st.sample(spin) is None
+    st.reset()                          # a page fault came between
+    for _ in range(watch.IDLE_SAMPLES - 1):
+        assert st.sample(spin) is None
+    assert isinstance(st.sample(spin), watch.Spinning)
+    st.reset()
+    for _ in range(watch.IDLE_SAMPLES - 1):
+        assert st.sample(G(two % (0xc0110a49, 1, 0xc0110a49, 1))) is None
+    assert isinstance(st.sample(G(two % (0xc0110a49, 1, 0xc0110a49, 1))), watch.Idle)
+
+
 def test_a_program_death_after_the_prompt_ends_a_wait():
     """cow's wait for a program's line ends at the program's death, also
     where the death line follows the shell's prompt (a background child's

@@ -288,13 +288,6 @@ class Spinning:
                 % (IDLE_SAMPLES, IDLE_EVERY))
 
 
-def all_halted(g):
-    """Whether QEMU has every CPU of g halted (the guest idle); the guest
-    runs on."""
-    flags = re.findall(r"\bHLT=(\d)", g.guest.monitor("info registers -a"))
-    return bool(flags) and all(f == "1" for f in flags)
-
-
 class Stuck:
     """Samples of every CPU (QEMU's info registers -a, the guest running):
     an Idle once every CPU was halted, a Spinning once every CPU was in

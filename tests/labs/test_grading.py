@@ -415,22 +415,37 @@ def test_a_recording_context_notes_each_draw():
     assert not hasattr(lab.new_context(ROOT, 7, ROOT, None), "drawn")
 
 
+class FakeRegisters:
+    """A guest whose monitor answers info registers -a with text."""
+    def __init__(self, text):
+        self.guest = self
+        self.text = text
+
+    def monitor(self, cmd):
+        assert cmd == "info registers -a", cmd
+        return self.text
+
+
+class FakeSymbols:
+    syms = {"cpu_relax": 0xc0110a40, "spin_lock": 0xc0110a80, "_text": 0xc0100000}
+
+    def sym(self, name):
+        return self.syms[name]
+
+
+# two CPUs' lines of info registers -a: EIP and HLT of each
+TWO_CPUS = ("CPU#0\nEIP=%08x EFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=%d\n"
+            "CPU#1\nEIP=%08x EFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=%d\n")
+
+
 def test_an_idle_guest_is_every_cpu_halted():
     """start_background(never_sleeps=True) calls a program blocked once
     QEMU shows every CPU halted: one CPU running is not idle, nor is an
     answer without HLT flags."""
-    class G:
-        def __init__(self, text):
-            self.guest = self
-            self.text = text
-
-        def monitor(self, cmd):
-            assert cmd == "info registers -a", cmd
-            return self.text
-    two = "CPU#0\nEAX=0 CPL=0 II=0 A20=1 SMM=0 HLT=%s\nCPU#1\nEAX=0 CPL=3 II=0 A20=1 SMM=0 HLT=%s\n"
-    assert watch.all_halted(G(two % (1, 1)))
-    assert not watch.all_halted(G(two % (1, 0)))
-    assert not watch.all_halted(G("QEMU gone"))
+    st = watch.Stuck(FakeSymbols())
+    assert st.state(TWO_CPUS % (0xc0110a49, 1, 0x08048000, 1)) == "halted"
+    assert st.state(TWO_CPUS % (0xc0110a49, 1, 0x08048000, 0)) is None
+    assert st.state("QEMU gone") is None
 
 
 def test_a_deadlock_is_every_cpu_in_cpu_relax():
@@ -438,23 +453,8 @@ def test_a_deadlock_is_every_cpu_in_cpu_relax():
     shows every CPU in cpu_relax() (a busy wait) in IDLE_SAMPLES samples in
     a row: one CPU elsewhere, or halted, is not; a fault between samples
     starts the count again; every CPU halted is still an Idle."""
-    class Ctx:
-        syms = {"cpu_relax": 0xc0110a40, "spin_lock": 0xc0110a80, "_text": 0xc0100000}
-
-        def sym(self, name):
-            return self.syms[name]
-
-    class G:
-        def __init__(self, text):
-            self.guest = self
-            self.text = text
-
-        def monitor(self, cmd):
-            assert cmd == "info registers -a", cmd
-            return self.text
-    two = ("CPU#0\nEIP=%08x EFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=%d\n"
-           "CPU#1\nEIP=%08x EFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=%d\n")
-    st = watch.Stuck(Ctx())
+    G, two = FakeRegisters, TWO_CPUS
+    st = watch.Stuck(FakeSymbols())
     assert st.state(two % (0xc0110a49, 0, 0xc0110a40, 0)) == "spinning"
     assert st.state(two % (0xc0110a49, 0, 0xc0110a80, 0)) is None     # one in spin_lock
     assert st.state(two % (0xc0110a49, 0, 0x08048000, 0)) is None     # one in ring 3

@@ -24,7 +24,7 @@
 ; leave any data selector (even null) in ds/es.
 
 extern trap_dispatch, do_int80_syscall, smap_enabled, pti_active
-global trap_stubs, ret_from_trap, pti_exit_window
+global trap_stubs, ret_from_trap, pti_exit_window, entry_INT80_32, restore_all
 
 KERNEL_DS	equ 0x10
 USER_DS		equ 0x23	; ronx/segment.h
@@ -75,24 +75,28 @@ IA32_SYSCALL_VECTOR equ 0x80
 	push	es
 	push	fs
 	push	gs
-	mov	ax, ds			; both USER_DS (the common case): one test
+	mov	ax, ds
 	shl	eax, 16
 	mov	ax, es
-	cmp	eax, USER_DS << 16 | USER_DS
-	je	%%flat
+	xor	eax, USER_DS << 16 | USER_DS	; 0: both USER_DS (the common case)
+	movzx	ecx, byte [ss:smap_enabled]
+	or	ecx, eax		; and no SMAP: nothing more to do, one test
+	jz	%%done
+	test	eax, eax
+	jz	%%segs_flat
 	mov	ax, KERNEL_DS
 	mov	ds, ax
 	mov	es, ax
-%%flat:
-	mov	ax, PERCPU_SEL
-	mov	fs, ax
-	cld
+%%segs_flat:
 	; ring 3 may have set EFLAGS.AC (popf): with SMAP on that would open
 	; user memory to the whole kernel, so clear it on every entry, as Linux
 	cmp	byte [smap_enabled], 0
-	je	%%ac_clear
+	je	%%done
 	clac
-%%ac_clear:
+%%done:
+	mov	ax, PERCPU_SEL
+	mov	fs, ax
+	cld
 %endmacro
 
 ; pops %1 from the frame only if the register holds another selector: an
@@ -111,12 +115,30 @@ IA32_SYSCALL_VECTOR equ 0x80
 
 ; the frame back (it reads only the stack it is on and the GDT), and iret
 %macro RESTORE_ALL_IRET 0
+	movzx	eax, word [esp]		; gs, es and ds as they came in (the
+	mov	ecx, gs			; common case): only fs to load, one test
+	xor	eax, ecx
+	movzx	ecx, word [esp + 8]
+	mov	edx, es
+	xor	ecx, edx
+	or	eax, ecx
+	movzx	ecx, word [esp + 12]
+	mov	edx, ds
+	xor	ecx, edx
+	or	eax, ecx
+	jnz	%%each
+	mov	fs, [esp + 4]
+	add	esp, 16
+	popa
+	add	esp, 8			; vector and error code
+	iret
+%%each:
 	POP_SEG	gs
 	POP_SEG	fs
 	POP_SEG	es
 	POP_SEG	ds
 	popa
-	add	esp, 8			; vector and error code
+	add	esp, 8
 	iret
 %endmacro
 
@@ -212,9 +234,13 @@ trap_common:
 	call	trap_dispatch
 	add	esp, 4
 	jmp	ret_from_trap
-.syscall:				; its own way, as Linux's entry_INT80_32:
-	call	do_int80_syscall	; one call less, and under TCG a call to
-	add	esp, 4			; another page costs a lookup
+.syscall:				; int $0x80 with PTI (an interrupt gate):
+	test	dword [esp + 4 + 4 * 15], 3	; from ring 3, the call runs
+	jz	.syscall_call		; with interrupts on, as without PTI
+	sti
+.syscall_call:
+	call	do_int80_syscall
+	add	esp, 4
 ret_from_trap:				; also where a new task first runs
 	test	dword [esp + 4 * 15], 3	; the frame's cs
 	jz	restore_all
@@ -226,6 +252,19 @@ ret_from_trap:				; also where a new task first runs
 	; exits to ring 3 only: the PTI_EXIT_WINDOW crash type)
 pti_exit_window:
 	RESTORE_ALL_IRET
+
+; int $0x80 without PTI (syscall_gate_init() points its trap gate here),
+; as Linux's entry_INT80_32: no test of where it came from or of PTI,
+; straight to do_int80_syscall() and back through restore_all, which is
+; where ret_from_trap goes without PTI anyway. Under TCG each test ends a
+; block, and getpid's round trip is measured against Linux's (issue 31).
+entry_INT80_32:
+	push	dword 0
+	push	dword IA32_SYSCALL_VECTOR
+	SAVE_ALL
+	push	esp			; struct trap_frame *
+	call	do_int80_syscall
+	add	esp, 4
 restore_all:				; to ring 0, or to ring 3 without PTI
 	RESTORE_ALL_IRET
 

@@ -9,7 +9,7 @@
  * is -EFAULT, never an oops. Numbers ronx does not implement are -ENOSYS.
  *
  * The call runs with interrupts on, as Linux's does: a trap gate left
- * them on (without PTI), or the call turns them on once the frame is
+ * them on (without PTI), or trap_common turns them on once the frame is
  * saved (PTI's interrupt gate), so the timer, COM1 (Ctrl-C) and the
  * cross-CPU calls may come in while a long call works. They are off again for the way
  * back (exit_to_user_mode()). Code in a call may not hold a spinlock with
@@ -228,44 +228,64 @@ static const syscall_fn sys_call_table[NR_syscalls] = {
 };
 #pragma GCC diagnostic pop
 
-/*
- * What do_int80_syscall() meets rarely, out of its way: a call from ring
- * 0 (refused: not from a process; false), from vm86 (the process killed),
- * lkdtm's crash point.
- */
-static noinline bool syscall_entry_rare(struct trap_frame *f)
+/* The way back when it has work: a restart to arm, a signal, the scheduler. */
+static noinline void syscall_exit_work(struct trap_frame *f, uint32_t nr, long ret)
 {
-	if (v8086_mode(f))
-		v8086_kill(f);		/* ronx has no vm86(): ends before its call runs */
-	if (!user_mode(f))
-		return false;
-	syscall_crashpoint();
-	return true;
+	/* a sleep a signal ended: called again or made -EINTR on the way out (do_signal()) */
+	if (ret == -ERESTARTSYS && nr != __NR_rt_sigreturn && nr != __NR_sigreturn)
+		syscall_set_restart((int)nr);
+	exit_to_user_mode(f);
 }
 
-void __syscall_hot do_int80_syscall(struct trap_frame *f)
+/* The call's end, tested once: its result, and the way back's work if any. */
+static __always_inline void syscall_exit(struct trap_frame *f, uint32_t nr, long ret)
 {
-	uint32_t nr = f->eax;
+	local_irq_disable();
+	f->eax = (uint32_t)ret;
+	if (unlikely((uint32_t)(ret == -ERESTARTSYS) | exit_to_user_work()))
+		syscall_exit_work(f, nr, ret);
+}
+
+/*
+ * What do_int80_syscall() meets rarely, out of its way: a call from ring
+ * 0 (refused: not from a process), from vm86 (the process killed),
+ * lkdtm's crash point, a number ronx does not have.
+ */
+static noinline void do_int80_rare(struct trap_frame *f, uint32_t nr)
+{
 	long ret = -ENOSYS;
 
-	syscall_count++;
-	/* one test for the rare cases: each test ends a block under TCG, and
-	 * getpid's path is measured against Linux's (issue 31) */
-	if (unlikely(((f->cs & 3) != 3) | (f->eflags & X86_EFLAGS_VM) | lkdtm_syscall_bug) &&
-	    !syscall_entry_rare(f)) {
+	if (v8086_mode(f))
+		v8086_kill(f);		/* ronx has no vm86(): ends before its call runs */
+	if (!user_mode(f)) {
 		f->eax = (uint32_t)ret;
 		return;
 	}
-	/* from ring 3: a process's task, with an mm */
-	if (likely(current->mm && nr < NR_syscalls)) {
-		if (!syscall_gate_irqs_on)
-			local_irq_enable();
+	syscall_crashpoint();
+	if (current->mm && nr < NR_syscalls)
 		ret = sys_call_table[nr](f->ebx, f->ecx, f->edx, f->esi, f->edi, f->ebp);
-		local_irq_disable();
+	syscall_exit(f, nr, ret);
+}
+
+/*
+ * Interrupts are on (the trap gate, or trap_common's sti with PTI). One
+ * test for every rare case and one on the way back: under TCG each test
+ * ends a block, and getpid's round trip is measured against Linux's
+ * (issue 31).
+ */
+void __syscall_hot do_int80_syscall(struct trap_frame *f)
+{
+	uint32_t nr = f->eax, rare;
+	long ret;
+
+	syscall_count++;
+	rare = ((f->cs & 3) != 3) | !!(f->eflags & X86_EFLAGS_VM) | lkdtm_syscall_bug |
+	       (nr >= NR_syscalls) | (current->mm == NULL);
+	OPTIMIZER_HIDE_VAR(rare);
+	if (unlikely(rare)) {
+		do_int80_rare(f, nr);
+		return;
 	}
-	f->eax = (uint32_t)ret;
-	/* a sleep a signal ended: called again or made -EINTR on the way out (do_signal()) */
-	if (unlikely(ret == -ERESTARTSYS) && nr != __NR_rt_sigreturn && nr != __NR_sigreturn)
-		syscall_set_restart((int)nr);
-	exit_to_user_mode(f);
+	ret = sys_call_table[nr](f->ebx, f->ecx, f->edx, f->esi, f->edi, f->ebp);
+	syscall_exit(f, nr, ret);
 }

@@ -237,14 +237,16 @@ class Watch:
 
 def syscalls(ctx, g, line, timeout=30):
     """Runs the shell line with the CPU stopped at every int $0x80
-    (stub_128: its number and arguments in the registers) and every
-    ret_from_trap (the frame the kernel returns with: vector, ring, eax):
+    (stub_128, or entry_INT80_32 without PTI: its number and arguments in
+    the registers) and every ret_from_trap and restore_all (the frame the
+    kernel returns with: vector, ring, eax; without PTI a call returns
+    through restore_all only):
     (what it printed, [(nr, ebx, ecx, edx, result)] of each system call
     from ring 3, in order), each result as ring 3 received it."""
     calls, entered = [], {}
 
     def seen(ev, stub):
-        if ev.kind == "int80":
+        if ev.kind.startswith("int80"):
             entered[ev.cpu] = (ev.regs["eax"], ev.regs["ebx"], ev.regs["ecx"], ev.regs["edx"])
         elif ev.cpu in entered:
             esp = ev.regs["esp"]
@@ -253,7 +255,9 @@ def syscalls(ctx, g, line, timeout=30):
                 calls.append(entered.pop(ev.cpu) + (ret - (1 << 32) if ret >> 31 else ret,))
     out, _ = Watch(ctx, g, faults=False, on_call=seen,
                    calls={"int80": ctx.sym("stub_128"),
-                          "ret_from_trap": ctx.sym("ret_from_trap")}).run(line, timeout)
+                          "int80 without PTI": ctx.sym("entry_INT80_32"),
+                          "ret_from_trap": ctx.sym("ret_from_trap"),
+                          "restore_all": ctx.sym("restore_all")}).run(line, timeout)
     return out, calls
 
 

@@ -9,10 +9,13 @@
 #define __used		__attribute__((used))
 #define __maybe_unused	__attribute__((unused))
 #define noinline	__attribute__((noinline))
+#define __always_inline	inline __attribute__((always_inline))
 #define __noreturn	__attribute__((noreturn))
 /* the way the compiler lays out a test: the unlikely side out of line */
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+/* var as computed, in a register: the compiler cannot split the tests that made it */
+#define OPTIMIZER_HIDE_VAR(var)	__asm__("" : "+r"(var))
 /*
  * No canary in this function (kernel/stackprotector.c): for the frames
  * that are live while the canary changes at boot, whose check would fail.

@@ -67,19 +67,26 @@ static inline bool syscall_restart_pending(const struct task *t)
 }
 
 /*
- * The last thing before the iret to ring 3: the work, if any
- * (kernel/process.c). Every word it depends on is read and or-ed, and
- * tested once: under TCG each test ends a block (issue 31).
+ * What the way back to ring 3 must act on (kernel/process.c's
+ * exit_to_user_mode_work()): every word it depends on, read and or-ed,
+ * nonzero if any is set, so that the caller tests once (under TCG each
+ * test ends a block: issue 31).
  */
-static inline void exit_to_user_mode(struct trap_frame *f)
+static inline uint32_t exit_to_user_work(void)
 {
 	struct cpu *c = this_cpu();
 	struct task *t = c->current_task;
 	const struct task_signals *s = task_signals(t);
 	sigset_t sig = s->pending & ~s->blocked;
 
-	if (unlikely((uint32_t)c->need_resched | (uint32_t)t->killed | (uint32_t)sig |
-		     (uint32_t)(sig >> 32) | (uint32_t)s->restart_nr))
+	return (uint32_t)c->need_resched | (uint32_t)t->killed | (uint32_t)sig |
+	       (uint32_t)(sig >> 32) | (uint32_t)s->restart_nr;
+}
+
+/* The last thing before the iret to ring 3: the work, if any. */
+static inline void exit_to_user_mode(struct trap_frame *f)
+{
+	if (unlikely(exit_to_user_work()))
 		exit_to_user_mode_work(f);
 }
 

@@ -68,7 +68,6 @@ static inline uint32_t frame_esp(const struct trap_frame *f)
 
 void trap_init(void);
 void syscall_gate_init(void);
-extern bool syscall_gate_irqs_on;	/* int $0x80 is a trap gate (no PTI) */
 void load_idt(void);
 void trap_dispatch(struct trap_frame *f);
 void do_page_fault(struct trap_frame *f);

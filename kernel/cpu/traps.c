@@ -12,7 +12,7 @@
  * Every gate is an interrupt gate (IF cleared on entry), so the kernel
  * runs with interrupts off (docs/design.md), except in a process's system
  * call: without PTI its gate is a trap gate (syscall_gate_init()), with
- * PTI the call turns them on itself (do_int80_syscall()).
+ * PTI trap_common turns them on for it (boot/traps.asm).
  */
 #include <stdint.h>
 #include <ronx/compiler.h>
@@ -36,6 +36,7 @@ struct desc_ptr {
 /* in .entry.data: the CPU reads it on delivery from ring 3, in the user set too */
 static uint64_t idt[NR_VECTORS] __aligned(4096) __attribute__((section(".entry.data")));
 extern const uint32_t trap_stubs[NR_VECTORS];
+extern char entry_INT80_32[];
 
 const char *const trap_names[32] = {
 	"divide error", "debug", "NMI", "int3", "overflow", "bounds",
@@ -66,23 +67,21 @@ void __init trap_init(void)
 	__asm__ volatile("lidt %0" : : "m"(p));
 }
 
-bool syscall_gate_irqs_on;
-
 /*
  * Without PTI, int $0x80's gate is a trap gate, as Linux 2.6.38's
  * set_system_trap_gate(): interrupts stay on from the call's first
- * instruction, and do_int80_syscall() needs no sti (under TCG an sti
+ * instruction, and nothing on the way needs an sti (under TCG an sti
  * ends the block and goes back to QEMU's main loop: a tenth of a getpid,
- * docs/bench.md). With PTI it stays an interrupt gate: the entry runs on
- * the entry stack, sized for what can nest there (ENTRY_STACK_WORST), and
- * under the user set until pti_enter has switched; no IRQ may land there.
+ * docs/bench.md). It leads to entry_INT80_32 (boot/traps.asm), the
+ * call's own short way. With PTI it stays an interrupt gate on the common
+ * stub: the entry runs on the entry stack, sized for what can nest there
+ * (ENTRY_STACK_WORST), and under the user set until pti_enter has
+ * switched; no IRQ may land there (trap_common turns them on once it has).
  */
 void __init syscall_gate_init(void)
 {
-	if (pti_active)
-		return;
-	idt[IA32_SYSCALL_VECTOR] = gate(trap_stubs[IA32_SYSCALL_VECTOR], GATE_TRAP, 3);
-	syscall_gate_irqs_on = true;
+	if (!pti_active)
+		idt[IA32_SYSCALL_VECTOR] = gate((uint32_t)entry_INT80_32, GATE_TRAP, 3);
 }
 
 /* Loads the IDT on a CPU that did not run trap_init() (SMP). */

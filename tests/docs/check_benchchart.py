@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 import bench_user  # noqa: E402
 import bench_appel  # noqa: E402
+import progs  # noqa: E402
 import benchchart  # noqa: E402
 from results import Results  # noqa: E402
 
@@ -168,11 +169,33 @@ def check_appel_rows(t):
             "each bench_appel row's goal is 0.5 for both pairs", repr(goals))
 
 
+def check_repeats(t):
+    """A row keeps the lowest median of its repeats in a boot (the host's
+    slow phases only add), for the user rows and for bench_appel's."""
+    slow, fast = canned((2000, 4000, 60000, 300000)), canned((1000, 3000, 50000, 250000))
+    runs = dict(slow)
+    runs.update({progs.bench_key(k, 2): v for k, v in fast.items()})
+    got = [bench_user.cell(runs, "bench_getpid", "getpid round trip"),
+           bench_user.cell(runs, "bench_fork", "fork+exit+wait")]
+    t.check(got == [1000, 250000], "a user row is the lowest of its repeats' medians",
+            "getpid and fork %r, expected [1000, 250000]" % got)
+    runs = {progs.bench_key(bench_appel.KEY, 0): appel_output(3)[bench_appel.KEY],
+            progs.bench_key(bench_appel.KEY, 1): appel_output(2)[bench_appel.KEY],
+            progs.bench_key(bench_appel.KEY, 4): appel_output(5)[bench_appel.KEY]}
+    got = bench_appel.lowest_medians(runs)
+    want = {name: 2 * (i + 1) for i, (_, name) in enumerate(bench_appel.ROWS)}
+    t.check(got == want, "each bench_appel row is the lowest of its repeats' medians",
+            "%r, expected %r" % (got, want))
+    t.check(bench_user.cell({}, "bench_getpid") is None and bench_appel.lowest_medians({}) == {},
+            "a row with no repeat measured has no reading", "")
+
+
 def main():
     t = Results()
     t.group = "benchchart"
     check_made_up_rows(t)
     check_make_bench_rows(t)
+    check_repeats(t)
     check_appel_rows(t)
     os.makedirs(os.path.join(ROOT, "build", "results"), exist_ok=True)
     t.write(os.path.join(ROOT, "build", "results", "benchchart.ktap"))

@@ -233,7 +233,7 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 	struct task_signals *s = task_signals(current);
 	int sig = (int)usig;
 	struct k_sigaction new, old;
-	unsigned long flags;
+	int err = 0;
 
 	sig_stage_start();
 	if (size != sizeof(sigset_t))
@@ -241,25 +241,38 @@ long sys_rt_sigaction(uint32_t usig, uint32_t act, uint32_t oact, uint32_t size)
 	if (sig < 1 || sig > _NSIG)
 		return -EINVAL;
 	/* a word at a time: lmbench's lat_sig install is this call alone */
-	if (act && get_user_struct(&new, act))
+	if (act && get_user_struct_inline(&new, act))
 		return -EFAULT;
 	sig_stage_mark(ST_SIGACT_COPYIN);
 	if (act && sig_uncatchable(sig))
 		return -EINVAL;
-	spin_lock_irqsave(&tasks_lock, flags);
+	/*
+	 * The old action needs no lock: only this task writes its own
+	 * actions (here, SA_RESETHAND's delivery, execve), other CPUs only
+	 * read them. A bad oact is -EFAULT with the new action set, as on
+	 * Linux, where the copy-out comes after.
+	 */
 	old = s->action[sig - 1];
+	if (oact)
+		err = put_user_struct_inline(oact, &old);
+	sig_stage_mark(ST_SIGACT_COPYOUT);
 	if (act) {
+		/*
+		 * Interrupts off from here to the iret, which the way back
+		 * (do_int80_syscall()) would turn off next anyway: no sti
+		 * between, which under TCG ends a block and goes back to
+		 * QEMU's main loop.
+		 */
+		local_irq_disable();
+		__spin_lock_irqs_off(&tasks_lock);	/* kill reads it on other CPUs */
 		s->action[sig - 1] = new;
 		/* SIG_IGN drops what is pending, as Linux's do_sigaction() */
 		if (new.handler == SIG_IGN)
 			s->pending &= ~sigmask(sig);
+		__spin_unlock(&tasks_lock);
 	}
-	spin_unlock_irqrestore(&tasks_lock, flags);
 	sig_stage_mark(ST_SIGACT_SET);
-	if (oact && put_user_struct(oact, &old))
-		return -EFAULT;
-	sig_stage_mark(ST_SIGACT_COPYOUT);
-	return 0;
+	return err ? -EFAULT : 0;
 }
 
 long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t oset, uint32_t size)

@@ -64,8 +64,8 @@ static const char *const stage_names[NR_STAGES] = {
 	[ST_SIGRET_FPU] = "sigreturn: fpu",
 	[ST_SIGRET_MASK] = "sigreturn: mask, altstack",
 	[ST_SIGACT_COPYIN] = "rt_sigaction: copy in",
-	[ST_SIGACT_SET] = "rt_sigaction: set",
 	[ST_SIGACT_COPYOUT] = "rt_sigaction: copy out",
+	[ST_SIGACT_SET] = "rt_sigaction: set",
 };
 
 static int __init parse_stagestat(const char *val)

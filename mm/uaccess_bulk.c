@@ -61,27 +61,7 @@ unsigned long copy_from_user_bulk(void *to, const void __user *from, unsigned lo
 	return left;
 }
 
-/*
- * get_user_struct() and put_user_struct(): n words, one access_ok() and
- * one SMAP window, a movl each with its own exception-table entry.
- */
-static int user_words(uint32_t *k, uint32_t __user *u, unsigned n, bool to_user)
-{
-	if (!user_access_begin(u, n * 4))
-		return -EFAULT;
-	for (unsigned i = 0; i < n; i++) {
-		if (to_user)
-			unsafe_put_user(k[i], &u[i], efault);
-		else
-			unsafe_get_user(k[i], &u[i], efault);
-	}
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
-}
-
+/* get_user_struct() and put_user_struct(): user_words() (ronx/uaccess.h) out of line. */
 int __get_user_words(void *to, const uint32_t __user *from, unsigned n)
 {
 	return user_words(to, (uint32_t __user *)from, n, false);

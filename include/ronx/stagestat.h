@@ -46,8 +46,8 @@ enum stage {
 	ST_SIGRET_FPU,		/* the FPU state copied in and loaded */
 	ST_SIGRET_MASK,		/* the mask and the alternate stack */
 	ST_SIGACT_COPYIN,	/* rt_sigaction: the new action copied in */
-	ST_SIGACT_SET,		/* ... set under tasks_lock */
 	ST_SIGACT_COPYOUT,	/* ... the old one copied out */
+	ST_SIGACT_SET,		/* ... the new one set under tasks_lock */
 	NR_STAGES
 };
 

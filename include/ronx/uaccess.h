@@ -109,7 +109,33 @@ static inline void user_access_end(void)
 		     : : "r"(__upu_val), "r"(ptr) : "memory" : label);	\
 } while (0)
 
-/* n words between the kernel and user memory, in one window: 0, or -EFAULT (mm/uaccess_bulk.c). */
+/*
+ * n words between the kernel and user memory, one access_ok() and one
+ * SMAP window, a movl each with its own exception-table entry: 0, or
+ * -EFAULT. Inline, for a fixed n the loop is unrolled: no block ends
+ * under TCG between the moves.
+ */
+static __always_inline int user_words(void *kbuf, uint32_t __user *u, unsigned n, bool to_user)
+{
+	uint32_t *k = kbuf;	/* x86 moves a word at any alignment (packed ABI structs) */
+
+	if (!user_access_begin(u, n * 4))
+		return -EFAULT;
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < n; i++) {
+		if (to_user)
+			unsafe_put_user(k[i], &u[i], efault);
+		else
+			unsafe_get_user(k[i], &u[i], efault);
+	}
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/* The same out of line (mm/uaccess_bulk.c): its exception-table entries are that file's. */
 int __get_user_words(void *to, const uint32_t __user *from, unsigned n);
 int __put_user_words(uint32_t __user *to, const void *from, unsigned n);
 
@@ -136,5 +162,19 @@ int __put_user_words(uint32_t __user *to, const void *from, unsigned n);
 	_Static_assert(sizeof(*(kptr)) % 4 == 0, "put_user_struct: whole words"); \
 	__put_user_words((uint32_t __user *)(uptr), (kptr),	\
 			 sizeof(*(kptr)) / 4);					\
+})
+/*
+ * The same moves inline, at the caller: for a call that is one small
+ * copy each way and little else (rt_sigaction: lmbench's lat_sig
+ * install), where the out-of-line loop's calls, returns and turns were
+ * most of the call's own cost (docs/bench.md). Not for a lab's file.
+ */
+#define get_user_struct_inline(kptr, uptr) ({				\
+	_Static_assert(sizeof(*(kptr)) % 4 == 0, "get_user_struct: whole words"); \
+	user_words((void *)(kptr), (uint32_t __user *)(uptr), sizeof(*(kptr)) / 4, false); \
+})
+#define put_user_struct_inline(uptr, kptr) ({				\
+	_Static_assert(sizeof(*(kptr)) % 4 == 0, "put_user_struct: whole words"); \
+	user_words((void *)(kptr), (uint32_t __user *)(uptr), sizeof(*(kptr)) / 4, true); \
 })
 #endif

@@ -9,7 +9,9 @@
 #define __used		__attribute__((used))
 #define __maybe_unused	__attribute__((unused))
 #define noinline	__attribute__((noinline))
+#ifndef __always_inline		/* glibc's, in the host builds of the same files */
 #define __always_inline	inline __attribute__((always_inline))
+#endif
 #define __noreturn	__attribute__((noreturn))
 /* the way the compiler lays out a test: the unlikely side out of line */
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -17,7 +17,7 @@ from guest import CPU_NX, Guest
 from userprog import check_tap_program
 
 CPU_FSAVE = "qemu32,+nx,+pae,-fxsr,-sse,-sse2"
-CASES = 35
+CASES = 36
 
 
 def run_sigtest(t, lane, cpu):

@@ -138,7 +138,7 @@ TESTS = [
 MEMFDTEST_CHECKS = 56
 # sigtest's cases (tests/qemu/test_signals.py checks them on ronx, with
 # fxsave and with fnsave frames)
-SIGTEST_CASES = 35
+SIGTEST_CASES = 36
 # Runs qemu-user cannot make (tests/user/run.py says SKIP with the reason)
 QEMU_SKIP_RUNS = {
     "sigtest": "qemu-user's signals are not Linux's: it loses the x87 state across a handler, "

@@ -33,11 +33,12 @@
  *     Linux's EINVAL and EFAULT
  *   ITIMER_VIRTUAL: SIGVTALRM from ring 3 time only (a sleep costs it
  *     nothing); ITIMER_PROF: SIGPROF from ring 3 and system call time
+ *   rt_sigaction's EINVAL and EFAULT, and what each leaves set
  */
 #include <ulib.h>
 #include <fpregs.h>
 
-#define CASES 35
+#define CASES 36
 
 static int passed, failed, nr;
 static volatile int hits, last_sig, last_code, last_pid;
@@ -801,6 +802,38 @@ static void test_itimer_prof(void)
 	       "loop of getpid(); disarmed, it reads 0");
 }
 
+/*
+ * rt_sigaction's refusals, as Linux's: a wrong sigset size, a signal
+ * outside 1..64, SIGKILL given a handler: EINVAL; a bad act: EFAULT and
+ * nothing set; a bad oact: EFAULT with the new action set (Linux copies
+ * the old one out after setting the new).
+ */
+static void test_sigaction_errors(void)
+{
+	struct k_sigaction act = { (uint32_t)on_signal, SA_SIGINFO | SA_RESTORER,
+				   (uint32_t)__restore_rt, 0 }, old;
+	long kernel = (long)0xc0000000, set = sizeof(sigset_t), e[6];
+	uint32_t after_bad_act, after_bad_oact;
+
+	sigaction_disposition(SIGUSR2, SIG_DFL);
+	e[0] = syscall6(__NR_rt_sigaction, SIGUSR2, (long)&act, 0, 4, 0, 0);
+	e[1] = syscall6(__NR_rt_sigaction, 0, (long)&act, 0, set, 0, 0);
+	e[2] = syscall6(__NR_rt_sigaction, 65, 0, (long)&old, set, 0, 0);
+	e[3] = syscall6(__NR_rt_sigaction, SIGKILL, (long)&act, 0, set, 0, 0);
+	e[4] = syscall6(__NR_rt_sigaction, SIGUSR2, kernel, 0, set, 0, 0);
+	after_bad_act = sigaction_k(SIGUSR2, 0, &old) == 0 ? old.handler : 1;
+	e[5] = syscall6(__NR_rt_sigaction, SIGUSR2, (long)&act, kernel, set, 0, 0);
+	after_bad_oact = sigaction_k(SIGUSR2, 0, &old) == 0 ? old.handler : 1;
+	int kill_read = sigaction_k(SIGKILL, 0, &old) == 0;
+	sigaction_disposition(SIGUSR2, SIG_DFL);
+	report(e[0] == -EINVAL && e[1] == -EINVAL && e[2] == -EINVAL && e[3] == -EINVAL &&
+	       e[4] == -EFAULT && after_bad_act == SIG_DFL && e[5] == -EFAULT &&
+	       after_bad_oact == (uint32_t)on_signal && kill_read,
+	       "rt_sigaction: a wrong sigset size, signal 0 or 65, SIGKILL with a handler: EINVAL; "
+	       "a kernel act: EFAULT, nothing set; a kernel oact: EFAULT, the new action set "
+	       "(as Linux); SIGKILL's action may be read");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n1..%d\n", CASES);
@@ -822,6 +855,7 @@ int main(void)
 	test_itimer_errors();
 	test_itimer_virtual();
 	test_itimer_prof();
+	test_sigaction_errors();
 	printf("sigtest: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -7,7 +7,8 @@
 ; trap_dispatch(struct trap_frame *) in kernel/cpu/traps.c, or for
 ; int $0x80 do_int80_syscall() in kernel/syscall.c. The C side may
 ; change the frame (an exception fixup, a system call's result) before
-; ret_from_trap puts it back and irets, to ring 0 or to ring 3.
+; ret_from_trap puts it back and irets, to ring 0 or to ring 3. Without
+; PTI, int $0x80 has a way of its own, in and out (entry_INT80_32).
 ;
 ; All of it is in .entry.text, the PTI trampoline (mm/pti.c, ronx/pti.h):
 ; the only kernel code the user set maps. With PTI on, TSS.esp0 is this
@@ -17,9 +18,9 @@
 ; moves the frame onto the task's kernel stack (cpu_entry_area.sp0).
 ; On the way back to ring 3 the frame goes onto the entry stack and CR3
 ; flips back to the user set as the last thing before the segment pops
-; and iret, which read only the entry stack and the GDT. Every exit to
-; ring 3 (system call, signal, fault, a new task's first return, exec)
-; leaves through ret_from_trap. The CR3 switches themselves are in
+; and iret, which read only the entry stack and the GDT. With PTI every
+; exit to ring 3 (system call, signal, fault, a new task's first return,
+; exec) leaves through ret_from_trap. The CR3 switches themselves are in
 ; boot/pti_entry.inc. Every access here names ss: ring 3 may
 ; leave any data selector (even null) in ds/es.
 

@@ -127,16 +127,21 @@ def boot(ctx, tag=LAB, cmdline=""):
 
 
 # -- reading the held processes from outside ---------------------------------
+def tree_of(m, cr3):
+    """The model m's page tables that CR3 value cr3 names, or None."""
+    return next((t for t in m.trees if t.cr3 == cr3 & 0xFFFFFFE0), None)
+
+
 def leaf(m, cr3, va):
     """The raw PTE the walk from cr3 finds for va in the model m, or None if not present."""
-    t = next((t for t in m.trees if t.cr3 == cr3 & 0xFFFFFFE0), None)
+    t = tree_of(m, cr3)
     e = t.leaf(va) if t else None
     return e.raw if e is not None and e.level == pagemodel.PTE else None
 
 
 def any_pte(m, cr3, va):
     """The raw PTE for va, present or not (a PROT_NONE page's), or None."""
-    t = next((t for t in m.trees if t.cr3 == cr3 & 0xFFFFFFE0), None)
+    t = tree_of(m, cr3)
     e = t.pte(va) if t else None
     return e.raw if e is not None else None
 

@@ -64,8 +64,8 @@ def lowest_medians(runs):
     """{row name: the lowest median of the repeats of bench_appel in one
     boot's runs} (tests/user/progs.py's BENCH_REPEATS)."""
     best = {}
-    for i in range(progs.BENCH_REPEATS):
-        for name, v in medians((runs or {}).get(progs.bench_key(KEY, i))).items():
+    for text in progs.bench_outputs(runs, KEY):
+        for name, v in medians(text).items():
             best[name] = min(v, best.get(name, v))
     return best
 

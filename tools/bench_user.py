@@ -125,12 +125,6 @@ def ronx_runs(cmdline=""):
     return out
 
 
-def repeats(runs, key):
-    """The outputs of run key's repeats in one boot (progs.bench_key())."""
-    keys = [progs.bench_key(key, i) for i in range(progs.BENCH_REPEATS)]
-    return [runs[k] for k in keys if runs and k in runs]
-
-
 def cell_once(text, key, what=None):
     """The median of one run's output (the mean of the two copies' medians
     for the ping-pong, None unless it alternated)."""
@@ -143,7 +137,7 @@ def cell_once(text, key, what=None):
 def cell(runs, key, what=None):
     """A row's reading: the lowest of its repeats' medians (the host's
     slow phases only ever add: progs.BENCH_REPEATS)."""
-    vals = [v for v in (cell_once(t, key, what) for t in repeats(runs, key)) if v]
+    vals = [v for v in (cell_once(t, key, what) for t in progs.bench_outputs(runs, key)) if v]
     return min(vals) if vals else None
 
 

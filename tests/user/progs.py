@@ -314,6 +314,12 @@ def bench_key(key, i):
     return key if i == 0 else "%s#%d" % (key, i + 1)
 
 
+def bench_outputs(runs, key):
+    """The outputs of run key's repeats in one boot's runs ({key: output}), in order."""
+    keys = [bench_key(key, i) for i in range(BENCH_REPEATS)]
+    return [runs[k] for k in keys if runs and k in runs]
+
+
 BENCH = [
     Run("bench_getpid", ["100000"]),
     Run("bench_yield", ["20000"], key="bench_yield-alone"),

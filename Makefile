@@ -153,6 +153,14 @@ $(B)/kernel.elf: $(OBJS) $(B)/kallsyms2.o $(B)/relocs3.o $(B)/kernel.pass3.elf l
 	objcopy --remove-relocations='*' $(B)/kernel.relocs.elf $@
 	@if readelf -lW $@ | grep -q ' RWE '; then echo "$@ has an RWE segment"; exit 1; fi
 
+# The same link with PAD, an object with a few bytes in each section,
+# linked last: the layout lab's grader links the student's linker.ld this
+# way too, so that a section whose contents happen to end on a page
+# boundary cannot hide a missing ALIGN (make build/kernel.padded.elf PAD=obj).
+$(B)/kernel.padded.elf: $(OBJS) $(B)/kallsyms2.o $(B)/relocs3.o linker.ld $(PAD)
+	@test -n "$(PAD)" || { echo "make $@ PAD=object: which pad object?"; exit 1; }
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms2.o $(B)/relocs3.o $(PAD) $(LIBGCC)
+
 $(EXEC_BROKEN_MANIFEST): tools/mkbroken_exec.py | $(SETUP)
 	$(PYTHON) tools/mkbroken_exec.py $(EXEC_DIR)
 

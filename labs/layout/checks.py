@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Lab 1, layout: linker.ld lays the image out in whole pages (seed 001
 steps 1-2, seed 002's vmlinux_32.lds.S hunks). See docs/labs/layout.md."""
+import os
 import re
+import subprocess
 
-from grading import CheckFailed, check, expect_log, ktap_check, pages_check, readelf, step
+from grading import (CheckFailed, check, expect_log, kernel_symbols, ktap_check, pages_check,
+                     readelf, step)
 
 PAGE = 4096
 # (symbol, the section it must start or end) in image order
@@ -39,11 +42,52 @@ def sections(ctx):
     return out
 
 
+# nasm's flags for the pad object's piece of each section
+PAD_SECTIONS = [
+    (".text", "progbits alloc exec nowrite"), (".rodata", "progbits alloc noexec nowrite"),
+    (".data..ro_after_init", "progbits alloc noexec write"),
+    (".data", "progbits alloc noexec write"), (".init.text", "progbits alloc exec nowrite"),
+    (".init.data", "progbits alloc noexec write"), (".bss", "nobits alloc noexec write"),
+]
+
+
+def padded_link(ctx):
+    """{symbol: address} of the kernel linked again with the student's
+    linker.ld and one more object, with 16-4080 bytes (a multiple of 16,
+    from the seed) in each section. A section that ends on a page boundary
+    in kernel.elf without an ALIGN (its contents a whole number of pages
+    by chance) ends inside a page here: no mistake hides."""
+    rng = ctx.rng("pad")
+    lines = []
+    for name, flags in PAD_SECTIONS:
+        size = 16 * rng.randint(1, 255)
+        fill = "resb %d" % size if "nobits" in flags else "times %d db 0" % size
+        lines += ["section %s %s align=16" % (name, flags), "\t" + fill]
+    asm, obj = (os.path.join(ctx.build, "layout-pad." + x) for x in ("asm", "o"))
+    with open(asm, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    for cmd in (["nasm", "-f", "elf32", asm, "-o", obj],
+                ["make", "-C", ctx.root, "--no-print-directory", "-s",
+                 "build/kernel.padded.elf", "PAD=" + obj]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode:
+            raise CheckFailed("expected the padded link (%s) to work, found:\n%s"
+                              % (" ".join(cmd[:1]), (r.stdout + r.stderr).strip()[-800:]))
+    return kernel_symbols(os.path.join(ctx.build, "kernel.padded.elf"))
+
+
+def unaligned(syms, where):
+    return ["%s = 0x%08x%s: expected a multiple of 0x1000, found 0x%03x into its page"
+            % (s, syms[s], where, syms[s] % PAGE)
+            for s, _, _ in BOUNDARIES if s in syms and syms[s] % PAGE]
+
+
 @check(points=10, name="every section boundary symbol is on a page boundary", steps=SYMBOLS)
 def boundaries_aligned(ctx):
-    bad = ["%s = 0x%08x: expected a multiple of 0x1000, found 0x%03x into its page"
-           % (s, ctx.sym(s), ctx.sym(s) % PAGE)
-           for s, _, _ in BOUNDARIES if ctx.sym(s) % PAGE]
+    for s, _, _ in BOUNDARIES:
+        ctx.sym(s)
+    bad = unaligned(ctx.syms, "") or unaligned(
+        padded_link(ctx), " (linked with a pad object: a few more bytes in every section)")
     if bad:
         raise CheckFailed("\n".join(bad))
 

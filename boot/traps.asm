@@ -25,7 +25,7 @@
 ; leave any data selector (even null) in ds/es.
 
 extern trap_dispatch, do_int80_syscall, smap_enabled, pti_active
-global trap_stubs, ret_from_trap, pti_exit_window, entry_INT80_32, restore_all
+global trap_stubs, ret_from_trap, pti_exit_window, entry_INT80_32, int80_exit
 
 KERNEL_DS	equ 0x10
 USER_DS		equ 0x23	; ronx/segment.h
@@ -256,8 +256,8 @@ pti_exit_window:
 
 ; int $0x80 without PTI (syscall_gate_init() points its trap gate here),
 ; as Linux's entry_INT80_32: no test of where it came from or of PTI,
-; straight to do_int80_syscall() and back through restore_all, which is
-; where ret_from_trap goes without PTI anyway. Under TCG each test ends a
+; straight to do_int80_syscall() and back out through the pops and iret,
+; which is all ret_from_trap does without PTI. Under TCG each test ends a
 ; block, and getpid's round trip is measured against Linux's (issue 31).
 entry_INT80_32:
 	push	dword 0
@@ -266,6 +266,10 @@ entry_INT80_32:
 	push	esp			; struct trap_frame *
 	call	do_int80_syscall
 	add	esp, 4
+	; its own copy of the pops and iret, as the exit window's: a breakpoint
+	; here stops these calls' returns only (labs/watch.py's syscalls())
+int80_exit:
+	RESTORE_ALL_IRET
 restore_all:				; to ring 0, or to ring 3 without PTI
 	RESTORE_ALL_IRET
 

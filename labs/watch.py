@@ -238,9 +238,8 @@ class Watch:
 def syscalls(ctx, g, line, timeout=30):
     """Runs the shell line with the CPU stopped at every int $0x80
     (stub_128, or entry_INT80_32 without PTI: its number and arguments in
-    the registers) and every ret_from_trap and restore_all (the frame the
-    kernel returns with: vector, ring, eax; without PTI a call returns
-    through restore_all only):
+    the registers) and every ret_from_trap, or int80_exit without PTI (the
+    frame the kernel returns with: vector, ring, eax):
     (what it printed, [(nr, ebx, ecx, edx, result)] of each system call
     from ring 3, in order), each result as ring 3 received it."""
     calls, entered = [], {}
@@ -257,7 +256,7 @@ def syscalls(ctx, g, line, timeout=30):
                    calls={"int80": ctx.sym("stub_128"),
                           "int80 without PTI": ctx.sym("entry_INT80_32"),
                           "ret_from_trap": ctx.sym("ret_from_trap"),
-                          "restore_all": ctx.sym("restore_all")}).run(line, timeout)
+                          "return without PTI": ctx.sym("int80_exit")}).run(line, timeout)
     return out, calls
 
 

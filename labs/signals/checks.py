@@ -42,6 +42,8 @@ INFO, UC = 16, 144              # offsetof(struct rt_sigframe, info), (..., uc)
 SC = UC + 20                    # the sigcontext in the ucontext
 FPSTATE = 624                   # struct _fpstate_32 with fxsave
 EF_TF, EF_DF, EF_IF, EF_NT, EF_VM, EF_IOPL = 0x100, 0x400, 0x200, 0x4000, 0x20000, 0x3000
+EF_AC = 0x40000
+SS_DISABLE, SS_AUTODISARM = 2, 1 << 31
 # the signals the seed picks from: none that stops, continues or is a fault's
 SIGNALS = [1, 2, 3, 10, 12, 14, 15, 16, 23, 24, 25, 26, 27, 28, 29, 30, 31] + list(range(34, 65))
 REG16 = ("eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip", "eflags",
@@ -62,6 +64,9 @@ SAVED = step("fill_sigcontext", "every register of the trap frame in its slot",
 ENTRY = step("enter_handler", "eip the handler, esp the frame, eax the signal, user selectors",
              "eax-not-signal")
 FLAGS = step("enter_handler", "DF and TF cleared", "df-kept")
+AC = step("enter_handler", "AC cleared", "ac-kept")
+DISARM = step("enter_handler", "an SA_ONSTACK frame on an SS_AUTODISARM stack disarms it",
+              "autodisarm-ignored")
 RET = step("setup_rt_frame", "the return address the restorer (SA_RESTORER)", "retcode-always")
 ARGS = step("setup_rt_frame", "edx &info and ecx &uc (regparm)", "regparm-swapped")
 UCMASK = step("setup_rt_frame", "the old mask and the alternate stack in the ucontext",
@@ -194,6 +199,7 @@ class Case:
         self.kind, self.at = kind, at
         self.handler = self.frame = self.after = self.mask = None
         self.canary_at = self.canary_after = None
+        self.alt_seen = None        # (flags, size): sigaltstack() in the handler
         self.alt = None             # (low, high) of the alternate stack
 
 
@@ -206,7 +212,7 @@ class Delivery:
         s = prog.scn
         y = prog.syms
         names = ("probe_kill_at", "probe_fault_at", "probe_kill_after", "probe_fault_after",
-                 "probe_handler", "probe_mask_seen")
+                 "probe_handler", "probe_alt_seen", "probe_mask_seen")
         at = {y[n]: n for n in names}
         self.syms = y
 
@@ -228,6 +234,8 @@ class Delivery:
                 cur.handler = r
                 cur.frame = stub.read(r["esp"] & ~3, FRAME) if r["esp"] < 0xC0000000 - FRAME \
                     else None
+            elif name == "probe_alt_seen" and cur.handler and cur.alt_seen is None:
+                cur.alt_seen = tuple(stub.words(r["esp"] + 4, 2))
             elif name.endswith("_after") and cur.after is None:
                 cur.after = r
                 cur.canary_after = stub.words(r["esp"], 2)
@@ -313,11 +321,13 @@ def interrupted_top(c):
 
 @check(points=20, name="at the handler's first instruction (gdbstub): eip the handler, esp + 4 "
        "16-byte aligned below the interrupted esp (or inside the alternate stack for "
-       "SA_ONSTACK), eax the signal, edx &info, ecx &uc, user cs/ss/ds/es, DF and TF clear",
-       steps=[ALIGN, ALT, ENTRY, ARGS, FLAGS])
+       "SA_ONSTACK), eax the signal, edx &info, ecx &uc, user cs/ss/ds/es, DF, TF and AC clear; "
+       "in the SA_ONSTACK handler only, its SS_AUTODISARM stack disarmed (sigaltstack())",
+       steps=[ALIGN, ALT, ENTRY, ARGS, FLAGS, AC, DISARM])
 def handler_entry(ctx):
     prog, d = delivery(ctx)
     need(d, prog, "handler", "the handler's first instruction")
+    need(d, prog, "alt_seen", "the handler's report of sigaltstack()")
     bad = []
     for c in d.cases:
         h, who = c.handler, label(prog, c)
@@ -341,9 +351,17 @@ def handler_entry(ctx):
                 bad.append("%s: %s %#x, expected %#x (%s)" % (
                     who, n, h[n], v, {"eax": "the signal", "edx": "&info = esp + 16",
                                       "ecx": "&uc = esp + 144"}.get(n, "the user selector")))
-        if h["eflags"] & (EF_DF | EF_TF):
-            bad.append("%s: eflags %#x, expected DF and TF clear (the program had DF set)"
-                       % (who, h["eflags"]))
+        if h["eflags"] & (EF_DF | EF_TF | EF_AC):
+            bad.append("%s: eflags %#x, expected DF, TF and AC clear (the program had DF and "
+                       "AC set)" % (who, h["eflags"]))
+        flags, size = c.alt_seen
+        if c.kind == "a" and (not flags & SS_DISABLE or size):
+            bad.append("%s: in the handler sigaltstack() says flags %#x, size %#x; expected the "
+                       "SS_AUTODISARM stack disarmed (SS_DISABLE, size 0)" % (who, flags, size))
+        if c.kind != "a" and (flags & SS_DISABLE or size != prog.scn.asize):
+            bad.append("%s: in the handler sigaltstack() says flags %#x, size %#x; expected the "
+                       "alternate stack still set (size %#x): only an SA_ONSTACK frame disarms "
+                       "it" % (who, flags, size, prog.scn.asize))
     fail_if(bad)
 
 
@@ -423,9 +441,9 @@ def frame_bytes(ctx):
             bad.append("%s: the saved mask %#x (oldmask %#x), expected the mask blocked at the "
                        "signal %#x" % (who, f["uc_sigmask"], f["oldmask"], s.mask))
         want_stack = next((x.alt for x in d.cases if x.alt), None)
-        if want_stack and f["uc_stack"] != (want_stack[0], 0, s.asize):
-            bad.append("%s: uc_stack (sp, flags, size) %s, expected (%#x, 0, %#x): the "
-                       "alternate stack, not in use at the signal" % (
+        if want_stack and f["uc_stack"] != (want_stack[0], SS_AUTODISARM, s.asize):
+            bad.append("%s: uc_stack (sp, flags, size) %s, expected (%#x, SS_AUTODISARM, %#x): "
+                       "the alternate stack, not in use at the signal" % (
                            who, "(%#x, %#x, %#x)" % f["uc_stack"], want_stack[0], s.asize))
     fail_if(bad)
 

@@ -10,13 +10,16 @@
  *       (the sixteen numbers in hex, one word: the shell takes 16 words)
  *       with the mask MHI:MLO blocked, the signals of ORDER in turn:
  *         k: kill(getpid(), SIGK) from probe_kill_at (int $0x80), edx esi
- *            edi ebp loaded, DF set, es null, C0 C1 on top of the stack
+ *            edi ebp loaded, DF and AC set, es null, C0 C1 on top of the stack
  *         a: the same with SIGA, whose handler is SA_ONSTACK, the
- *            alternate stack AOFF bytes into a 4-page area, ASIZE long
+ *            alternate stack (SS_AUTODISARM) AOFF bytes into a 4-page
+ *            area, ASIZE long
  *         f: a write to a PROT_READ page at offset FOFF from
  *            probe_fault_at (edi the address, the other six loaded); the
  *            handler makes the page writable and the write runs again
  *       every handler is probe_handler, returning through probe_restorer;
+ *       it calls probe_alt_seen(flags, size) with what sigaltstack() says
+ *       there (SIGA's handler: disarmed);
  *       after each case probe_mask_seen(low, high) gets the mask
  *       sigprocmask() reports
  *   sigprobe forge ORDER SEL
@@ -65,6 +68,7 @@ __asm__(".text\n"
 	"	mov probe_regs+20, %edi\n	mov probe_regs+24, %ebp\n"
 	"	xor %eax, %eax\n	mov %eax, %es\n"
 	"	mov $37, %eax\n"
+	"	pushf\n	orl $0x40000, (%esp)\n	popf\n"	/* AC */
 	"	std\n"
 	".globl probe_kill_at\n"
 	"probe_kill_at:\n"
@@ -72,6 +76,7 @@ __asm__(".text\n"
 	".globl probe_kill_after\n"
 	"probe_kill_after:\n"
 	"	cld\n"
+	"	pushf\n	andl $0xfffbffff, (%esp)\n	popf\n"
 	"	add $8, %esp\n	pop %es\n	pop %edi\n	pop %esi\n	pop %ebx\n	pop %ebp\n"
 	"	ret\n"
 	".globl probe_fault\n"
@@ -81,6 +86,7 @@ __asm__(".text\n"
 	"	mov 32(%esp), %edi\n"
 	"	mov probe_regs, %eax\n	mov probe_regs+4, %ebx\n	mov probe_regs+8, %ecx\n"
 	"	mov probe_regs+12, %edx\n	mov probe_regs+16, %esi\n	mov probe_regs+24, %ebp\n"
+	"	pushf\n	orl $0x40000, (%esp)\n	popf\n"	/* AC */
 	"	std\n"
 	".globl probe_fault_at\n"
 	"probe_fault_at:\n"
@@ -88,6 +94,7 @@ __asm__(".text\n"
 	".globl probe_fault_after\n"
 	"probe_fault_after:\n"
 	"	cld\n"
+	"	pushf\n	andl $0xfffbffff, (%esp)\n	popf\n"
 	"	add $8, %esp\n	pop %es\n	pop %edi\n	pop %esi\n	pop %ebx\n	pop %ebp\n"
 	"	ret\n"
 	/* kill(getpid(), sig) with esp at sp (on the alternate stack) */
@@ -116,6 +123,11 @@ void __attribute__((noinline, used)) probe_mask_seen(unsigned int lo, unsigned i
 	__asm__ volatile("" : : "r"(lo), "r"(hi));
 }
 
+void __attribute__((noinline, used)) probe_alt_seen(unsigned int flags, unsigned int size)
+{
+	__asm__ volatile("" : : "r"(flags), "r"(size));
+}
+
 void __attribute__((noinline, used)) probe_landed(unsigned int lo, unsigned int hi)
 {
 	__asm__ volatile("" : : "r"(lo), "r"(hi));
@@ -128,8 +140,12 @@ void __attribute__((noinline, used)) probe_child_end(int letter, int status)
 
 void __attribute__((noinline, used)) probe_handler(int sig, struct siginfo *si, void *uc)
 {
+	stack_t now;
+
 	(void)si;
 	(void)uc;
+	if (sigaltstack(0, &now) == 0)
+		probe_alt_seen((unsigned int)now.ss_flags, now.ss_size);
 	if (sig == SIGSEGV)
 		mprotect((void *)probe_page, PAGE_SIZE, PROT_READ | PROT_WRITE);
 }
@@ -197,7 +213,7 @@ static int deliver(char **argv)
 	}
 	for (int i = 0; i < 4; i++)
 		area[i * PAGE_SIZE] = 0;	/* its frames now: no page fault in the handler */
-	stack_t ss = { (uint32_t)(area + v[12]), 0, v[13] };
+	stack_t ss = { (uint32_t)(area + v[12]), (int)SS_AUTODISARM, v[13] };
 	if (sigaltstack(&ss, 0) || catch((int)v[7], probe_handler, 0) ||
 	    catch((int)v[8], probe_handler, SA_ONSTACK) || catch(SIGSEGV, probe_handler, 0)) {
 		printf("sigprobe: sigaltstack or sigaction failed\n");

@@ -38,7 +38,10 @@ AREA, AREA_END, SLOT = 0xFE000000, 0xFE200000, 32 << 10   # include/ronx/{memlay
 NR_TASKS = 64
 DF_STACK = 2048                 # DOUBLEFAULT_STACK_SIZE
 CPUS = 2
-KERNEL_CS, KERNEL_DS, DF_SEL = 0x08, 0x10, 0x38
+KERNEL_CS, KERNEL_DS, PERCPU_SEL, DF_SEL = 0x08, 0x10, 0x30, 0x38
+# the double-fault TSS's selectors (include/ronx/segment.h)
+DF_SELECTORS = {"cs": KERNEL_CS, "ss": KERNEL_DS, "ds": KERNEL_DS, "es": KERNEL_DS,
+                "fs": PERCPU_SEL, "gs": KERNEL_DS}
 FRAME_MASK = 0x000FFFFFFFFFF000   # info tlb prints the pte's high bits (NX) beside the frame
 RUNS = 70                       # more processes than the area has slots (64)
 
@@ -59,6 +62,8 @@ EIP = step("setup_doublefault_tss", "eip at doublefault_entry", "eip-left-zero")
 ESP = step("setup_doublefault_tss", "esp at the top of this CPU's own double-fault stack",
            "esp-on-task-stack")
 CR3 = step("setup_doublefault_tss", "cr3 the kernel's page tables", "cr3-left-zero")
+SEGS = step("setup_doublefault_tss", "cs KERNEL_CS, ss ds es gs KERNEL_DS, fs PERCPU_SEL",
+            "data-segments-null")
 GATE = step("doublefault_gate", "a task gate to DOUBLEFAULT_TSS_SEL", "interrupt-gate")
 
 
@@ -184,7 +189,9 @@ def df_view(ctx, g, cpu):
     base = (dlo >> 16) | (dhi & 0xff) << 16 | (dhi & 0xff000000)
     tss = words(base, 26)
     return {"gate": (hi, lo), "desc": (dhi, dlo), "base": base, "cr3": tss[7], "eip": tss[8],
-            "eflags": tss[9], "esp": tss[14], "cs": tss[19] & 0xffff, "ss": tss[20] & 0xffff}
+            "eflags": tss[9], "esp": tss[14],
+            "sel": {n: tss[i] & 0xffff for n, i in (("es", 18), ("cs", 19), ("ss", 20),
+                                                     ("ds", 21), ("fs", 22), ("gs", 23))}}
 
 
 def df_fields(ctx, g, after):
@@ -218,16 +225,24 @@ def df_fields(ctx, g, after):
             bad.append("CPU %d: expected the double-fault TSS's eip at doublefault_entry%s, "
                        "found %s" % (cpu, " (or doublefault_resume once it ran)" if after else "",
                                      ctx.where(v["eip"])))
-        if (v["cs"], v["ss"]) != (KERNEL_CS, KERNEL_DS) or v["eflags"] & 0x200:
-            bad.append("CPU %d: expected cs 0x08, ss 0x10 and interrupts off in the double-fault "
-                       "TSS, found cs %#x ss %#x eflags %#x" % (cpu, v["cs"], v["ss"],
-                                                                v["eflags"]))
+        if v["eflags"] & 0x200:
+            bad.append("CPU %d: expected interrupts off in the double-fault TSS, found eflags %#x"
+                       % (cpu, v["eflags"]))
+        # TCG lets the handler use a null ds; a real CPU's first access #GPs
+        wrong = ["%s %#x" % (n, v["sel"][n]) for n in sorted(DF_SELECTORS)
+                 if v["sel"][n] != DF_SELECTORS[n]]
+        if wrong:
+            bad.append("CPU %d: expected the double-fault TSS's selectors cs 0x08, ss ds es gs "
+                       "0x10, fs 0x30, found %s (a null data selector passes QEMU's TCG and "
+                       "faults on a real CPU at the handler's first memory access)"
+                       % (cpu, ", ".join(wrong)))
     return bad
 
 
 @check(points=10, name="each CPU's vector 8 a task gate to a TSS with its own stack, the "
-                       "kernel's CR3 and doublefault_entry (xp through the IDT and GDT)",
-       steps=[GATE, EIP, ESP, CR3])
+                       "kernel's CR3, doublefault_entry and the kernel's selectors (xp through "
+                       "the IDT and GDT)",
+       steps=[GATE, EIP, ESP, CR3, SEGS])
 def df_tss(ctx):
     g = ctx.boot(smp=CPUS, tag="kstacks")
     bad = df_fields(ctx, g, after=False)

@@ -178,6 +178,7 @@ def start_background(g, line, ready, timeout=20, ctx=None, watch=(), never_sleep
         return next((p for p in (pid,) + tuple(watch) if
                      re.search(r"(?:^|(?<=ronx> ))\[%d\] \S+: (exit status|killed by)" % p, text,
                                re.M) or re.search(r"\[%d\]: segfault at" % p, text) or
+                     re.search(r"traps: \S+\[%d\] " % p, text) or     # a #GP, #UD, ...
                      re.search(r"\[%d\] dies of the oops" % p, text)),  # at once, unlike the end line
                     None)
     while time.monotonic() < give_up:

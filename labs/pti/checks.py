@@ -336,7 +336,7 @@ def run_under_stub(g, stub, line):
 
 # the probe's end: the shell's line, a segfault, an oops
 ENDED = re.compile(r"(?:^|(?<=ronx> ))(\[\d+\] ptiprobe: (exit status|killed by)|ptiprobe\[\d+\]: "
-                   r"segfault|BUG: |Kernel panic)", re.M)
+                   r"segfault|traps: ptiprobe\[\d+\] |BUG: |Kernel panic)", re.M)
 
 
 READY = re.compile(r"ptiprobe: pid (\d+) ready")

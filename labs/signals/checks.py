@@ -49,6 +49,7 @@ SIGNALS = [1, 2, 3, 10, 12, 14, 15, 16, 23, 24, 25, 26, 27, 28, 29, 30, 31] + li
 REG16 = ("eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip", "eflags",
          "cs", "ss", "ds", "es", "fs", "gs")
 GENERAL = ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp")
+FORGE_LETTERS = "crsDEFGevmo"   # sigprobe forge's children (FORGED, below, names them)
 
 # -- the steps: each verb of labs/signals/strip's hints ---------------------
 BELOW = step("get_sigframe", "below the interrupted esp and the FPU state under it",
@@ -86,8 +87,8 @@ class Scenario:
     """From the seed: the seven registers, the two signals, the mask (at
     least one signal of 1-32 and one of 33-64), the faulting offset, the
     alternate stack's offset and size, the two words on top of the stack,
-    the order of the three cases; for the forged frames their order and
-    which data selector is forged."""
+    the order of the three cases; the order of the forged frames (each
+    data selector forged in a frame of its own)."""
 
     def __init__(self, r):
         self.regs = dict(zip(GENERAL, r.sample(range(1 << 32), 7)))
@@ -101,8 +102,7 @@ class Scenario:
         self.asize = r.randrange(2048, 3 * 4096, 4)
         self.canary = r.sample(range(1 << 32), 2)
         self.order = "".join(r.sample("kfa", 3))
-        self.forge = "".join(r.sample("crsdevmo", 8))
-        self.sel = r.randrange(4)
+        self.forge = "".join(r.sample(FORGE_LETTERS, len(FORGE_LETTERS)))
 
     def deliver_line(self):
         v = [self.regs[n] for n in GENERAL] + [self.sigk, self.siga, self.mask & 0xFFFFFFFF,
@@ -111,7 +111,7 @@ class Scenario:
         return "sigprobe deliver %s %s" % (self.order, ",".join("%x" % x for x in v))
 
     def forge_line(self):
-        return "sigprobe forge %s %d" % (self.forge, self.sel)
+        return "sigprobe forge %s" % self.forge
 
 
 class Program:
@@ -479,7 +479,9 @@ def after_return(ctx):
 
 # -- forged frames ------------------------------------------------------------------
 FORGED = {"c": "cs KERNEL_CS (0x08)", "r": "cs 0x18 (the user code segment, RPL 0)",
-          "s": "ss KERNEL_DS (0x10)", "d": "a data selector KERNEL_DS | 3 (0x13)",
+          "s": "ss KERNEL_DS (0x10)", "D": "ds KERNEL_DS | 3 (0x13)",
+          "E": "es KERNEL_DS | 3 (0x13)", "F": "fs KERNEL_DS | 3 (0x13)",
+          "G": "gs KERNEL_DS | 3 (0x13)",
           "e": "EFLAGS IOPL 3 and NT", "v": "EFLAGS VM", "m": "uc_sigmask every signal",
           "o": "a signal 256 bytes above the alternate stack's bottom"}
 
@@ -622,11 +624,13 @@ def forged_cs_ss(ctx):
     fail_if(bad)
 
 
-@check(points=5, name="a forged frame with a kernel data selector (ds, es, fs or gs: from the "
-       "seed): refused or never loaded, no oops (gdbstub at die())", steps=[DATA])
+@check(points=5, name="forged frames with a kernel data selector, one each in ds, es, fs and gs: "
+       "refused or never loaded, no oops (gdbstub at die())", steps=[DATA])
 def forged_data(ctx):
     prog, f = forgery(ctx)
-    bad = f.problems("d") + refused_or_landed(f, "d")
+    bad = f.problems("DEFG")
+    for k in "DEFG":
+        bad += refused_or_landed(f, k)
     fail_if(bad)
 
 

@@ -22,12 +22,11 @@
  *       there (SIGA's handler: disarmed);
  *       after each case probe_mask_seen(low, high) gets the mask
  *       sigprocmask() reports
- *   sigprobe forge ORDER SEL
+ *   sigprobe forge ORDER
  *       one child per letter; its handler rewrites its own saved context
  *       (ip at probe_landing) and returns through rt_sigreturn:
  *         c: cs KERNEL_CS          r: cs USER_CS with RPL 0
- *         s: ss KERNEL_DS          d: the data selector SEL (0 ds, 1 es,
- *                                     2 fs, 3 gs) KERNEL_DS | 3
+ *         s: ss KERNEL_DS          D E F G: ds, es, fs or gs KERNEL_DS | 3
  *         e: EFLAGS IOPL 3 and NT  v: EFLAGS VM
  *         m: uc_sigmask every signal
  *         o: a signal whose SA_ONSTACK handler runs on the alternate
@@ -236,7 +235,7 @@ static int deliver(char **argv)
 }
 
 /* -- forged frames -------------------------------------------------------- */
-static volatile int forging, forge_sel;
+static volatile int forging;
 
 void __attribute__((noinline, used)) probe_landed_c(void)
 {
@@ -260,7 +259,7 @@ void __attribute__((noinline, used)) forge_handler(int sig, struct siginfo *si, 
 	case 'c': sc->cs = 0x08; break;
 	case 'r': sc->cs = 0x18; break;
 	case 's': sc->ss = 0x10; break;
-	case 'd': *data[forge_sel & 3] = 0x13; break;
+	case 'D': case 'E': case 'F': case 'G': *data[forging - 'D'] = 0x13; break;
 	case 'e': sc->flags |= 0x3000 | 0x4000; break;	/* IOPL 3, NT */
 	case 'v': sc->flags |= 0x20000; break;		/* VM */
 	case 'm': uc->uc_sigmask = ~(sigset_t)0; break;
@@ -291,13 +290,6 @@ static void forge_child(int letter)
 
 static int forge(char **argv)
 {
-	unsigned int sel;
-
-	if (parse_uint(argv[1], &sel)) {
-		printf("sigprobe: bad number %s\n", argv[1]);
-		return 2;
-	}
-	forge_sel = (int)sel;
 	printf("sigprobe: pid %d ready\n", getpid());
 	for (const char *o = argv[0]; *o; o++) {
 		int status = -1, pid = fork();
@@ -316,9 +308,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "deliver"))
 		return deliver(argv + 2);
-	if (argc == 4 && !strcmp(argv[1], "forge"))
+	if (argc == 3 && !strcmp(argv[1], "forge"))
 		return forge(argv + 2);
 	printf("usage: sigprobe deliver ORDER EAX,EBX,ECX,EDX,ESI,EDI,EBP,SIGK,SIGA,MLO,MHI,"
-	       "FOFF,AOFF,ASIZE,C0,C1 | sigprobe forge ORDER SEL\n");
+	       "FOFF,AOFF,ASIZE,C0,C1 | sigprobe forge ORDER\n");
 	return 2;
 }

@@ -298,9 +298,9 @@ def caller_waits(ctx):
     frame after the frame is gone: what they flush, and whether the
     self-tests hang, depends on how the host schedules QEMU's CPUs. So a
     multi-CPU check is refused with this reason, found from the order of
-    events (HeldFlush: one page, the last CPU held, the same under every
-    seed, so run once per kernel: CALLER_WAITS), and a seed repeats the
-    grade exactly. A round that breaks (a kernel that does not boot, a
+    events (HeldFlush: one page, the last other CPU held, then the first,
+    the same under every seed, so run once per kernel: CALLER_WAITS), and
+    a seed repeats the grade exactly. A round that breaks (a kernel that does not boot, a
     call that never ends) refuses nothing: the checks say what they find."""
     st = os.stat(ctx.elf)
     key = (ctx.elf, st.st_mtime_ns, st.st_size)
@@ -309,13 +309,14 @@ def caller_waits(ctx):
         try:
             # smp_boot()'s boot: a kernel that does not come up costs one wait
             g = ctx.boot(smp=CPUS, tag="tlb")
-            probe = HeldFlush(ctx, g, 1)
-            early = probe.run(GATE_VA, 1)
-            if probe.unsent:        # the call never left: the checks say what that breaks
-                early = None
-            if early:
-                g.dead = True       # its other CPUs flush what a dead frame says
-            else:
+            for which in (1, 0):    # a caller that waits for one CPU only is seen
+                probe = HeldFlush(ctx, g, which)
+                early = probe.run(GATE_VA, 1)
+                if probe.unsent:    # the call never left: the checks say what that breaks
+                    early = None
+                if early:
+                    g.dead = True   # its other CPUs flush what a dead frame says
+                    break
                 set_memory(ctx, g, "rw", GATE_VA, 1)
         except CheckFailed:
             pass
@@ -334,16 +335,21 @@ def caller_waits(ctx):
 def waits(ctx):
     g = watch_boot(ctx)
     r = ctx.rng("tlb-shootdown waits")
-    n = r.choice((r.randrange(1, CEILING + 1), r.randrange(CEILING + 1, 3 * CEILING)))
-    va = free_page_run(r, n)
-    which = r.randrange(2)
-    early = HeldFlush(ctx, g, which).run(va, n)
-    if early:
-        g.dead = True       # its pages stay read-only; its other CPUs read a dead frame
-        raise CheckFailed("`set_memory ro %x %d`: expected flush_tlb_kernel_range() to return "
-                          "only once every other CPU had flushed, found it %s (QEMU's gdbstub "
-                          "saw the return)" % (va, n, early))
-    set_memory(ctx, g, "rw", va, n)
+    # each of the two other CPUs held in turn, one round flushed page by
+    # page and one past the ceiling (which is which: the seed): a caller
+    # that waits for one CPU only fails under every seed
+    sizes = [r.randrange(1, CEILING + 1), r.randrange(CEILING + 1, 3 * CEILING)]
+    r.shuffle(sizes)
+    for which, n in enumerate(sizes):
+        va = free_page_run(r, n)
+        early = HeldFlush(ctx, g, which).run(va, n)
+        if early:
+            g.dead = True       # its pages stay read-only; its other CPUs read a dead frame
+            raise CheckFailed("`set_memory ro %x %d`, the %s other CPU held: expected "
+                              "flush_tlb_kernel_range() to return only once every other CPU "
+                              "had flushed, found it %s (QEMU's gdbstub saw the return)"
+                              % (va, n, ("first", "last")[which], early))
+        set_memory(ctx, g, "rw", va, n)
 
 
 @check(points=10, name="two CPUs flushing at once: each range flushed everywhere",

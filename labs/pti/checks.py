@@ -390,6 +390,10 @@ def int80_at_stub(g, stub, mark, after):
        steps=[SWITCH_FIRST, MOVE_IN])
 def entry(ctx):
     g = boot(ctx, "pti-entry")
+    if "isolation: enabled" not in pti_line(g):
+        # the line only ends the wait sooner: one saying enabled is still checked below
+        raise CheckFailed("expected PTI on, the probe's int $0x80 through the stub; found the "
+                          "boot saying: %s" % pti_line(g))
     prog = program(ctx)
     after = prog.syms["probe_after_int80"]
     mark = len(g.guest.out)

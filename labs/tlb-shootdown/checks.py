@@ -300,8 +300,9 @@ def caller_waits(ctx):
     multi-CPU check is refused with this reason, found from the order of
     events (HeldFlush: one page, the last other CPU held, then the first,
     the same under every seed, so run once per kernel: CALLER_WAITS), and
-    a seed repeats the grade exactly. A round that breaks (a kernel that does not boot, a
-    call that never ends) refuses nothing: the checks say what they find."""
+    a seed repeats the grade exactly. A round that breaks (a kernel that
+    does not boot, a call that never ends) refuses nothing: the checks
+    say what they find."""
     st = os.stat(ctx.elf)
     key = (ctx.elf, st.st_mtime_ns, st.st_size)
     if key not in CALLER_WAITS:

@@ -110,8 +110,16 @@ void call_function_send(cpumask_t mask, smp_call_func_t func, void *info)
 	}
 }
 
+/*
+ * Every call of call_function_pending(), counted: the tlb-shootdown lab's
+ * grader reads it from outside, while it holds one CPU still, to see the
+ * caller keep polling (labs/tlb-shootdown/checks.py, HeldFlush).
+ */
+unsigned long call_function_polls;
+
 cpumask_t call_function_pending(void)
 {
+	__atomic_fetch_add(&call_function_polls, 1, __ATOMIC_RELAXED);
 	return __atomic_load_n(&cfd.pending, __ATOMIC_ACQUIRE);
 }
 

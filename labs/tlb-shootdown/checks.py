@@ -21,7 +21,8 @@ That the caller waits is seen the same way, from the order of events,
 never from a time (HeldFlush): during `set_memory ro`, the gdbstub holds
 one other CPU, picked at grade time, at the teacher's IPI entry before
 it has flushed, and runs only the others; the caller must poll the
-teacher's call_function_pending() POLLS times without returning from
+teacher's call_function_pending() POLLS times (its own count of its
+calls, read from outside) without returning from
 flush_tlb_kernel_range(), and return once that CPU is let go. A caller
 that does not wait leaves the other CPUs reading a stack frame that is
 gone, and what they do then is up to the host's scheduler: so the same
@@ -127,7 +128,10 @@ def ceiling(ctx):
 
 
 CFD_PENDING = 8         # kernel/cpu/smp.c: struct call_function_data's pending (func, info, pending)
-POLLS = 2000            # the caller's call_function_pending() calls seen while a CPU is held
+# the caller's call_function_pending() calls seen while a CPU is held: more
+# than a wait that gives up after "enough" turns would make (10000, say)
+POLLS = 100000
+SAMPLE = 0.05           # seconds between two reads of the count while no breakpoint stops
 
 
 class HeldFlush:
@@ -137,28 +141,32 @@ class HeldFlush:
     recorded by the CPU that made it (the gdbstub's thread): the entry of
     flush_tlb_kernel_range() (which CPU calls it, and its return address:
     the teacher's set_memory code after the call), the IPI's entry, the
-    teacher's call_function_pending() (what a waiting caller polls) and
     that return address. Once the held CPU is at the IPI's entry only the
     other CPUs run (vCont names them; QEMU leaves a CPU it does not name
     stopped). Every stop but the held CPU's is stepped over on its own CPU.
+    What a waiting caller polls, the teacher's call_function_pending(),
+    counts its calls (call_function_polls): read at each breakpoint stop
+    and, while none comes, every SAMPLE seconds with the guest stopped
+    (a breakpoint there would cost a stop per poll).
 
-    The verdict is the order of the stops, never how long anything took:
-    the caller must poll call_function_pending() POLLS times, and not
-    return, while the held CPU has not flushed; then the held CPU is
-    released, and the caller must return. A deadline only turns a hang
-    into a failure that says so: no stop for that long, while the command
-    has not finished."""
+    The verdict is the order of events, never how long anything took:
+    the count must grow by POLLS, and the caller not return, while the
+    held CPU has not flushed; then the held CPU is released, and the
+    caller must return. A deadline only turns a hang into a failure that
+    says so: no stop and no poll for that long, while the command has not
+    finished."""
 
     def __init__(self, ctx, g, which):
         self.ctx, self.g, self.which = ctx, g, which   # which: 0 or 1, of the two other CPUs
         self.entry = ctx.sym("flush_tlb_kernel_range")
         self.ipi = ctx.sym("generic_smp_call_function_interrupt")
-        self.pending = ctx.sym("call_function_pending")
+        self.count = ctx.sym("call_function_polls")
         self.caller = self.held = self.ret = None
+        self.base = self.held_at = None   # the count at the caller's entry, at the hold
+        self.last_count = None          # at the last read
         self.holding = False        # the held CPU is stopped at the IPI's entry
         self.released = False
         self.polls = 0              # the caller's polls while the held CPU was held
-        self.waiting = 0            # and before
         self.early = None           # what the caller did before its time
         self.unsent = False         # ... because the held CPU was never sent the call
 
@@ -180,9 +188,39 @@ class HeldFlush:
         return bool(stub.read32(self.ctx.sym("cfd") + CFD_PENDING) & (1 << self.held))
 
     def _release(self, stub):
-        for addr in (self.ipi, self.pending):
-            stub.clear(addr)
+        stub.clear(self.ipi)
         self.holding, self.released = False, True
+
+    def _polls(self, stub):
+        """While the held CPU is held: the caller's polls since the hold
+        (the count wraps at 2**32), and the CPU let go after POLLS. True
+        when the count moved while it was held: progress, as a stop is
+        (before the hold and after the release only stops are: a caller
+        that polls for ever then is a hang, told by run()'s deadline)."""
+        if not self.holding:
+            return False
+        now = stub.read32(self.count)
+        moved = now != self.last_count
+        self.last_count = now
+        self.polls = (now - self.held_at) & 0xFFFFFFFF
+        if self.polls >= POLLS:
+            self._release(stub)
+        return moved
+
+    def _sample(self, stub):
+        """No stop for SAMPLE seconds: the guest stopped (gdb's Ctrl-C), the
+        count read. A breakpoint stop that came first is that stop (QEMU
+        answers both with T05; a CPU stopped on a breakpoint's address is
+        there either way). True on progress: a stop, or polls while held."""
+        stub.sock.sendall(b"\x03")
+        reply = stub._recv(5)
+        stub.running = False
+        if stub.regs()["eip"] in stub.breakpoints:
+            self._stop(stub, reply)
+            return True
+        moved = self._polls(stub)
+        self._resume(stub)
+        return moved
 
     def _stop(self, stub, reply):
         """One stop: what it means, then the CPUs that may run go on."""
@@ -193,25 +231,23 @@ class HeldFlush:
             self.caller = cpu
             self.ret = stub.read32(stub.regs()["esp"])
             self.held = [c for c in range(CPUS) if c != cpu][self.which]
+            self.base = stub.read32(self.count)
             stub.clear(self.entry)
-            for addr in (self.ipi, self.pending, self.ret):
+            for addr in (self.ipi, self.ret):
                 stub.break_at(addr)
         elif eip == self.ipi and cpu == self.held and not self.released:
-            self.holding = True         # stays where it is: it has not flushed
-        elif eip == self.pending and cpu == self.caller and self.holding:
-            self.polls += 1
-            if self.polls >= POLLS:
-                self._release(stub)
-            else:
-                stub.step_over(eip, cpu)
+            if not self.holding:        # (a sample may find it there again)
+                self.holding = True     # stays where it is: it has not flushed
+                self.held_at = stub.read32(self.count)
         elif eip == self.ret and cpu == self.caller:
             if not self.released:
                 # held at the IPI's entry, or sent the call and not there
                 # yet (a matter of timing): the same verdict, the same words
                 if self.holding or self._call_pending(stub):
+                    now = stub.read32(self.count)
                     self.early = ("returned while CPU %d, sent the call, had not run it "
                                   "(after %d calls of call_function_pending())"
-                                  % (self.held, self.polls + self.waiting))
+                                  % (self.held, (now - self.base) & 0xFFFFFFFF))
                 else:
                     self.unsent = True
                     self.early = ("returned without sending the call to CPU %d (its bit not "
@@ -221,15 +257,9 @@ class HeldFlush:
             stub.clear(self.ret)
             self.done = True
         elif eip in stub.breakpoints:
-            if eip == self.pending and cpu == self.caller and not self.released:
-                self.waiting += 1       # polls before the held CPU took the call
-                if self.waiting > 10 * POLLS:
-                    self.g.dead = True
-                    raise CheckFailed("`set_memory ro`: CPU %d called call_function_pending() %d "
-                                      "times and CPU %d never reached the IPI's entry "
-                                      "(generic_smp_call_function_interrupt()): the call did "
-                                      "not reach it" % (self.caller, self.waiting, self.held))
             stub.step_over(eip, cpu)
+        if self.caller is not None and not self.done:
+            self._polls(stub)
         self._resume(stub)
 
     def run(self, va, n, timeout=60):
@@ -243,10 +273,12 @@ class HeldFlush:
             stub.cont()
             g.guest.send(line.encode() + b"\r")
             while not self.done:
-                reply = stub.next_stop(0.05)
+                reply = stub.next_stop(SAMPLE)
                 if reply is not None:
                     self._stop(stub, reply)
                     give_up = deadline(timeout)     # a stop is progress
+                elif self.caller is not None and self._sample(stub):
+                    give_up = deadline(timeout)     # and so is a poll
                 if time.monotonic() > give_up or g.guest.proc.poll() is not None:
                     g.dead = True
                     raise CheckFailed(self._hang(line, give_up.seconds, start))

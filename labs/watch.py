@@ -81,8 +81,12 @@ def registers(text):
 
 class Watch:
     def __init__(self, ctx, g, faults=True, calls=None, on_fault=None, reads=(), on_call=None,
-                 until=None):
+                 until=None, armed=None):
         self.ctx, self.g = ctx, g
+        # the addresses whose breakpoints are set when the line starts (all
+        # of names by default); on_call can set and clear the others, with
+        # the CPU stopped (syscalls(): the exits only while a call is in)
+        self.armed = armed
         # until(event): the last event the caller needs; once it is seen the
         # breakpoints go and the line runs to its end unwatched (a program
         # that takes 2000 faults costs one stop, not 2000)
@@ -125,7 +129,7 @@ class Watch:
         watching, probed, unwatched = True, False, None
         loop = FaultLoop()
         try:
-            for addr in self.names:
+            for addr in self.names if self.armed is None else self.armed:
                 stub.break_at(addr)
             for addr in self.reads:
                 if stub.command("Z3,%x,1" % addr) != "OK":
@@ -241,22 +245,31 @@ def syscalls(ctx, g, line, timeout=30):
     the registers) and every ret_from_trap, or int80_exit without PTI (the
     frame the kernel returns with: vector, ring, eax):
     (what it printed, [(nr, ebx, ecx, edx, result)] of each system call
-    from ring 3, in order), each result as ring 3 received it."""
+    from ring 3, in order), each result as ring 3 received it.
+    The ways out stop the CPU only while a call is in: with PTI every
+    trap leaves by ret_from_trap, and a program's page faults and the
+    timer's ticks are most of its stops otherwise."""
     calls, entered = [], {}
+    entries = {"int80": ctx.sym("stub_128"), "int80 without PTI": ctx.sym("entry_INT80_32")}
+    exits = {"ret_from_trap": ctx.sym("ret_from_trap"),
+             "return without PTI": ctx.sym("int80_exit")}
 
     def seen(ev, stub):
         if ev.kind.startswith("int80"):
+            if not entered:
+                for addr in exits.values():
+                    stub.break_at(addr)
             entered[ev.cpu] = (ev.regs["eax"], ev.regs["ebx"], ev.regs["ecx"], ev.regs["edx"])
         elif ev.cpu in entered:
             esp = ev.regs["esp"]
             if stub.read32(esp + 48) == 0x80 and stub.read32(esp + 60) & 3 == 3:
                 ret = stub.read32(esp + 44)
                 calls.append(entered.pop(ev.cpu) + (ret - (1 << 32) if ret >> 31 else ret,))
-    out, _ = Watch(ctx, g, faults=False, on_call=seen,
-                   calls={"int80": ctx.sym("stub_128"),
-                          "int80 without PTI": ctx.sym("entry_INT80_32"),
-                          "ret_from_trap": ctx.sym("ret_from_trap"),
-                          "return without PTI": ctx.sym("int80_exit")}).run(line, timeout)
+                if not entered:
+                    for addr in exits.values():
+                        stub.clear(addr)
+    out, _ = Watch(ctx, g, faults=False, on_call=seen, calls=dict(entries, **exits),
+                   armed=entries.values()).run(line, timeout)
     return out, calls
 
 

@@ -140,7 +140,7 @@ class HeldFlush:
     kernel/cpu/smp.c: before it has run the flush). Breakpoints, each stop
     recorded by the CPU that made it (the gdbstub's thread): the entry of
     flush_tlb_kernel_range() (which CPU calls it, and its return address:
-    the teacher's set_memory code after the call), the IPI's entry, the
+    the teacher's set_memory code after the call), the IPI's entry, and
     that return address. Once the held CPU is at the IPI's entry only the
     other CPUs run (vCont names them; QEMU leaves a CPU it does not name
     stopped). Every stop but the held CPU's is stepped over on its own CPU.
@@ -153,8 +153,8 @@ class HeldFlush:
     the count must grow by POLLS, and the caller not return, while the
     held CPU has not flushed; then the held CPU is released, and the
     caller must return. A deadline only turns a hang into a failure that
-    says so: no stop and no poll for that long, while the command has not
-    finished."""
+    says so: no stop, and no poll while a CPU is held, for that long, and
+    the command not finished."""
 
     def __init__(self, ctx, g, which):
         self.ctx, self.g, self.which = ctx, g, which   # which: 0 or 1, of the two other CPUs

@@ -163,7 +163,6 @@ class HeldFlush:
         self.count = ctx.sym("call_function_polls")
         self.caller = self.held = self.ret = None
         self.base = self.held_at = None   # the count at the caller's entry, at the hold
-        self.last_count = None          # at the last read
         self.holding = False        # the held CPU is stopped at the IPI's entry
         self.released = False
         self.polls = 0              # the caller's polls while the held CPU was held
@@ -199,22 +198,18 @@ class HeldFlush:
         that polls for ever then is a hang, told by run()'s deadline)."""
         if not self.holding:
             return False
-        now = stub.read32(self.count)
-        moved = now != self.last_count
-        self.last_count = now
-        self.polls = (now - self.held_at) & 0xFFFFFFFF
+        before = self.polls
+        self.polls = (stub.read32(self.count) - self.held_at) & 0xFFFFFFFF
         if self.polls >= POLLS:
             self._release(stub)
-        return moved
+        return self.polls != before
 
     def _sample(self, stub):
         """No stop for SAMPLE seconds: the guest stopped (gdb's Ctrl-C), the
-        count read. A breakpoint stop that came first is that stop (QEMU
-        answers both with T05; a CPU stopped on a breakpoint's address is
-        there either way). True on progress: a stop, or polls while held."""
-        stub.sock.sendall(b"\x03")
-        reply = stub._recv(5)
-        stub.running = False
+        count read. A breakpoint stop that came first is that stop (a CPU
+        stopped on a breakpoint's address is there either way). True on
+        progress: a stop, or polls while held."""
+        reply = stub.stop()
         if stub.regs()["eip"] in stub.breakpoints:
             self._stop(stub, reply)
             return True

@@ -155,11 +155,15 @@ class GdbStub:
         self.running = True
 
     def stop(self):
-        """Stops a running guest (gdb's Ctrl-C)."""
-        if self.running:
-            self.sock.sendall(b"\x03")
-            self._recv(5)
-            self.running = False
+        """Stops a running guest (gdb's Ctrl-C): the stop reply, or None
+        when it was not running. A breakpoint's stop that came first is
+        the reply (QEMU answers both with T05)."""
+        if not self.running:
+            return None
+        self.sock.sendall(b"\x03")
+        reply = self._recv(5)
+        self.running = False
+        return reply
 
     def regs(self):
         raw = bytes.fromhex(self.command("g"))

@@ -52,9 +52,9 @@ record_boots() {
 			mkdir -p "$d/ubin"
 			cp "$REPO"/build/user/bin/* "$d/ubin/"
 			cp "$LINUX_DIR/user-run.sh" "$d/ubin/run.sh"
-			python3 "$REPO/tests/user/progs.py" --guest-list tests "$d/ubin"
-			python3 "$REPO/tests/user/progs.py" --guest-list bench "$d/ubin"
-			python3 "$LINUX_DIR/user_nx.py" --guest-list "$d/ubin"
+			"${PYTHON:-python3}" "$REPO/tests/user/progs.py" --guest-list tests "$d/ubin"
+			"${PYTHON:-python3}" "$REPO/tests/user/progs.py" --guest-list bench "$d/ubin"
+			"${PYTHON:-python3}" "$LINUX_DIR/user_nx.py" --guest-list "$d/ubin"
 		fi
 		(cd "$d" && find . | cpio -o -H newc --quiet | gzip -9) >"$1"
 		rm -rf "$d"
@@ -71,7 +71,7 @@ record_boots() {
 
 	mkdir -p "$BOOTS"
 	boot() { # name kernel initrd append [--user | --until LINE]
-		python3 "$LINUX_DIR/boot.py" "${@:5}" --name "$1" --kernel "$2" --initrd "$3" \
+		"${PYTHON:-python3}" "$LINUX_DIR/boot.py" "${@:5}" --name "$1" --kernel "$2" --initrd "$3" \
 			--append "$4" --outdir "$BOOTS" || say "boot $1 failed (its checks will fail)"
 	}
 	boot debian-bios "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" "acpi=off pci=bios"
@@ -120,7 +120,7 @@ record_boots() {
 [ -f "$BOOTS/meta.env" ] || die "LINUX_PART=report: no boots recorded in $BOOTS (run LINUX_PART=boots first)"
 
 rc=0
-python3 "$LINUX_DIR/report.py" --boots "$BOOTS" \
+"${PYTHON:-python3}" "$LINUX_DIR/report.py" --boots "$BOOTS" \
 	--ronx "$RESULTS/ronx-checks.json" --ktap "$RESULTS/linux.ktap" \
 	--json "$RESULTS/linux-checks.json" --doc "$RESULTS/linux-vs-ronx.md" \
 	--patches "$LINUX_DIR/patches" || rc=$?

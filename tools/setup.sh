@@ -19,7 +19,7 @@ declare -A need=(
 	# runs the user programs (static i386 Linux ELF) on the host: tests/user/run.py
 	[qemu-user]=qemu-i386
 	[cpio]=cpio
-	[python3]=python3
+	[python3]=/usr/bin/python3
 	[make]=make
 	[patch]=patch
 	[librsvg2-bin]=rsvg-convert

@@ -17,6 +17,7 @@ StripError with one line that names what is wrong.
 import re
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
+BRACE = re.compile(r"[{}]")
 C_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed",
                 "unsigned", "_Bool", "bool", "const", "volatile"}
 
@@ -85,14 +86,16 @@ def _blank(out, i, j):
 
 
 def depths(code):
-    """Brace depth before each offset of code."""
-    d, res = 0, []
-    for c in code:
-        res.append(d)
-        if c == "{":
-            d += 1
-        elif c == "}":
-            d -= 1
+    """Brace depth before each offset of code. The list is filled a run
+    between two braces at a time, not a character at a time: every grade
+    inspects the lab's files, some of them 50 KB."""
+    d, res, last = 0, [], 0
+    for m in BRACE.finditer(code):
+        i = m.start()
+        res.extend([d] * (i + 1 - last))    # last..i, the brace itself included
+        d += 1 if code[i] == "{" else -1
+        last = i + 1
+    res.extend([d] * (len(code) - last))
     return res
 
 

@@ -231,4 +231,18 @@ def test_nasm_macro_stripped_to_ud2():
         raise AssertionError("no error for a macro defined twice")
 
 
+def test_depths_offset_by_offset():
+    """depths(), filled a run between braces at a time, against the depth
+    counted one character at a time: no brace, braces at either end,
+    nested, unbalanced."""
+    def counted(code):
+        d, res = 0, []
+        for c in code:
+            res.append(d)
+            d += {"{": 1, "}": -1}.get(c, 0)
+        return res
+    for code in ("", "x", "{", "}", "{}", "}{", "a{b{c}d}e", "{{\n}}}", "int f(void) { return 0; }\n"):
+        assert cstrip.depths(code) == counted(code), code
+
+
 TESTS = [(n[len("test_"):], f) for n, f in sorted(globals().items()) if n.startswith("test_")]

@@ -337,9 +337,10 @@ def copy_files(root, dest, files):
 
 
 # not copied with build/: grades, logs, and what grading never boots or runs
-# (the fuzzer's corpus changes under a copy made while make test fuzzes)
+# (the fuzzer's corpus changes under a copy made while make test fuzzes;
+# Python's bytecode cache, 16 MB, is the top make's: PYTHONPYCACHEPREFIX)
 SKIP_BUILD = ("grade", "results", "autograder", "host", "isodir", "ronx.iso", "linux", "map",
-              "fuzz")
+              "fuzz", "pycache")
 
 
 def copy_build(root, dest):

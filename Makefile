@@ -152,9 +152,9 @@ $(B)/relocs0.c: tools/relocs.py tools/elf32.py | $(SETUP)
 	$(PYTHON) tools/relocs.py --empty > $@
 $(B)/relocs3.c: $(B)/kernel.pass3.elf tools/relocs.py tools/elf32.py
 	$(PYTHON) tools/relocs.py $< > $@
-$(B)/kallsyms%.o: $(B)/kallsyms%.c $(CFLAGS_STAMP)
-	$(CC) $(CFLAGS) -c $< -o $@
-$(B)/relocs%.o: $(B)/relocs%.c $(CFLAGS_STAMP)
+# the generated tables' objects (their C is under build/, not beside the sources)
+GENERATED_OBJS := $(B)/kallsyms0.o $(B)/kallsyms1.o $(B)/kallsyms2.o $(B)/relocs0.o $(B)/relocs3.o
+$(GENERATED_OBJS): %.o: %.c $(CFLAGS_STAMP)
 	$(CC) $(CFLAGS) -c $< -o $@
 $(B)/kernel.pass1.elf: $(OBJS) $(B)/kallsyms0.o $(B)/relocs0.o linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o $(B)/relocs0.o $(LIBGCC)

@@ -13,6 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 t0=$SECONDS
 PART=${LINUX_PART:-all}
+PY=${PYTHON:-python3}   # the Makefile's interpreter
 case $PART in
 all | boots | report) ;;
 *) die "LINUX_PART=$PART: expected boots, report or nothing (both)" ;;
@@ -52,9 +53,9 @@ record_boots() {
 			mkdir -p "$d/ubin"
 			cp "$REPO"/build/user/bin/* "$d/ubin/"
 			cp "$LINUX_DIR/user-run.sh" "$d/ubin/run.sh"
-			"${PYTHON:-python3}" "$REPO/tests/user/progs.py" --guest-list tests "$d/ubin"
-			"${PYTHON:-python3}" "$REPO/tests/user/progs.py" --guest-list bench "$d/ubin"
-			"${PYTHON:-python3}" "$LINUX_DIR/user_nx.py" --guest-list "$d/ubin"
+			"$PY" "$REPO/tests/user/progs.py" --guest-list tests "$d/ubin"
+			"$PY" "$REPO/tests/user/progs.py" --guest-list bench "$d/ubin"
+			"$PY" "$LINUX_DIR/user_nx.py" --guest-list "$d/ubin"
 		fi
 		(cd "$d" && find . | cpio -o -H newc --quiet | gzip -9) >"$1"
 		rm -rf "$d"
@@ -71,7 +72,7 @@ record_boots() {
 
 	mkdir -p "$BOOTS"
 	boot() { # name kernel initrd append [--user | --until LINE]
-		"${PYTHON:-python3}" "$LINUX_DIR/boot.py" "${@:5}" --name "$1" --kernel "$2" --initrd "$3" \
+		"$PY" "$LINUX_DIR/boot.py" "${@:5}" --name "$1" --kernel "$2" --initrd "$3" \
 			--append "$4" --outdir "$BOOTS" || say "boot $1 failed (its checks will fail)"
 	}
 	boot debian-bios "$VMLINUZ" "$WORK/initrd-debian.cpio.gz" "acpi=off pci=bios"
@@ -120,7 +121,7 @@ record_boots() {
 [ -f "$BOOTS/meta.env" ] || die "LINUX_PART=report: no boots recorded in $BOOTS (run LINUX_PART=boots first)"
 
 rc=0
-"${PYTHON:-python3}" "$LINUX_DIR/report.py" --boots "$BOOTS" \
+"$PY" "$LINUX_DIR/report.py" --boots "$BOOTS" \
 	--ronx "$RESULTS/ronx-checks.json" --ktap "$RESULTS/linux.ktap" \
 	--json "$RESULTS/linux-checks.json" --doc "$RESULTS/linux-vs-ronx.md" \
 	--patches "$LINUX_DIR/patches" || rc=$?
